@@ -1,0 +1,62 @@
+//! The one error type of the library.
+
+use cudarc::driver::DriverError;
+
+/// Everything that can go wrong between a call and its result. Every launcher validates its
+/// arguments before touching the GPU, so a bad shape is reported, never launched.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// `libcuda` could not be loaded: no NVIDIA driver on this machine.
+    #[error("no CUDA driver: libcuda could not be loaded ({0}); bankwise needs an NVIDIA GPU and its driver")]
+    NoDriver(String),
+    /// The driver loaded but there is no device with this ordinal.
+    #[error("no CUDA device {ordinal}: the driver reports {count} device(s)")]
+    NoDevice {
+        /// The ordinal asked for.
+        ordinal: usize,
+        /// How many devices the driver sees.
+        count: usize,
+    },
+    /// A CUDA driver call failed.
+    #[error("CUDA driver call failed: {0}")]
+    Driver(#[from] DriverError),
+    /// The embedded PTX module does not define a kernel the host expects.
+    #[error("the PTX module has no kernel `{0}` (was it built from another version of kernels/?)")]
+    MissingKernel(&'static str),
+    /// A dimension is zero.
+    #[error("{what} is 0; every dimension must be at least 1")]
+    ZeroDimension {
+        /// Which dimension.
+        what: &'static str,
+    },
+    /// The element count of a shape does not fit in memory addresses.
+    #[error("shape {shape} has more elements than a 64-bit address space holds")]
+    ShapeOverflow {
+        /// The shape, as written by the caller.
+        shape: String,
+    },
+    /// A buffer's length does not match the shape it is used with.
+    #[error("{buffer} holds {actual} elements but shape {shape} needs {expected}")]
+    LengthMismatch {
+        /// Which argument (`src`, `dst`).
+        buffer: &'static str,
+        /// The shape.
+        shape: String,
+        /// Elements the shape needs.
+        expected: usize,
+        /// Elements the buffer holds.
+        actual: usize,
+    },
+    /// A host slice's length does not match the device buffer it is copied to or from.
+    #[error("host slice holds {host} elements but the device buffer holds {device}")]
+    HostLengthMismatch {
+        /// Elements on the host.
+        host: usize,
+        /// Elements on the device.
+        device: usize,
+    },
+}
+
+/// `Result` with the library's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

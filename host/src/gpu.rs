@@ -1,0 +1,247 @@
+//! The [`Gpu`] handle and typed device buffers.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use cudarc::driver::sys::CUdevice_attribute as Attr;
+use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtrMut, LaunchConfig};
+use cudarc::nvrtc::Ptx;
+
+use crate::element::Element;
+use crate::error::{Error, Result};
+use crate::kernels;
+
+/// Facts about the device that launch choices and benchmarks depend on.
+#[derive(Clone, Debug)]
+pub struct DeviceInfo {
+    /// The device's name, as the driver reports it.
+    pub name: String,
+    /// Compute capability `(major, minor)`.
+    pub compute_capability: (i32, i32),
+    /// Streaming multiprocessors.
+    pub multiprocessors: u32,
+    /// L2 cache size in bytes: benchmarks rotate buffers so inputs never sit in it.
+    pub l2_bytes: usize,
+    /// Global memory in bytes.
+    pub memory_bytes: usize,
+}
+
+/// One GPU: a CUDA context, the stream every call is queued on, and bankwise's PTX module
+/// with all its kernels loaded. Dropping it releases them.
+///
+/// Calls are asynchronous with respect to the host; [`Gpu::download`] and
+/// [`Gpu::synchronize`] wait for the queued work and report any error it raised.
+pub struct Gpu {
+    ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    _module: Arc<CudaModule>,
+    functions: HashMap<&'static str, CudaFunction>,
+    info: DeviceInfo,
+}
+
+impl std::fmt::Debug for Gpu {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gpu").field("ordinal", &self.ctx.ordinal()).field("info", &self.info).finish()
+    }
+}
+
+impl Gpu {
+    /// Opens device 0. See [`Gpu::with_ordinal`].
+    pub fn new() -> Result<Self> {
+        Self::with_ordinal(0)
+    }
+
+    /// Opens device `ordinal` and loads bankwise's kernels onto it.
+    ///
+    /// Errors: [`Error::NoDriver`] where `libcuda` cannot be loaded, [`Error::NoDevice`] where
+    /// the ordinal does not exist, [`Error::Driver`] for anything else the driver refuses.
+    pub fn with_ordinal(ordinal: usize) -> Result<Self> {
+        driver_present()?;
+        let count = match CudaContext::device_count() {
+            Ok(n) => n.max(0) as usize,
+            Err(e) if e.0 == cudarc::driver::sys::cudaError_enum::CUDA_ERROR_NO_DEVICE => 0,
+            Err(e) => return Err(e.into()),
+        };
+        if ordinal >= count {
+            return Err(Error::NoDevice { ordinal, count });
+        }
+        let ctx = CudaContext::new(ordinal)?;
+        // One stream, in order: cudarc's per-buffer event tracking would only add host
+        // overhead to every launch.
+        unsafe { ctx.disable_event_tracking() };
+        let stream = ctx.default_stream();
+        let module = ctx.load_module(Ptx::from_src(kernels::PTX))?;
+        let mut functions = HashMap::new();
+        for &name in kernels::ALL {
+            let f = module.load_function(name).map_err(|_| Error::MissingKernel(name))?;
+            functions.insert(name, f);
+        }
+        let attr = |a| ctx.attribute(a);
+        let info = DeviceInfo {
+            name: ctx.name()?,
+            compute_capability: ctx.compute_capability()?,
+            multiprocessors: attr(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32,
+            l2_bytes: attr(Attr::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)? as usize,
+            memory_bytes: ctx.total_mem()?,
+        };
+        Ok(Gpu { ctx, stream, _module: module, functions, info })
+    }
+
+    /// The device's properties.
+    pub fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    /// The underlying cudarc context, for interoperation.
+    pub fn context(&self) -> &Arc<CudaContext> {
+        &self.ctx
+    }
+
+    /// The stream all of this handle's work is queued on.
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+
+    /// Free and total device memory in bytes.
+    pub fn memory(&self) -> Result<(usize, usize)> {
+        Ok(self.ctx.mem_get_info()?)
+    }
+
+    /// Waits for all queued work; returns the first error it raised.
+    pub fn synchronize(&self) -> Result<()> {
+        Ok(self.stream.synchronize()?)
+    }
+
+    /// Copies `data` to a new device buffer.
+    pub fn upload<T: Element>(&self, data: &[T]) -> Result<DeviceBuffer<T>> {
+        if data.is_empty() {
+            return Ok(DeviceBuffer { slice: self.stream.null()? });
+        }
+        Ok(DeviceBuffer { slice: self.stream.clone_htod(data)? })
+    }
+
+    /// A new device buffer of `len` zeroed elements.
+    pub fn alloc_zeros<T: Element>(&self, len: usize) -> Result<DeviceBuffer<T>> {
+        if len == 0 {
+            return Ok(DeviceBuffer { slice: self.stream.null()? });
+        }
+        Ok(DeviceBuffer { slice: self.stream.alloc_zeros(len)? })
+    }
+
+    /// Copies a device buffer back to a new `Vec`, waiting for queued work first.
+    pub fn download<T: Element>(&self, buf: &DeviceBuffer<T>) -> Result<Vec<T>> {
+        if buf.is_empty() {
+            return Ok(Vec::new());
+        }
+        Ok(self.stream.clone_dtoh(&buf.slice)?)
+    }
+
+    /// Overwrites a device buffer with `data` (same length).
+    pub fn upload_into<T: Element>(&self, data: &[T], buf: &mut DeviceBuffer<T>) -> Result<()> {
+        if data.len() != buf.len() {
+            return Err(Error::HostLengthMismatch { host: data.len(), device: buf.len() });
+        }
+        if !data.is_empty() {
+            self.stream.memcpy_htod(data, &mut buf.slice)?;
+        }
+        Ok(())
+    }
+
+    /// Sets every byte of `buf` to `byte`: tests poison outputs with it so that an element a
+    /// kernel failed to write cannot pass for a correct one.
+    pub fn fill_bytes<T: Element>(&self, buf: &mut DeviceBuffer<T>, byte: u8) -> Result<()> {
+        if buf.is_empty() {
+            return Ok(());
+        }
+        let bytes = buf.bytes();
+        let (ptr, _sync) = buf.slice.device_ptr_mut(&self.stream);
+        unsafe { cudarc::driver::result::memset_d8_async(ptr, byte, bytes, self.stream.cu_stream())? };
+        Ok(())
+    }
+
+    /// The loaded kernel `name` (one of [`kernels::ALL`]).
+    pub(crate) fn function(&self, name: &'static str) -> Result<&CudaFunction> {
+        self.functions.get(name).ok_or(Error::MissingKernel(name))
+    }
+
+    /// Queues a validated [`Launch`] with the kernel arguments `push` adds.
+    ///
+    /// # Safety
+    /// The arguments must match the kernel's parameters, and the plan must keep the kernel
+    /// inside the buffers it is given (the `plan` functions check exactly that).
+    pub(crate) unsafe fn launch<'a>(
+        &'a self,
+        plan: Launch,
+        push: impl FnOnce(&mut cudarc::driver::LaunchArgs<'a>),
+    ) -> Result<()> {
+        let mut args = self.stream.launch_builder(self.function(plan.kernel)?);
+        push(&mut args);
+        unsafe { args.launch(plan.config()) }?;
+        Ok(())
+    }
+}
+
+/// A validated kernel launch: which entry, with which grid. Launchers compute it with a pure
+/// `plan` function (so argument checks are testable without a GPU), then queue it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Launch {
+    /// The PTX entry.
+    pub kernel: &'static str,
+    /// Blocks in x, y, z.
+    pub grid: (u32, u32, u32),
+    /// Threads per block in x, y, z.
+    pub block: (u32, u32, u32),
+    /// Dynamic shared memory per block in bytes.
+    pub shared_bytes: u32,
+}
+
+impl Launch {
+    fn config(&self) -> LaunchConfig {
+        LaunchConfig { grid_dim: self.grid, block_dim: self.block, shared_mem_bytes: self.shared_bytes }
+    }
+}
+
+/// Fails with [`Error::NoDriver`] where `libcuda` cannot be loaded. cudarc would panic on the
+/// first driver call instead, so every entry point checks this first.
+pub fn driver_present() -> Result<()> {
+    if unsafe { cudarc::driver::sys::is_culib_present() } {
+        Ok(())
+    } else {
+        let names = cudarc::get_lib_name_candidates("cuda");
+        Err(Error::NoDriver(format!("tried {}", names.join(", "))))
+    }
+}
+
+/// A typed buffer in device memory, freed when dropped.
+pub struct DeviceBuffer<T> {
+    pub(crate) slice: CudaSlice<T>,
+}
+
+impl<T> std::fmt::Debug for DeviceBuffer<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "DeviceBuffer<{}>[{}]", std::any::type_name::<T>(), self.slice.len())
+    }
+}
+
+impl<T> DeviceBuffer<T> {
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.slice.len()
+    }
+    /// Whether the buffer holds no elements.
+    pub fn is_empty(&self) -> bool {
+        self.slice.len() == 0
+    }
+    /// Size in bytes.
+    pub fn bytes(&self) -> usize {
+        self.slice.len() * std::mem::size_of::<T>()
+    }
+    /// The cudarc slice, for interoperation with other cudarc code.
+    pub fn as_cuda_slice(&self) -> &CudaSlice<T> {
+        &self.slice
+    }
+    /// The cudarc slice, mutably.
+    pub fn as_cuda_slice_mut(&mut self) -> &mut CudaSlice<T> {
+        &mut self.slice
+    }
+}

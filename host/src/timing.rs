@@ -1,0 +1,88 @@
+//! Timing GPU work honestly: CUDA events around each run, warm-up first, the median of many.
+
+use cudarc::driver::CudaEvent;
+use cudarc::driver::sys::CUevent_flags;
+
+use crate::error::Result;
+use crate::gpu::Gpu;
+
+/// Summary of repeated timings, in milliseconds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Stats {
+    /// Median run.
+    pub median_ms: f64,
+    /// Fastest run.
+    pub min_ms: f64,
+    /// Slowest run.
+    pub max_ms: f64,
+    /// Number of timed runs.
+    pub runs: usize,
+}
+
+impl Stats {
+    /// Summarises `samples` (milliseconds); `None` when there are none.
+    pub fn from_samples(mut samples: Vec<f64>) -> Option<Stats> {
+        if samples.is_empty() {
+            return None;
+        }
+        samples.sort_by(f64::total_cmp);
+        let n = samples.len();
+        let median_ms = if n % 2 == 1 { samples[n / 2] } else { (samples[n / 2 - 1] + samples[n / 2]) / 2.0 };
+        Some(Stats { median_ms, min_ms: samples[0], max_ms: samples[n - 1], runs: n })
+    }
+
+    /// Throughput in GB/s (10^9 bytes per second) for `bytes` moved per run, at the median.
+    pub fn gb_per_s(&self, bytes: u64) -> f64 {
+        bytes as f64 / (self.median_ms * 1e-3) / 1e9
+    }
+}
+
+/// A pair of CUDA events on a [`Gpu`]'s stream.
+pub struct Timer<'g> {
+    gpu: &'g Gpu,
+    start: CudaEvent,
+    stop: CudaEvent,
+}
+
+impl<'g> Timer<'g> {
+    /// Creates the events (with timing enabled).
+    pub fn new(gpu: &'g Gpu) -> Result<Self> {
+        let flags = Some(CUevent_flags::CU_EVENT_DEFAULT);
+        Ok(Timer { gpu, start: gpu.context().new_event(flags)?, stop: gpu.context().new_event(flags)? })
+    }
+
+    /// Milliseconds of device time that the work `f` queues takes.
+    pub fn time(&self, f: impl FnOnce() -> Result<()>) -> Result<f64> {
+        self.start.record(self.gpu.stream())?;
+        f()?;
+        self.stop.record(self.gpu.stream())?;
+        self.stop.synchronize()?;
+        Ok(self.start.elapsed_ms(&self.stop)? as f64)
+    }
+}
+
+/// Runs `f(i)` `warmup` times untimed, then `runs` times each between its own pair of events,
+/// and returns the statistics. `i` counts all calls, so `f` can rotate among buffer sets.
+pub fn measure(gpu: &Gpu, warmup: usize, runs: usize, mut f: impl FnMut(usize) -> Result<()>) -> Result<Stats> {
+    let runs = runs.max(1);
+    let timer = Timer::new(gpu)?;
+    for i in 0..warmup {
+        f(i)?;
+    }
+    gpu.synchronize()?;
+    let mut samples = Vec::with_capacity(runs);
+    for i in warmup..warmup + runs {
+        samples.push(timer.time(|| f(i))?);
+    }
+    Ok(Stats::from_samples(samples).expect("runs > 0"))
+}
+
+/// How many distinct buffer sets of `bytes_per_set` bytes to rotate among so that the data a
+/// run touches was evicted from the L2 cache by the runs in between (at least 3× the L2 size in
+/// between); 1 when one set is already that large.
+pub fn rotation(l2_bytes: usize, bytes_per_set: usize) -> usize {
+    if bytes_per_set == 0 {
+        return 1;
+    }
+    (3 * l2_bytes).div_ceil(bytes_per_set).clamp(1, 64)
+}

@@ -1,0 +1,135 @@
+//! CUDA's offline tools, for checking the PTX without a GPU: `ptxas` assembles it for a given
+//! architecture and reports each kernel's resources; `nvdisasm` shows the SASS it produced.
+//!
+//! Found through `BANKWISE_CUDA_BIN` (a folder), then the `PATH`, then the `.tools/` folder
+//! that `cargo xtask test` fills from PyPI, then `/usr/local/cuda/bin`. CUDA 13 dropped Volta,
+//! so [`ptxas_for`] takes `sm_70`/`sm_72` to a CUDA 12 ptxas (`BANKWISE_CUDA12_BIN`, or
+//! `.tools/cuda12`) while CUDA 13's (matching the GPU machines' driver) assembles the rest.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Resources one kernel uses on one architecture, as `ptxas -v` reports them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct KernelResources {
+    /// Entry name.
+    pub name: String,
+    /// Registers per thread.
+    pub registers: u32,
+    /// Static shared memory in bytes (dynamic shared memory is sized at launch).
+    pub shared_bytes: u32,
+    /// Per-thread stack frame in bytes: local memory the kernel asked for.
+    pub stack_bytes: u32,
+    /// Bytes spilled to local memory by the register allocator.
+    pub spill_stores: u32,
+    /// Bytes reloaded from spills.
+    pub spill_loads: u32,
+}
+
+/// Where `cargo xtask test` installs CUDA 13's tools from PyPI (`nvidia-cuda-nvcc`).
+pub const CUDA13_DIR: &str = ".tools/cuda13/nvidia/cu13/bin";
+/// Where `cargo xtask test` installs CUDA 12's ptxas from PyPI (`nvidia-cuda-nvcc-cu12`).
+pub const CUDA12_DIR: &str = ".tools/cuda12/nvidia/cuda_nvcc/bin";
+
+fn workspace() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap_or(Path::new("."))
+}
+
+fn search(name: &str, mut dirs: Vec<PathBuf>) -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("PATH") {
+        dirs.extend(std::env::split_paths(&path));
+    }
+    dirs.push(workspace().join(CUDA13_DIR));
+    dirs.push("/usr/local/cuda/bin".into());
+    dirs.into_iter().map(|d| d.join(name)).find(|p| p.is_file())
+}
+
+/// The path of CUDA tool `name` (`ptxas`, `nvdisasm`), if one is installed.
+pub fn find(name: &str) -> Option<PathBuf> {
+    search(name, std::env::var_os("BANKWISE_CUDA_BIN").map(PathBuf::from).into_iter().collect())
+}
+
+/// A `ptxas` that can assemble for `arch`: CUDA 12's for Volta (`sm_70`, `sm_72`), which
+/// CUDA 13 no longer supports, and [`find`]'s otherwise.
+pub fn ptxas_for(arch: &str) -> Option<PathBuf> {
+    if matches!(arch, "sm_70" | "sm_72") {
+        let dirs = std::env::var_os("BANKWISE_CUDA12_BIN")
+            .map(PathBuf::from)
+            .into_iter()
+            .chain([workspace().join(CUDA12_DIR)]);
+        dirs.map(|d| d.join("ptxas")).find(|p| p.is_file())
+    } else {
+        find("ptxas")
+    }
+}
+
+/// Assembles `ptx` for `arch` (such as `sm_90`) with `ptxas -v`, writing the cubin to
+/// `cubin`, and returns each kernel's resources. Errors carry ptxas's own message.
+pub fn assemble(ptxas: &Path, ptx: &str, arch: &str, cubin: &Path) -> Result<Vec<KernelResources>, String> {
+    let src = cubin.with_extension("ptx");
+    std::fs::write(&src, ptx).map_err(|e| format!("cannot write {}: {e}", src.display()))?;
+    let out = Command::new(ptxas)
+        .args([&format!("-arch={arch}"), "-v", "-o"])
+        .arg(cubin)
+        .arg(&src)
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", ptxas.display()))?;
+    let text = String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() {
+        return Err(format!("ptxas -arch={arch} rejected the PTX:\n{text}"));
+    }
+    Ok(parse_ptxas_report(&text))
+}
+
+/// Parses the `-v` report of ptxas into one record per kernel.
+pub fn parse_ptxas_report(text: &str) -> Vec<KernelResources> {
+    let mut kernels: Vec<KernelResources> = Vec::new();
+    let num_before = |line: &str, unit: &str| -> Option<u32> {
+        let i = line.find(unit)?;
+        line[..i].split_whitespace().last()?.parse().ok()
+    };
+    for line in text.lines() {
+        if let Some(rest) = line.split("Compiling entry function '").nth(1) {
+            let name = rest.split('\'').next().unwrap_or_default().to_string();
+            kernels.push(KernelResources { name, ..Default::default() });
+            continue;
+        }
+        let Some(k) = kernels.last_mut() else { continue };
+        if line.contains("bytes stack frame") {
+            k.stack_bytes = num_before(line, "bytes stack frame").unwrap_or(0);
+            k.spill_stores = num_before(line, "bytes spill stores").unwrap_or(0);
+            k.spill_loads = num_before(line, "bytes spill loads").unwrap_or(0);
+        } else if line.contains("Used") && line.contains("registers") {
+            k.registers = num_before(line, "registers").unwrap_or(0);
+            k.shared_bytes = num_before(line, "bytes smem").unwrap_or(0);
+        }
+    }
+    kernels
+}
+
+/// The SASS of `cubin`, as `nvdisasm -c` prints it.
+pub fn disassemble(nvdisasm: &Path, cubin: &Path) -> Result<String, String> {
+    let out = Command::new(nvdisasm)
+        .arg("-c")
+        .arg(cubin)
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", nvdisasm.display()))?;
+    if !out.status.success() {
+        return Err(format!("nvdisasm failed: {}", String::from_utf8_lossy(&out.stderr)));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Splits `nvdisasm -c` output into `(kernel, its SASS)` pairs.
+pub fn sass_by_kernel(sass: &str) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for line in sass.lines() {
+        if let Some(rest) = line.trim_start().strip_prefix(".text.") {
+            out.push((rest.trim_end_matches(':').to_string(), String::new()));
+        } else if let Some((_, body)) = out.last_mut() {
+            body.push_str(line);
+            body.push('\n');
+        }
+    }
+    out
+}

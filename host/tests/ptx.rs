@@ -1,0 +1,119 @@
+//! CPU checks of the embedded PTX: it defines every kernel the host launches, and CUDA's own
+//! assembler accepts it for the oldest and newest architectures we support with no spills and
+//! no local memory. The SASS holds the instructions each kernel is meant to teach.
+//!
+//! ptxas and nvdisasm come from PyPI (`cargo xtask test` installs them into `.tools/`); without
+//! them these tests fail with a message saying so, because they carry the weight on CI.
+
+use std::path::PathBuf;
+
+use bankwise::kernels::{ALL, PTX, entries};
+use bankwise::tools::{self, KernelResources};
+
+fn tool(name: &str) -> PathBuf {
+    tools::find(name).unwrap_or_else(|| {
+        panic!("{name} not found: run `cargo xtask test` (installs it into .tools/) or set BANKWISE_CUDA_BIN")
+    })
+}
+
+fn ptxas(arch: &str) -> PathBuf {
+    tools::ptxas_for(arch).unwrap_or_else(|| {
+        panic!("no ptxas for {arch} found: run `cargo xtask test` (installs CUDA 12 and 13's into .tools/) or set BANKWISE_CUDA_BIN / BANKWISE_CUDA12_BIN")
+    })
+}
+
+fn scratch(arch: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    dir.join(format!("bankwise_{arch}.cubin"))
+}
+
+fn assemble(arch: &str) -> Vec<KernelResources> {
+    tools::assemble(&ptxas(arch), PTX, arch, &scratch(arch)).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn ptx_defines_every_kernel_the_host_names() {
+    let defined = entries(PTX);
+    for name in ALL {
+        assert!(defined.contains(name), "kernel {name} is not an .entry of the PTX; entries: {defined:?}");
+    }
+}
+
+#[test]
+fn ptx_is_built_for_the_sm70_baseline() {
+    assert!(
+        PTX.lines().any(|l| l.trim() == ".target sm_70"),
+        "PTX must target sm_70 so that every GPU from Volta on can JIT it"
+    );
+    assert!(PTX.lines().any(|l| l.trim() == ".address_size 64"));
+}
+
+#[test]
+fn ptxas_accepts_the_ptx_for_sm70_and_sm90_without_spills_or_local_memory() {
+    for arch in ["sm_70", "sm_90"] {
+        let report = assemble(arch);
+        for name in ALL {
+            let k = report
+                .iter()
+                .find(|k| k.name == *name)
+                .unwrap_or_else(|| panic!("ptxas did not report {name} for {arch}"));
+            assert_eq!((k.spill_stores, k.spill_loads), (0, 0), "{name} spills on {arch}: {k:?}");
+            assert_eq!(k.stack_bytes, 0, "{name} uses local memory (stack frame) on {arch}: {k:?}");
+            assert!(k.registers > 0 && k.registers <= 128, "{name} uses {} registers on {arch}", k.registers);
+        }
+    }
+}
+
+/// The SASS of `kernel` for sm_90.
+fn sass_of(kernel: &str) -> String {
+    let cubin = scratch(&format!("sass_{kernel}"));
+    tools::assemble(&ptxas("sm_90"), PTX, "sm_90", &cubin).unwrap_or_else(|e| panic!("{e}"));
+    let sass = tools::disassemble(&tool("nvdisasm"), &cubin).unwrap_or_else(|e| panic!("{e}"));
+    tools::sass_by_kernel(&sass)
+        .into_iter()
+        .find(|(k, _)| k == kernel)
+        .map(|(_, body)| body)
+        .unwrap_or_else(|| panic!("no SASS for {kernel}"))
+}
+
+#[test]
+fn copy_moves_16_byte_vectors() {
+    let sass = sass_of("copy_bytes");
+    assert!(sass.contains("LDG.E.128"), "copy_bytes must load 16-byte vectors:\n{sass}");
+    assert!(sass.contains("STG.E.128"), "copy_bytes must store 16-byte vectors:\n{sass}");
+}
+
+#[test]
+fn naive_transpose_uses_no_shared_memory() {
+    for width in ["u8", "u16", "u32", "u64"] {
+        let sass = sass_of(&format!("transpose_naive_{width}"));
+        assert!(
+            sass.contains("LDG") && sass.contains("STG"),
+            "transpose_naive_{width} must load and store global memory"
+        );
+        assert!(
+            !sass.contains("LDS") && !sass.contains("STS"),
+            "transpose_naive_{width} must not touch shared memory:\n{sass}"
+        );
+    }
+}
+
+#[test]
+fn ptxas_report_parser_reads_every_field() {
+    let text = "ptxas info    : Compiling entry function 'k' for 'sm_90'\n\
+                ptxas info    : Function properties for k\n    \
+                16 bytes stack frame, 4 bytes spill stores, 8 bytes spill loads\n\
+                ptxas info    : Used 40 registers, used 1 barriers, 4224 bytes smem, 380 bytes cmem[0]\n";
+    let k = &tools::parse_ptxas_report(text)[0];
+    assert_eq!(
+        *k,
+        KernelResources {
+            name: "k".into(),
+            registers: 40,
+            shared_bytes: 4224,
+            stack_bytes: 16,
+            spill_stores: 4,
+            spill_loads: 8
+        }
+    );
+}

@@ -1,0 +1,103 @@
+//! Argument validation of every launcher, on the CPU: each bad input gets its own error,
+//! and good input gets the launch the kernel expects. The launchers call these same `plan`
+//! functions before touching the GPU (the GPU tests check the launchers themselves).
+
+use bankwise::{Error, Gpu, Shape, TransposeKernel, copy, kernels, transpose};
+
+fn plan_t<T: bankwise::Element>(shape: Shape, src: usize, dst: usize) -> bankwise::Result<bankwise::gpu::Launch> {
+    transpose::plan::<T>(TransposeKernel::Naive, src, dst, shape)
+}
+
+#[test]
+fn transpose_rejects_each_zero_dimension_by_name() {
+    for (shape, what) in [(Shape::batched(0, 4, 4), "batch"), (Shape::new(0, 4), "rows"), (Shape::new(4, 0), "cols")] {
+        match plan_t::<f32>(shape, 16, 16) {
+            Err(Error::ZeroDimension { what: w }) => assert_eq!(w, what),
+            other => panic!("{shape}: expected ZeroDimension({what}), got {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn transpose_rejects_overflowing_shapes() {
+    for shape in [Shape::batched(usize::MAX, 2, 2), Shape::new(1 << 40, 1 << 40), Shape::new(usize::MAX / 4, 3)] {
+        let err = plan_t::<u8>(shape, 1, 1).unwrap_err();
+        assert!(matches!(err, Error::ShapeOverflow { .. }), "{shape}: {err:?}");
+        assert!(err.to_string().contains(&shape.to_string()), "message names the shape: {err}");
+    }
+}
+
+#[test]
+fn transpose_rejects_mismatched_src_and_dst_lengths() {
+    let shape = Shape::new(31, 33);
+    let err = plan_t::<f64>(shape, 31 * 33 - 1, 31 * 33).unwrap_err();
+    assert!(matches!(err, Error::LengthMismatch { buffer: "src", expected: 1023, actual: 1022, .. }), "{err:?}");
+    let err = plan_t::<f64>(shape, 31 * 33, 31 * 33 + 1).unwrap_err();
+    assert!(matches!(err, Error::LengthMismatch { buffer: "dst", expected: 1023, actual: 1024, .. }), "{err:?}");
+    assert_eq!(err.to_string(), "dst holds 1024 elements but shape 31×33 needs 1023");
+}
+
+#[test]
+fn transpose_picks_the_entry_of_the_element_width() {
+    let shape = Shape::new(2, 3);
+    assert_eq!(plan_t::<u8>(shape, 6, 6).unwrap().kernel, "transpose_naive_u8");
+    assert_eq!(plan_t::<i16>(shape, 6, 6).unwrap().kernel, "transpose_naive_u16");
+    assert_eq!(plan_t::<f32>(shape, 6, 6).unwrap().kernel, "transpose_naive_u32");
+    assert_eq!(plan_t::<i32>(shape, 6, 6).unwrap().kernel, "transpose_naive_u32");
+    assert_eq!(plan_t::<f64>(shape, 6, 6).unwrap().kernel, "transpose_naive_u64");
+    for kernel in TransposeKernel::ALL {
+        for t in [0, 1, 2, 3] {
+            let name = match t {
+                0 => transpose::plan::<u8>(kernel, 6, 6, shape),
+                1 => transpose::plan::<u16>(kernel, 6, 6, shape),
+                2 => transpose::plan::<u32>(kernel, 6, 6, shape),
+                _ => transpose::plan::<u64>(kernel, 6, 6, shape),
+            }
+            .unwrap()
+            .kernel;
+            assert!(name.starts_with(kernel.name()) && kernels::ALL.contains(&name), "{name}");
+        }
+    }
+}
+
+#[test]
+fn transpose_grid_covers_the_tiles_within_hardware_limits() {
+    let plan = plan_t::<f32>(Shape::batched(3, 1000, 33), 99_000, 99_000).unwrap();
+    assert_eq!(plan.grid, (2, 32, 3)); // ceil(33/32) column tiles, ceil(1000/32) row tiles, 3 matrices
+    assert_eq!(plan.block, (32, 8, 1));
+    // Past the hardware's grid limits the grid is capped; the kernel's loops do the rest.
+    let tall = Shape::batched(70_000, 3_000_000, 1);
+    let n = tall.len().unwrap();
+    let plan = plan_t::<u8>(tall, n, n).unwrap();
+    assert_eq!(plan.grid, (1, 65_535, 65_535));
+}
+
+#[test]
+fn copy_rejects_mismatched_lengths_and_skips_empty_copies() {
+    let err = copy::plan::<f32>(10, 11, 132).unwrap_err();
+    assert!(matches!(err, Error::LengthMismatch { buffer: "dst", expected: 10, actual: 11, .. }), "{err:?}");
+    assert_eq!(copy::plan::<f32>(0, 0, 132).unwrap(), None);
+    assert!(matches!(copy::plan::<u64>(usize::MAX / 2, usize::MAX / 2, 132), Err(Error::ShapeOverflow { .. })));
+}
+
+#[test]
+fn copy_grid_fills_the_device_and_no_more() {
+    let plan = copy::plan::<u8>(17, 17, 132).unwrap().unwrap();
+    assert_eq!((plan.kernel, plan.grid, plan.block), ("copy_bytes", (1, 1, 1), (256, 1, 1)));
+    // 2^28 floats = 2^26 vectors of 16 bytes = 65536 blocks of 1024 vectors, capped at 32 per SM.
+    let plan = copy::plan::<f32>(1 << 28, 1 << 28, 132).unwrap().unwrap();
+    assert_eq!(plan.grid, (132 * 32, 1, 1));
+    let plan = copy::plan::<f32>(1 << 16, 1 << 16, 132).unwrap().unwrap();
+    assert_eq!(plan.grid, (16, 1, 1));
+}
+
+#[test]
+fn opening_a_gpu_without_a_driver_says_so() {
+    if bankwise::gpu::driver_present().is_ok() {
+        eprintln!("skipped: a CUDA driver is present here; the GPU tests cover this path");
+        return;
+    }
+    let err = Gpu::new().unwrap_err();
+    assert!(matches!(err, Error::NoDriver(_)), "{err:?}");
+    assert!(err.to_string().starts_with("no CUDA driver"), "{err}");
+}
