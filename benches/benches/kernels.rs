@@ -1,1 +1,66 @@
-fn main() {}
+//! Criterion benchmarks of the kernels, timed on the GPU with CUDA events (`iter_custom`), with
+//! throughput in bytes moved (read + written). Without a GPU they print why and do nothing.
+//!
+//! `cargo bench -p bankwise-benches` (or `./run.sh criterion` from a bundle).
+
+use std::time::Duration;
+
+use bankwise::timing::{Timer, rotation};
+use bankwise::{DeviceBuffer, Element, Gpu, Shape, TransposeKernel};
+use criterion::{BenchmarkId, Criterion, Throughput};
+use rand::{RngCore, SeedableRng, rngs::SmallRng};
+
+fn main() {
+    let gpu = match Gpu::new() {
+        Ok(gpu) => gpu,
+        Err(e) => {
+            eprintln!("criterion benchmarks skipped: {e}");
+            return;
+        }
+    };
+    let mut c = Criterion::default().configure_from_args().sample_size(20).warm_up_time(Duration::from_millis(500));
+    for n in [4096, 8192] {
+        let shape = Shape::new(n, n);
+        bench::<f32>(&mut c, &gpu, "copy_bytes", shape, |g, s, d| g.copy(s, d));
+        bench::<f32>(&mut c, &gpu, "cuMemcpyDtoD", shape, |g, s, d| g.copy_driver(s, d));
+        for kernel in TransposeKernel::ALL {
+            bench::<f32>(&mut c, &gpu, kernel.name(), shape, move |g, s, d| g.transpose_with(kernel, s, d, shape));
+            bench::<f64>(&mut c, &gpu, kernel.name(), shape, move |g, s, d| g.transpose_with(kernel, s, d, shape));
+        }
+    }
+    c.final_summary();
+}
+
+fn bench<T: Element>(
+    c: &mut Criterion,
+    gpu: &Gpu,
+    name: &str,
+    shape: Shape,
+    op: impl Fn(&Gpu, &DeviceBuffer<T>, &mut DeviceBuffer<T>) -> bankwise::Result<()>,
+) {
+    let n = shape.elements().expect("valid shape");
+    let bytes = n * size_of::<T>();
+    let mut host: Vec<T> = vec![unsafe { std::mem::zeroed() }; n];
+    // Safety: Element types are plain integers and floats; any bit pattern is valid.
+    SmallRng::seed_from_u64(1).fill_bytes(unsafe { std::slice::from_raw_parts_mut(host.as_mut_ptr().cast(), bytes) });
+    let sets = rotation(gpu.info().l2_bytes, 2 * bytes);
+    let srcs: Vec<_> = (0..sets).map(|_| gpu.upload(&host).expect("upload")).collect();
+    let mut dsts: Vec<_> = (0..sets).map(|_| gpu.alloc_zeros::<T>(n).expect("alloc")).collect();
+    let timer = Timer::new(gpu).expect("events");
+    let mut group = c.benchmark_group(name);
+    group.throughput(Throughput::Bytes(2 * bytes as u64));
+    group.bench_function(BenchmarkId::new(std::any::type_name::<T>(), shape), |b| {
+        b.iter_custom(|iters| {
+            let ms = timer
+                .time(|| {
+                    for i in 0..iters as usize {
+                        op(gpu, &srcs[i % sets], &mut dsts[i % sets])?;
+                    }
+                    Ok(())
+                })
+                .expect("timed launches");
+            Duration::from_secs_f64(ms * 1e-3)
+        })
+    });
+    group.finish();
+}

@@ -6,7 +6,7 @@ use crate::transpose::Shape;
 /// `dst[b][c][r] = src[b][r][c]`, in cache-sized blocks so that multi-gigabyte references
 /// finish in seconds.
 pub fn transpose<T: Copy>(src: &[T], shape: Shape) -> Result<Vec<T>> {
-    let n = shape.len()?;
+    let n = shape.elements()?;
     if src.len() != n {
         return Err(Error::LengthMismatch { buffer: "src", shape: shape.to_string(), expected: n, actual: src.len() });
     }

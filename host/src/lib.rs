@@ -21,6 +21,7 @@
 //! is tested against. [`timing`] holds the event-based measurement the benchmarks use, and
 //! [`tools`] the offline checks of the PTX (ptxas, nvdisasm).
 
+pub mod banks;
 pub mod copy;
 pub mod cpu;
 pub mod element;

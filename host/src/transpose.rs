@@ -40,7 +40,7 @@ impl Shape {
 
     /// The number of elements, after checking that no dimension is zero and that the count
     /// fits in memory addresses.
-    pub fn len(self) -> Result<usize> {
+    pub fn elements(self) -> Result<usize> {
         for (what, n) in [("batch", self.batch), ("rows", self.rows), ("cols", self.cols)] {
             if n == 0 {
                 return Err(Error::ZeroDimension { what });
@@ -55,7 +55,7 @@ impl Shape {
 
     /// Checks that `src` and `dst` both hold exactly this shape's elements.
     pub fn check_buffers(self, src: usize, dst: usize) -> Result<usize> {
-        let n = self.len()?;
+        let n = self.elements()?;
         for (buffer, actual) in [("src", src), ("dst", dst)] {
             if actual != n {
                 return Err(Error::LengthMismatch { buffer, shape: self.to_string(), expected: n, actual });

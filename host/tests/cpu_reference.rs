@@ -63,7 +63,7 @@ proptest! {
     #[test]
     fn transposing_twice_is_the_identity(batch in 1usize..4, rows in 1usize..90, cols in 1usize..90, seed: u64) {
         let shape = Shape::batched(batch, rows, cols);
-        let v: Vec<u64> = (0..shape.len().unwrap() as u64).map(|i| i.wrapping_mul(seed | 1)).collect();
+        let v: Vec<u64> = (0..shape.elements().unwrap() as u64).map(|i| i.wrapping_mul(seed | 1)).collect();
         let t = transpose(&v, shape).unwrap();
         prop_assert_eq!(transpose(&t, shape.transposed()).unwrap(), v);
     }
@@ -71,7 +71,7 @@ proptest! {
     #[test]
     fn every_element_lands_at_its_transposed_place(rows in 1usize..70, cols in 1usize..70, b in 0usize..3) {
         let shape = Shape::batched(3, rows, cols);
-        let v: Vec<u32> = (0..shape.len().unwrap() as u32).collect();
+        let v: Vec<u32> = (0..shape.elements().unwrap() as u32).collect();
         let t = transpose(&v, shape).unwrap();
         let (r, c) = (rows / 2, cols - 1);
         prop_assert_eq!(t[(b * cols + c) * rows + r], ((b * rows + r) * cols + c) as u32);

@@ -177,7 +177,7 @@ fn check_copy<T: Element>(gpu: &Gpu, len: usize) -> Check {
 }
 
 fn check_transpose<T: Element>(gpu: &Gpu, kernel: TransposeKernel, shape: Shape) -> Check {
-    let n = shape.len()?;
+    let n = shape.elements()?;
     if !enough_memory(gpu, 2 * n * size_of::<T>())? {
         return Ok(());
     }

@@ -67,7 +67,7 @@ fn transpose_grid_covers_the_tiles_within_hardware_limits() {
     assert_eq!(plan.block, (32, 8, 1));
     // Past the hardware's grid limits the grid is capped; the kernel's loops do the rest.
     let tall = Shape::batched(70_000, 3_000_000, 1);
-    let n = tall.len().unwrap();
+    let n = tall.elements().unwrap();
     let plan = plan_t::<u8>(tall, n, n).unwrap();
     assert_eq!(plan.grid, (1, 65_535, 65_535));
 }

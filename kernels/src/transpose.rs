@@ -31,7 +31,8 @@ fn for_each_tile(rows: u64, cols: u64, batch: u64, mut tile: impl FnMut(u64, u64
 /// 32 separate 32-byte sectors per warp store, most of each sector wasted).
 ///
 /// Teaches: coalescing. No shared memory, so no bank conflicts; the strided stores are what
-/// make it slow.
+/// make it slow. Measured (H100): 416 GB/s on 8192² f32, 14% of a copy; 622 GB/s for f64,
+/// whose 8-byte stores waste half as much of each 32-byte sector.
 #[inline(always)]
 unsafe fn transpose_naive<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
     let (tx, ty) = (thread_x() as u64, thread_y() as u64);

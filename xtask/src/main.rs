@@ -1,1 +1,221 @@
-fn main() {}
+//! bankwise's developer commands, as ordinary Rust (rust-analyzer's `xtask` pattern).
+//!
+//! `cargo xtask test` is the README's test command and `.ci/run`'s core: it installs what the
+//! build needs (the pinned nightly with rust-src and clippy, ptxas/nvdisasm from PyPI into
+//! `.tools/`) and runs the whole test suite. It deliberately does not depend on the `bankwise`
+//! crate, whose build script needs that nightly: it has to run before the nightly exists.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, Result, bail};
+use clap::{Parser, Subcommand};
+
+/// The nightly that builds the kernels (keep in step with `kernels/rust-toolchain.toml`).
+const TOOLCHAIN: &str = "nightly-2026-05-20";
+/// CUDA 13's ptxas matches the GPU machines' driver (CUDA 13.0); its nvdisasm starts at 13.2 on PyPI.
+const CUDA13_PACKAGES: &[&str] = &["nvidia-cuda-nvcc==13.0.88", "nvidia-cuda-nvdisasm==13.2.51"];
+/// CUDA 13 dropped Volta: CUDA 12's ptxas checks the sm_70 baseline.
+const CUDA12_PACKAGES: &[&str] = &["nvidia-cuda-nvcc-cu12==12.9.86"];
+
+#[derive(Parser)]
+#[command(name = "cargo xtask", about = "bankwise's developer commands")]
+struct Cli {
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Install the pinned nightly (rust-src, clippy) and CUDA's ptxas/nvdisasm into .tools/.
+    Setup,
+    /// Set up, then run every test of the workspace (GPU tests skip without a GPU).
+    Test {
+        /// Passed to `cargo test`.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// What CI runs: `test`, then rustfmt and clippy (-D warnings) on the host and device crates.
+    Ci,
+    /// Build the PTX and print each kernel's registers, shared memory, stack and spills.
+    Ptx {
+        /// Passed to `bankwise ptx`.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// Run the benchmarks on this machine's GPU and print the table (`bankwise bench`).
+    Bench {
+        /// Passed to `bankwise bench` (suites: copy, transpose; --quick; --markdown FILE).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// Build the GPU tests, the `bankwise` command and the criterion benches into DIR with a
+    /// `run.sh`, for a GPU machine that has no Rust toolchain.
+    Bundle {
+        /// Output folder.
+        dir: PathBuf,
+    },
+}
+
+fn main() -> Result<()> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().context("xtask lives in the workspace")?.to_path_buf();
+    match Cli::parse().command {
+        Cmd::Setup => setup(&root),
+        Cmd::Test { args } => {
+            setup(&root)?;
+            cargo(&root, &[&["test", "--workspace"][..], &strs(&args)].concat())
+        }
+        Cmd::Ci => {
+            setup(&root)?;
+            cargo(&root, &["test", "--workspace"])?;
+            cargo(&root, &["fmt", "--all", "--check"])?;
+            cargo(&root, &["fmt", "--manifest-path", "kernels/Cargo.toml", "--check"])?;
+            cargo(&root, &["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"])?;
+            let kernels = root.join("kernels");
+            run(Command::new("cargo")
+                .current_dir(&kernels)
+                .args([&format!("+{TOOLCHAIN}"), "clippy", "--release", "--target", "nvptx64-nvidia-cuda"])
+                .args(["-Zbuild-std=core", "--", "-D", "warnings"]))
+        }
+        Cmd::Ptx { args } => {
+            setup(&root)?;
+            cargo(
+                &root,
+                &[&["run", "--quiet", "--release", "-p", "bankwise-cli", "--", "ptx"][..], &strs(&args)].concat(),
+            )
+        }
+        Cmd::Bench { args } => cargo(
+            &root,
+            &[&["run", "--quiet", "--release", "-p", "bankwise-cli", "--", "bench"][..], &strs(&args)].concat(),
+        ),
+        Cmd::Bundle { dir } => bundle(&root, &dir),
+    }
+}
+
+fn strs(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
+}
+
+fn run(cmd: &mut Command) -> Result<()> {
+    let status = cmd.status().with_context(|| format!("cannot start {cmd:?}"))?;
+    if !status.success() {
+        bail!("{cmd:?} failed ({status})");
+    }
+    Ok(())
+}
+
+fn cargo(root: &Path, args: &[&str]) -> Result<()> {
+    run(Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into())).current_dir(root).args(args))
+}
+
+fn setup(root: &Path) -> Result<()> {
+    let ready = Command::new("rustup")
+        .args(["run", TOOLCHAIN, "rustc", "--print", "sysroot"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()))
+        .is_some_and(|sysroot| sysroot.join("lib/rustlib/src/rust/library/core").is_dir());
+    if !ready {
+        eprintln!("xtask: installing Rust {TOOLCHAIN} with rust-src (builds the GPU kernels)");
+        run(Command::new("rustup").args(["toolchain", "install", TOOLCHAIN, "--profile", "minimal"]).args([
+            "--component",
+            "rust-src",
+            "--component",
+            "clippy",
+        ]))?;
+    }
+    let clippy = Command::new("rustup").args(["run", TOOLCHAIN, "cargo-clippy", "--version"]).output();
+    if !clippy.is_ok_and(|o| o.status.success()) {
+        run(Command::new("rustup").args(["component", "add", "clippy", "--toolchain", TOOLCHAIN]))?;
+    }
+    pip(root, "cuda13", "nvidia/cu13/bin", &["ptxas", "nvdisasm"], CUDA13_PACKAGES)?;
+    pip(root, "cuda12", "nvidia/cuda_nvcc/bin", &["ptxas"], CUDA12_PACKAGES)
+}
+
+/// Installs PyPI `packages` into `.tools/<folder>` unless `bin` there already holds `tools`.
+fn pip(root: &Path, folder: &str, bin: &str, tools: &[&str], packages: &[&str]) -> Result<()> {
+    let target = root.join(".tools").join(folder);
+    if tools.iter().all(|t| target.join(bin).join(t).is_file()) {
+        return Ok(());
+    }
+    eprintln!("xtask: installing {} into {}", packages.join(" "), target.display());
+    let python = if Command::new("python3").arg("--version").output().is_ok() { "python3" } else { "python" };
+    run(Command::new(python)
+        .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps", "--upgrade", "--target"])
+        .arg(&target)
+        .args(packages))
+    .context("installing CUDA's ptxas from PyPI needs python3 with pip")
+}
+
+/// Builds the executables a GPU machine without Rust needs, and a script that runs them.
+fn bundle(root: &Path, dir: &Path) -> Result<()> {
+    setup(root)?;
+    std::fs::create_dir_all(dir)?;
+    let tests = built_executable(root, &["test", "--release", "-p", "bankwise", "--test", "gpu", "--no-run"], "gpu")?;
+    let benches = built_executable(root, &["bench", "-p", "bankwise-benches", "--no-run"], "kernels")?;
+    cargo(root, &["build", "--release", "-p", "bankwise-cli"])?;
+    for (from, to) in
+        [(tests, "gpu-tests"), (benches, "criterion-benches"), (root.join("target/release/bankwise"), "bankwise")]
+    {
+        std::fs::copy(&from, dir.join(to)).with_context(|| format!("copying {}", from.display()))?;
+    }
+    let script = dir.join("run.sh");
+    std::fs::write(&script, RUN_SH)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755))?;
+    }
+    println!("bundle ready in {}: copy it to a GPU machine and run ./run.sh", dir.display());
+    Ok(())
+}
+
+/// Runs a `cargo … --no-run` build and returns the executable of the target named `name`.
+fn built_executable(root: &Path, args: &[&str], name: &str) -> Result<PathBuf> {
+    let out = Command::new("cargo")
+        .current_dir(root)
+        .args(args)
+        .arg("--message-format=json-render-diagnostics")
+        .stderr(std::process::Stdio::inherit())
+        .output()?;
+    if !out.status.success() {
+        bail!("cargo {} failed", args.join(" "));
+    }
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let Ok(msg) = serde_json::from_str::<serde_json::Value>(line) else { continue };
+        if msg["reason"] == "compiler-artifact"
+            && msg["target"]["name"] == name
+            && let Some(exe) = msg["executable"].as_str()
+        {
+            return Ok(exe.into());
+        }
+    }
+    bail!("cargo {} built no executable named {name}", args.join(" "))
+}
+
+const RUN_SH: &str = r#"#!/usr/bin/env bash
+# bankwise on a GPU machine with no Rust toolchain (made by `cargo xtask bundle`).
+#   ./run.sh test [ARGS]       GPU tests (ARGS go to the test harness: a filter, --skip X, --list)
+#   ./run.sh sanitize [ARGS]   the GPU tests under compute-sanitizer memcheck, racecheck, synccheck
+#   ./run.sh bench [ARGS]      the benchmark table (ARGS: copy, transpose, --quick, --markdown FILE)
+#   ./run.sh criterion [ARGS]  the criterion benchmarks
+#   ./run.sh all               test, sanitize, bench
+set -euo pipefail
+cd "$(dirname "$0")"
+mode="${1:-all}"; shift || true
+sanitize() {
+  for tool in memcheck racecheck synccheck; do
+    echo "== compute-sanitizer --tool $tool"
+    compute-sanitizer --tool "$tool" --error-exitcode 1 --print-limit 20 ./gpu-tests --test-threads 1 "$@"
+  done
+}
+case "$mode" in
+  test) ./gpu-tests "$@" ;;
+  sanitize) sanitize "$@" ;;
+  bench) ./bankwise bench "$@" ;;
+  criterion) ./criterion-benches --bench "$@" ;;
+  all) ./gpu-tests; sanitize --skip past_2; ./bankwise bench ;;
+  *) echo "usage: ./run.sh [test|sanitize|bench|criterion|all] [ARGS]" >&2; exit 2 ;;
+esac
+"#;

@@ -1,0 +1,229 @@
+//! `bankwise bench`: times every kernel on the GPU and prints a table.
+//!
+//! Method: inputs are random (never zeros), each run is bracketed by its own CUDA events, the
+//! first runs are discarded as warm-up, the median of the rest is reported, and small problems
+//! rotate among enough buffer sets that no run finds its data in L2. Bandwidth counts the bytes
+//! that must move (each input byte read once, each output byte written once) and is set beside
+//! the driver's device-to-device copy measured in the same run.
+
+use std::io::Write;
+
+use anyhow::{Context, Result};
+use bankwise::timing::{Stats, measure, rotation};
+use bankwise::{DeviceBuffer, Element, Gpu, Shape, TransposeKernel};
+use indicatif::{ProgressBar, ProgressStyle};
+use rand::{RngCore, SeedableRng, rngs::SmallRng};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Suites to run (default: all).
+    #[arg(value_enum)]
+    suites: Vec<Suite>,
+    /// Fewer sizes and runs: a smoke test of the benchmark itself.
+    #[arg(long)]
+    quick: bool,
+    /// Timed runs per case (after warm-up); the median is reported.
+    #[arg(long, default_value_t = 50)]
+    runs: usize,
+    /// Untimed warm-up runs per case.
+    #[arg(long, default_value_t = 10)]
+    warmup: usize,
+    /// Also write the table as Markdown to this file.
+    #[arg(long)]
+    markdown: Option<std::path::PathBuf>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Suite {
+    Copy,
+    Transpose,
+}
+
+/// One line of the table.
+struct Row {
+    kernel: String,
+    dtype: &'static str,
+    shape: String,
+    bytes: u64,
+    stats: Stats,
+}
+
+struct Bench<'g> {
+    gpu: &'g Gpu,
+    args: &'g Args,
+    rows: Vec<Row>,
+    progress: ProgressBar,
+}
+
+pub fn run(args: &Args) -> Result<()> {
+    let gpu = Gpu::new().context("`bankwise bench` runs the kernels on a GPU")?;
+    let info = gpu.info();
+    eprintln!(
+        "{} (sm_{}{}, {} SMs, {} MiB L2, {} GiB)",
+        info.name,
+        info.compute_capability.0,
+        info.compute_capability.1,
+        info.multiprocessors,
+        info.l2_bytes >> 20,
+        info.memory_bytes >> 30
+    );
+    let suites = if args.suites.is_empty() { vec![Suite::Copy, Suite::Transpose] } else { args.suites.clone() };
+    let mut bench = Bench { gpu: &gpu, args, rows: Vec::new(), progress: ProgressBar::new(0) };
+    bench.progress.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}").unwrap());
+
+    // The reference every row is compared with: the driver's copy of 256 MiB, this run.
+    let reference_shape = Shape::new(8192, 8192);
+    bench.progress.inc_length(1);
+    bench.copy::<f32>("cuMemcpyDtoD", reference_shape, |g, s, d| g.copy_driver(s, d))?;
+    let reference = bench.rows[0].stats.gb_per_s(bench.rows[0].bytes);
+
+    let squares: &[usize] = if args.quick { &[1024, 4096] } else { &[1024, 4096, 8192, 16384] };
+    let mut shapes: Vec<Shape> = squares.iter().map(|&n| Shape::new(n, n)).collect();
+    if !args.quick {
+        shapes.push(Shape::new(8191, 8193));
+    }
+    let per_suite = |s: Suite| match s {
+        Suite::Copy => shapes.len() * 4,
+        Suite::Transpose => shapes.len() * 2 * TransposeKernel::ALL.len(),
+    };
+    bench.progress.inc_length(suites.iter().map(|&s| per_suite(s) as u64).sum());
+    for suite in suites {
+        for &shape in &shapes {
+            match suite {
+                Suite::Copy => {
+                    bench.copy::<f32>("copy_bytes", shape, |g, s, d| g.copy(s, d))?;
+                    bench.copy::<f32>("cuMemcpyDtoD", shape, |g, s, d| g.copy_driver(s, d))?;
+                    bench.copy::<f64>("copy_bytes", shape, |g, s, d| g.copy(s, d))?;
+                    bench.copy::<f64>("cuMemcpyDtoD", shape, |g, s, d| g.copy_driver(s, d))?;
+                }
+                Suite::Transpose => {
+                    for kernel in TransposeKernel::ALL {
+                        bench
+                            .copy::<f32>(kernel.name(), shape, move |g, s, d| g.transpose_with(kernel, s, d, shape))?;
+                        bench
+                            .copy::<f64>(kernel.name(), shape, move |g, s, d| g.transpose_with(kernel, s, d, shape))?;
+                    }
+                }
+            }
+        }
+    }
+    bench.progress.finish_and_clear();
+
+    let table = render(&bench.rows, reference);
+    println!("\n{table}");
+    println!("reference: cuMemcpyDtoD 8192×8192 f32 = {reference:.0} GB/s (bytes read + written)");
+    if let Some(path) = &args.markdown {
+        let mut f = std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
+        writeln!(
+            f,
+            "Measured {} on {} (sm_{}{}, {} SMs), median of {} runs after {} warm-up runs.\n",
+            today(),
+            info.name,
+            info.compute_capability.0,
+            info.compute_capability.1,
+            info.multiprocessors,
+            args.runs,
+            args.warmup
+        )?;
+        writeln!(f, "{}", markdown(&bench.rows, reference))?;
+        eprintln!("wrote {}", path.display());
+    }
+    Ok(())
+}
+
+impl Bench<'_> {
+    /// Times `op` from a `shape`-sized source of random `T`s to a same-sized destination.
+    fn copy<T: Element>(
+        &mut self,
+        kernel: &str,
+        shape: Shape,
+        op: impl Fn(&Gpu, &DeviceBuffer<T>, &mut DeviceBuffer<T>) -> bankwise::Result<()>,
+    ) -> Result<()> {
+        let dtype = std::any::type_name::<T>();
+        self.progress.set_message(format!("{kernel} {dtype} {shape}"));
+        let n = shape.elements()?;
+        let bytes = n * size_of::<T>();
+        let sets = rotation(self.gpu.info().l2_bytes, 2 * bytes);
+        let host = random::<T>(n);
+        let mut srcs = Vec::with_capacity(sets);
+        let mut dsts = Vec::with_capacity(sets);
+        for _ in 0..sets {
+            srcs.push(self.gpu.upload(&host)?);
+            dsts.push(self.gpu.alloc_zeros::<T>(n)?);
+        }
+        let (warmup, runs) = if self.args.quick { (2, 5) } else { (self.args.warmup, self.args.runs) };
+        let stats = measure(self.gpu, warmup, runs, |i| op(self.gpu, &srcs[i % sets], &mut dsts[i % sets]))?;
+        self.rows.push(Row {
+            kernel: kernel.to_string(),
+            dtype,
+            shape: shape.to_string(),
+            bytes: 2 * bytes as u64,
+            stats,
+        });
+        self.progress.inc(1);
+        Ok(())
+    }
+}
+
+fn random<T: Element>(n: usize) -> Vec<T> {
+    let mut v: Vec<T> = vec![unsafe { std::mem::zeroed() }; n];
+    // Safety: Element types are plain integers and floats; any bit pattern is valid.
+    let bytes = unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr().cast::<u8>(), n * size_of::<T>()) };
+    SmallRng::seed_from_u64(n as u64).fill_bytes(bytes);
+    v
+}
+
+fn render(rows: &[Row], reference: f64) -> String {
+    let mut out = format!(
+        "{:<22} {:<5} {:>12} {:>11} {:>11} {:>9} {:>8}\n",
+        "kernel", "type", "shape", "median µs", "min µs", "GB/s", "% copy"
+    );
+    for r in rows {
+        let gbs = r.stats.gb_per_s(r.bytes);
+        out += &format!(
+            "{:<22} {:<5} {:>12} {:>11.1} {:>11.1} {:>9.0} {:>7.1}%\n",
+            r.kernel,
+            r.dtype,
+            r.shape,
+            r.stats.median_ms * 1e3,
+            r.stats.min_ms * 1e3,
+            gbs,
+            100.0 * gbs / reference
+        );
+    }
+    out
+}
+
+fn markdown(rows: &[Row], reference: f64) -> String {
+    let mut out = String::from(
+        "| kernel | type | shape | median µs | GB/s | % of D2D copy |\n| --- | --- | --- | ---: | ---: | ---: |\n",
+    );
+    for r in rows {
+        let gbs = r.stats.gb_per_s(r.bytes);
+        out += &format!(
+            "| {} | {} | {} | {:.1} | {:.0} | {:.1}% |\n",
+            r.kernel,
+            r.dtype,
+            r.shape,
+            r.stats.median_ms * 1e3,
+            gbs,
+            100.0 * gbs / reference
+        );
+    }
+    out
+}
+
+/// Today's UTC date as `YYYY-MM-DD` (civil-from-days, so no date crate is needed).
+fn today() -> String {
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    let z = (secs / 86_400) as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}

@@ -1,0 +1,43 @@
+//! `bankwise`: the command-line face of the library.
+//!
+//! - `bankwise bench [SUITE…]` times the kernels on the GPU and prints a table (the main job;
+//!   `cargo xtask bench` runs it).
+//! - `bankwise ptx` assembles the embedded PTX with ptxas and prints each kernel's registers,
+//!   shared memory, stack and spills (`cargo xtask ptx`).
+
+mod bench;
+mod ptx;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "bankwise", version, about = "Fast, explained shared-memory GPU kernels in Rust")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Time the kernels on the GPU: median of many runs with CUDA events, bandwidth, and the
+    /// fraction of the device-to-device copy bandwidth measured in the same run.
+    Bench(bench::Args),
+    /// Assemble the PTX with ptxas (sm_70 and sm_90) and print each kernel's resources.
+    Ptx(ptx::Args),
+}
+
+fn main() -> ExitCode {
+    let result = match Cli::parse().command {
+        Command::Bench(args) => bench::run(&args),
+        Command::Ptx(args) => ptx::run(&args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
