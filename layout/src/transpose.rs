@@ -34,3 +34,58 @@ const fn cap(n: u64, max: u32) -> u32 {
 pub const fn offset(b: u64, r: u64, c: u64, rows: u64, cols: u64) -> u64 {
     (b * rows + r) * cols + c
 }
+
+/// How a [`TILE`]×[`TILE`] tile is laid out in shared memory. The tile is written along its
+/// rows (from coalesced global reads) and read down its columns (for coalesced global writes);
+/// the layout decides whether that column walk hits one bank 32 times or 32 banks once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TileLayout {
+    /// Row-major with a pitch of [`TILE`] elements: a column walk stays in one bank for 4-byte
+    /// elements (32-way conflict), two banks for 8-byte ones (16-way per half-warp), and 16 or
+    /// 8 word-distinct lanes per bank for 2- and 1-byte ones.
+    Plain,
+    /// Row-major with a pitch of [`padded_pitch`] elements: consecutive rows start in different
+    /// banks, so a column walk touches every bank once.
+    Padded,
+    /// Pitch [`TILE`], element `(r, c)` stored at column `c ^ r`: the XOR permutes each row
+    /// differently, so a column walk is spread over all banks with no padding.
+    Swizzled,
+}
+
+impl TileLayout {
+    /// Elements between the starts of consecutive tile rows.
+    pub const fn pitch(self, elem_bytes: u32) -> u32 {
+        match self {
+            TileLayout::Padded => padded_pitch(elem_bytes),
+            TileLayout::Plain | TileLayout::Swizzled => TILE,
+        }
+    }
+
+    /// Offset, in elements, of tile element `(r, c)`, `r, c < TILE`.
+    #[inline(always)]
+    pub const fn offset(self, r: u32, c: u32, elem_bytes: u32) -> u32 {
+        match self {
+            TileLayout::Swizzled => r * TILE + (c ^ r),
+            TileLayout::Plain | TileLayout::Padded => r * self.pitch(elem_bytes) + c,
+        }
+    }
+
+    /// Bytes of shared memory one tile needs.
+    pub const fn tile_bytes(self, elem_bytes: u32) -> u32 {
+        TILE * self.pitch(elem_bytes) * elem_bytes
+    }
+}
+
+/// The padded pitch, in elements, that makes a column walk conflict-free: an odd number of
+/// 4-byte words per row. One extra element does that for 4-byte elements (33 words); 1- and
+/// 2-byte elements need a whole extra word (36 and 34 elements: 9 and 17 words), since half or
+/// a quarter of a word would leave rows sharing a word's bank. 8-byte elements take 33 (66
+/// words, even): 8-byte accesses are served per half-warp, and 16 rows 66 words apart cover
+/// the 32 banks exactly once.
+pub const fn padded_pitch(elem_bytes: u32) -> u32 {
+    match elem_bytes {
+        1 => TILE + 4,
+        2 => TILE + 2,
+        _ => TILE + 1,
+    }
+}
