@@ -52,7 +52,7 @@ fn bench<T: Element>(
     group.bench_function(BenchmarkId::new(std::any::type_name::<T>(), shape), |b| {
         b.iter_custom(|iters| {
             let ms = timer
-                .time(|| {
+                .time(|| -> bankwise::Result<()> {
                     for i in 0..iters as usize {
                         op(gpu, &srcs[i % sets], &mut dsts[i % sets])?;
                     }

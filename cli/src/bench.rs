@@ -11,6 +11,8 @@ use std::io::Write;
 use anyhow::{Context, Result};
 use bankwise::timing::{Stats, measure, rotation};
 use bankwise::{DeviceBuffer, Element, Gpu, Shape, TransposeKernel};
+
+use crate::cublas::Geam;
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::{RngCore, SeedableRng, rngs::SmallRng};
 
@@ -31,6 +33,18 @@ pub struct Args {
     /// Also write the table as Markdown to this file.
     #[arg(long)]
     markdown: Option<std::path::PathBuf>,
+    /// Only these shapes, as ROWSxCOLS (repeatable); default: 1024², 4096², 8192², 16384²,
+    /// 8191×8193.
+    #[arg(long = "shape", value_parser = parse_shape)]
+    shapes: Vec<Shape>,
+}
+
+fn parse_shape(s: &str) -> Result<Shape, String> {
+    let (r, c) = s.split_once(['x', 'X', '×']).ok_or("expected ROWSxCOLS, such as 4096x4096")?;
+    let parse = |v: &str| v.trim().parse::<usize>().map_err(|e| format!("{v:?}: {e}"));
+    let shape = Shape::new(parse(r)?, parse(c)?);
+    shape.elements().map_err(|e| e.to_string())?;
+    Ok(shape)
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -74,7 +88,7 @@ pub fn run(args: &Args) -> Result<()> {
     // The reference every row is compared with: the driver's copy of 256 MiB, this run.
     let reference_shape = Shape::new(8192, 8192);
     bench.progress.inc_length(1);
-    bench.copy::<f32>("cuMemcpyDtoD", reference_shape, |g, s, d| g.copy_driver(s, d))?;
+    bench.copy::<f32>("cuMemcpyDtoD", reference_shape, |g, s, d| Ok(g.copy_driver(s, d)?))?;
     let reference = bench.rows[0].stats.gb_per_s(bench.rows[0].bytes);
 
     let squares: &[usize] = if args.quick { &[1024, 4096] } else { &[1024, 4096, 8192, 16384] };
@@ -82,26 +96,33 @@ pub fn run(args: &Args) -> Result<()> {
     if !args.quick {
         shapes.push(Shape::new(8191, 8193));
     }
+    if !args.shapes.is_empty() {
+        shapes = args.shapes.clone();
+    }
+    let blas = if suites.contains(&Suite::Transpose) { crate::cublas::open(&gpu) } else { None };
     let per_suite = |s: Suite| match s {
         Suite::Copy => shapes.len() * 4,
-        Suite::Transpose => shapes.len() * 2 * TransposeKernel::ALL.len(),
+        Suite::Transpose => shapes.len() * 2 * (TransposeKernel::ALL.len() + usize::from(blas.is_some())),
     };
     bench.progress.inc_length(suites.iter().map(|&s| per_suite(s) as u64).sum());
     for suite in suites {
         for &shape in &shapes {
             match suite {
                 Suite::Copy => {
-                    bench.copy::<f32>("copy_bytes", shape, |g, s, d| g.copy(s, d))?;
-                    bench.copy::<f32>("cuMemcpyDtoD", shape, |g, s, d| g.copy_driver(s, d))?;
-                    bench.copy::<f64>("copy_bytes", shape, |g, s, d| g.copy(s, d))?;
-                    bench.copy::<f64>("cuMemcpyDtoD", shape, |g, s, d| g.copy_driver(s, d))?;
+                    bench.copy::<f32>("copy_bytes", shape, |g, s, d| Ok(g.copy(s, d)?))?;
+                    bench.copy::<f32>("cuMemcpyDtoD", shape, |g, s, d| Ok(g.copy_driver(s, d)?))?;
+                    bench.copy::<f64>("copy_bytes", shape, |g, s, d| Ok(g.copy(s, d)?))?;
+                    bench.copy::<f64>("cuMemcpyDtoD", shape, |g, s, d| Ok(g.copy_driver(s, d)?))?;
                 }
                 Suite::Transpose => {
                     for kernel in TransposeKernel::ALL {
-                        bench
-                            .copy::<f32>(kernel.name(), shape, move |g, s, d| g.transpose_with(kernel, s, d, shape))?;
-                        bench
-                            .copy::<f64>(kernel.name(), shape, move |g, s, d| g.transpose_with(kernel, s, d, shape))?;
+                        let name = kernel.name();
+                        bench.copy::<f32>(name, shape, |g, s, d| Ok(g.transpose_with(kernel, s, d, shape)?))?;
+                        bench.copy::<f64>(name, shape, |g, s, d| Ok(g.transpose_with(kernel, s, d, shape)?))?;
+                    }
+                    if let Some(blas) = &blas {
+                        bench.copy::<f32>("cublas_geam", shape, |g, s, d| f32::geam(blas, g, s, d, shape))?;
+                        bench.copy::<f64>("cublas_geam", shape, |g, s, d| f64::geam(blas, g, s, d, shape))?;
                     }
                 }
             }
@@ -137,7 +158,7 @@ impl Bench<'_> {
         &mut self,
         kernel: &str,
         shape: Shape,
-        op: impl Fn(&Gpu, &DeviceBuffer<T>, &mut DeviceBuffer<T>) -> bankwise::Result<()>,
+        op: impl Fn(&Gpu, &DeviceBuffer<T>, &mut DeviceBuffer<T>) -> Result<()>,
     ) -> Result<()> {
         let dtype = std::any::type_name::<T>();
         self.progress.set_message(format!("{kernel} {dtype} {shape}"));

@@ -6,6 +6,7 @@
 //!   shared memory, stack and spills (`cargo xtask ptx`).
 
 mod bench;
+mod cublas;
 mod ptx;
 
 use std::process::ExitCode;

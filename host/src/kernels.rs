@@ -10,9 +10,44 @@ pub const COPY_BYTES: &str = "copy_bytes";
 pub const TRANSPOSE_NAIVE: [&str; 4] =
     ["transpose_naive_u8", "transpose_naive_u16", "transpose_naive_u32", "transpose_naive_u64"];
 
+/// `transpose_tiled_*`, indexed by [`crate::Width`].
+pub const TRANSPOSE_TILED: [&str; 4] =
+    ["transpose_tiled_u8", "transpose_tiled_u16", "transpose_tiled_u32", "transpose_tiled_u64"];
+/// `transpose_padded_*`, indexed by [`crate::Width`].
+pub const TRANSPOSE_PADDED: [&str; 4] =
+    ["transpose_padded_u8", "transpose_padded_u16", "transpose_padded_u32", "transpose_padded_u64"];
+/// `transpose_swizzled_*`, indexed by [`crate::Width`].
+pub const TRANSPOSE_SWIZZLED: [&str; 4] =
+    ["transpose_swizzled_u8", "transpose_swizzled_u16", "transpose_swizzled_u32", "transpose_swizzled_u64"];
+
+/// `transpose_*`, the tuned transpose, indexed by [`crate::Width`].
+pub const TRANSPOSE_TUNED: [&str; 4] = ["transpose_u8", "transpose_u16", "transpose_u32", "transpose_u64"];
+
 /// Every kernel entry the host uses. [`crate::Gpu::new`] loads each one and fails if any is
 /// missing; a CPU test checks each is an `.entry` of [`PTX`].
-pub const ALL: &[&str] = &[COPY_BYTES, TRANSPOSE_NAIVE[0], TRANSPOSE_NAIVE[1], TRANSPOSE_NAIVE[2], TRANSPOSE_NAIVE[3]];
+pub const ALL: &[&str] = &[
+    COPY_BYTES,
+    TRANSPOSE_NAIVE[0],
+    TRANSPOSE_NAIVE[1],
+    TRANSPOSE_NAIVE[2],
+    TRANSPOSE_NAIVE[3],
+    TRANSPOSE_TILED[0],
+    TRANSPOSE_TILED[1],
+    TRANSPOSE_TILED[2],
+    TRANSPOSE_TILED[3],
+    TRANSPOSE_PADDED[0],
+    TRANSPOSE_PADDED[1],
+    TRANSPOSE_PADDED[2],
+    TRANSPOSE_PADDED[3],
+    TRANSPOSE_SWIZZLED[0],
+    TRANSPOSE_SWIZZLED[1],
+    TRANSPOSE_SWIZZLED[2],
+    TRANSPOSE_SWIZZLED[3],
+    TRANSPOSE_TUNED[0],
+    TRANSPOSE_TUNED[1],
+    TRANSPOSE_TUNED[2],
+    TRANSPOSE_TUNED[3],
+];
 
 /// The `.entry` names defined in `ptx`.
 pub fn entries(ptx: &str) -> Vec<&str> {

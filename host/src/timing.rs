@@ -3,7 +3,7 @@
 use cudarc::driver::CudaEvent;
 use cudarc::driver::sys::CUevent_flags;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::gpu::Gpu;
 
 /// Summary of repeated timings, in milliseconds.
@@ -51,19 +51,25 @@ impl<'g> Timer<'g> {
         Ok(Timer { gpu, start: gpu.context().new_event(flags)?, stop: gpu.context().new_event(flags)? })
     }
 
-    /// Milliseconds of device time that the work `f` queues takes.
-    pub fn time(&self, f: impl FnOnce() -> Result<()>) -> Result<f64> {
-        self.start.record(self.gpu.stream())?;
+    /// Milliseconds of device time that the work `f` queues takes. Generic over the error so
+    /// that callers can time work that fails in their own error type (cuBLAS calls, say).
+    pub fn time<E: From<Error>>(&self, f: impl FnOnce() -> Result<(), E>) -> Result<f64, E> {
+        self.start.record(self.gpu.stream()).map_err(Error::from)?;
         f()?;
-        self.stop.record(self.gpu.stream())?;
-        self.stop.synchronize()?;
-        Ok(self.start.elapsed_ms(&self.stop)? as f64)
+        self.stop.record(self.gpu.stream()).map_err(Error::from)?;
+        self.stop.synchronize().map_err(Error::from)?;
+        Ok(self.start.elapsed_ms(&self.stop).map_err(Error::from)? as f64)
     }
 }
 
 /// Runs `f(i)` `warmup` times untimed, then `runs` times each between its own pair of events,
 /// and returns the statistics. `i` counts all calls, so `f` can rotate among buffer sets.
-pub fn measure(gpu: &Gpu, warmup: usize, runs: usize, mut f: impl FnMut(usize) -> Result<()>) -> Result<Stats> {
+pub fn measure<E: From<Error>>(
+    gpu: &Gpu,
+    warmup: usize,
+    runs: usize,
+    mut f: impl FnMut(usize) -> Result<(), E>,
+) -> Result<Stats, E> {
     let runs = runs.max(1);
     let timer = Timer::new(gpu)?;
     for i in 0..warmup {

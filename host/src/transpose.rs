@@ -8,7 +8,7 @@ use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::gpu::{DeviceBuffer, Gpu, Launch};
 use crate::kernels;
-use bankwise_layout::transpose::{BLOCK_ROWS, TILE, grid};
+use bankwise_layout::transpose::{BLOCK_ROWS, TILE, TileLayout, grid, grid_of, tuned};
 
 /// The shape of a transpose's input: `batch` row-major matrices of `rows × cols` elements,
 /// stored one after another. The output has shape `[batch, cols, rows]`.
@@ -75,29 +75,66 @@ impl fmt::Display for Shape {
     }
 }
 
-/// The transpose kernels, one rung of the ladder each (see `docs/benchmarks.md` for figures).
+/// The transpose kernels, one rung of the ladder each; each changes one thing from the one
+/// before. Figures: `docs/benchmarks.md`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum TransposeKernel {
     /// `transpose_naive`: coalesced reads, strided writes; no shared memory.
-    #[default]
     Naive,
+    /// `transpose_tiled`: through a 32×32 shared tile, both global sides coalesced; the column
+    /// walk of the tile is a 32-way bank conflict for 4-byte elements.
+    Tiled,
+    /// `transpose_padded`: the tile's pitch padded so the column walk is conflict-free.
+    Padded,
+    /// `transpose_swizzled`: an XOR swizzle instead of padding; conflict-free, no wasted bytes.
+    Swizzled,
+    /// `transpose`: the tuned kernel and the library's default: 16-byte vectors on both
+    /// global sides, larger tiles, a vector-granular swizzle. Shapes whose rows or columns are
+    /// not a multiple of the vector's element count (16 / element size) use `Swizzled`.
+    #[default]
+    Tuned,
 }
 
 impl TransposeKernel {
     /// Every kernel, in ladder order.
-    pub const ALL: [TransposeKernel; 1] = [TransposeKernel::Naive];
+    pub const ALL: [TransposeKernel; 5] = [
+        TransposeKernel::Naive,
+        TransposeKernel::Tiled,
+        TransposeKernel::Padded,
+        TransposeKernel::Swizzled,
+        TransposeKernel::Tuned,
+    ];
 
     /// The kernel's name, as in the PTX without the width suffix.
     pub const fn name(self) -> &'static str {
         match self {
             TransposeKernel::Naive => "transpose_naive",
+            TransposeKernel::Tiled => "transpose_tiled",
+            TransposeKernel::Padded => "transpose_padded",
+            TransposeKernel::Swizzled => "transpose_swizzled",
+            TransposeKernel::Tuned => "transpose",
+        }
+    }
+
+    /// The shared-memory layout of the 32×32 tile of the ladder's kernels (`None`: the naive
+    /// kernel, which uses no shared memory, and the tuned one, see `bankwise_layout::transpose::tuned`).
+    pub const fn tile_layout(self) -> Option<TileLayout> {
+        match self {
+            TransposeKernel::Naive | TransposeKernel::Tuned => None,
+            TransposeKernel::Tiled => Some(TileLayout::Plain),
+            TransposeKernel::Padded => Some(TileLayout::Padded),
+            TransposeKernel::Swizzled => Some(TileLayout::Swizzled),
         }
     }
 
     const fn entries(self) -> [&'static str; 4] {
         match self {
             TransposeKernel::Naive => kernels::TRANSPOSE_NAIVE,
+            TransposeKernel::Tiled => kernels::TRANSPOSE_TILED,
+            TransposeKernel::Padded => kernels::TRANSPOSE_PADDED,
+            TransposeKernel::Swizzled => kernels::TRANSPOSE_SWIZZLED,
+            TransposeKernel::Tuned => kernels::TRANSPOSE_TUNED,
         }
     }
 }
@@ -107,12 +144,22 @@ impl TransposeKernel {
 pub fn plan<T: Element>(kernel: TransposeKernel, src_len: usize, dst_len: usize, shape: Shape) -> Result<Launch> {
     shape.check_buffers(src_len, dst_len)?;
     let (rows, cols, batch) = (shape.rows as u64, shape.cols as u64, shape.batch as u64);
-    Ok(Launch {
-        kernel: kernel.entries()[T::WIDTH.index()],
-        grid: grid(rows, cols, batch),
-        block: (TILE, BLOCK_ROWS, 1),
-        shared_bytes: 0,
-    })
+    let bytes = T::WIDTH.bytes() as u32;
+    let entry = kernel.entries()[T::WIDTH.index()];
+    if kernel == TransposeKernel::Tuned {
+        if !tuned::fits(rows, cols, bytes) {
+            return plan::<T>(TransposeKernel::Swizzled, src_len, dst_len, shape);
+        }
+        let side = tuned::side(bytes);
+        return Ok(Launch {
+            kernel: entry,
+            grid: grid_of(side, rows, cols, batch),
+            block: (tuned::THREADS, 1, 1),
+            shared_bytes: tuned::tile_bytes(bytes),
+        });
+    }
+    let shared_bytes = kernel.tile_layout().map_or(0, |l| l.tile_bytes(bytes));
+    Ok(Launch { kernel: entry, grid: grid(rows, cols, batch), block: (TILE, BLOCK_ROWS, 1), shared_bytes })
 }
 
 impl Gpu {

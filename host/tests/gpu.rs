@@ -65,6 +65,11 @@ fn main() {
         add(format!("{k}/f32/{big}/past_2^31_bytes"), Box::new(move |g| check_transpose::<f32>(g, kernel, big)));
         let long = Shape::new(3, 715_827_883);
         add(format!("{k}/u8/{long}/past_2^31_elements"), Box::new(move |g| check_transpose::<u8>(g, kernel, long)));
+        // The same limits with dimensions the tuned kernel's vectors can take.
+        let big = Shape::new(46_352, 11_584);
+        add(format!("{k}/f32/{big}/past_2^31_bytes"), Box::new(move |g| check_transpose::<f32>(g, kernel, big)));
+        let long = Shape::new(16, 134_217_744);
+        add(format!("{k}/u8/{long}/past_2^31_elements"), Box::new(move |g| check_transpose::<u8>(g, kernel, long)));
     }
     add("copy/f32/past_2^31_bytes".into(), Box::new(|g| check_copy::<f32>(g, (1 << 29) + 3)));
     add("launchers_reject_bad_arguments".into(), Box::new(launchers_reject_bad_arguments));
@@ -121,6 +126,18 @@ const TRANSPOSE_SHAPES: &[(usize, usize, usize)] = &[
     (2, 1000, 3),
     (70_001, 2, 3),
     (3, 129, 257),
+    // Multiples of 16, so the tuned kernel takes its vector path for every width, with full
+    // and partial tiles, batches, and grids past the y and z limits.
+    (1, 16, 16),
+    (1, 48, 32),
+    (1, 144, 272),
+    (1, 4112, 2064),
+    (3, 64, 48),
+    (2, 128, 4096),
+    (1, 16, 65_536),
+    (1, 65_536, 16),
+    (1, 2_100_000, 16),
+    (70_001, 16, 16),
 ];
 
 /// `n` random elements, none of whose bytes are all [`POISON`].

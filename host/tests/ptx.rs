@@ -64,15 +64,18 @@ fn ptxas_accepts_the_ptx_for_sm70_and_sm90_without_spills_or_local_memory() {
     }
 }
 
-/// The SASS of `kernel` for sm_90.
+/// The SASS of `kernel` for sm_90 (the module is assembled and disassembled once).
 fn sass_of(kernel: &str) -> String {
-    let cubin = scratch(&format!("sass_{kernel}"));
-    tools::assemble(&ptxas("sm_90"), PTX, "sm_90", &cubin).unwrap_or_else(|e| panic!("{e}"));
-    let sass = tools::disassemble(&tool("nvdisasm"), &cubin).unwrap_or_else(|e| panic!("{e}"));
-    tools::sass_by_kernel(&sass)
-        .into_iter()
+    static SASS: std::sync::OnceLock<Vec<(String, String)>> = std::sync::OnceLock::new();
+    let all = SASS.get_or_init(|| {
+        let cubin = scratch("sass_sm_90");
+        tools::assemble(&ptxas("sm_90"), PTX, "sm_90", &cubin).unwrap_or_else(|e| panic!("{e}"));
+        let sass = tools::disassemble(&tool("nvdisasm"), &cubin).unwrap_or_else(|e| panic!("{e}"));
+        tools::sass_by_kernel(&sass)
+    });
+    all.iter()
         .find(|(k, _)| k == kernel)
-        .map(|(_, body)| body)
+        .map(|(_, body)| body.clone())
         .unwrap_or_else(|| panic!("no SASS for {kernel}"))
 }
 
@@ -116,4 +119,26 @@ fn ptxas_report_parser_reads_every_field() {
             spill_loads: 8
         }
     );
+}
+
+#[test]
+fn tile_transposes_go_through_shared_memory() {
+    for kernel in ["transpose_tiled", "transpose_padded", "transpose_swizzled"] {
+        for width in ["u8", "u16", "u32", "u64"] {
+            let sass = sass_of(&format!("{kernel}_{width}"));
+            for op in ["LDS", "STS", "BAR.SYNC"] {
+                assert!(sass.contains(op), "{kernel}_{width} must use {op}:\n{sass}");
+            }
+        }
+    }
+}
+
+#[test]
+fn tuned_transpose_moves_16_byte_vectors_through_shared_memory() {
+    for width in ["u8", "u16", "u32", "u64"] {
+        let sass = sass_of(&format!("transpose_{width}"));
+        for op in ["LDG.E.128", "STG.E.128", "STS.128", "BAR.SYNC"] {
+            assert!(sass.contains(op), "transpose_{width} must use {op}:\n{sass}");
+        }
+    }
 }

@@ -101,3 +101,54 @@ fn opening_a_gpu_without_a_driver_says_so() {
     assert!(matches!(err, Error::NoDriver(_)), "{err:?}");
     assert!(err.to_string().starts_with("no CUDA driver"), "{err}");
 }
+
+#[test]
+fn ladder_kernels_get_the_shared_memory_of_their_tile() {
+    let shape = Shape::new(64, 64);
+    let shared = |k, bytes: usize| {
+        match bytes {
+            1 => transpose::plan::<u8>(k, 4096, 4096, shape),
+            2 => transpose::plan::<u16>(k, 4096, 4096, shape),
+            4 => transpose::plan::<f32>(k, 4096, 4096, shape),
+            _ => transpose::plan::<f64>(k, 4096, 4096, shape),
+        }
+        .unwrap()
+        .shared_bytes
+    };
+    for bytes in [1, 2, 4, 8] {
+        assert_eq!(shared(TransposeKernel::Naive, bytes), 0);
+        assert_eq!(shared(TransposeKernel::Tiled, bytes), 32 * 32 * bytes as u32);
+        assert_eq!(shared(TransposeKernel::Swizzled, bytes), 32 * 32 * bytes as u32);
+    }
+    // One extra 4-byte word per row for sub-word elements, one element otherwise.
+    assert_eq!(shared(TransposeKernel::Padded, 1), 32 * 36);
+    assert_eq!(shared(TransposeKernel::Padded, 2), 32 * 34 * 2);
+    assert_eq!(shared(TransposeKernel::Padded, 4), 32 * 33 * 4);
+    assert_eq!(shared(TransposeKernel::Padded, 8), 32 * 33 * 8);
+}
+
+#[test]
+fn tuned_transpose_takes_vectors_where_rows_and_columns_allow_and_falls_back_otherwise() {
+    let aligned = Shape::new(8192, 8192);
+    let n = aligned.elements().unwrap();
+    let plan = transpose::plan::<f32>(TransposeKernel::Tuned, n, n, aligned).unwrap();
+    assert_eq!(
+        (plan.kernel, plan.grid, plan.block, plan.shared_bytes),
+        ("transpose_u32", (128, 128, 1), (256, 1, 1), 16384)
+    );
+    let plan = transpose::plan::<f64>(TransposeKernel::Tuned, n, n, aligned).unwrap();
+    assert_eq!((plan.kernel, plan.grid, plan.shared_bytes), ("transpose_u64", (256, 256, 1), 8192));
+    let plan = transpose::plan::<u8>(TransposeKernel::Tuned, n, n, aligned).unwrap();
+    assert_eq!((plan.kernel, plan.grid, plan.shared_bytes), ("transpose_u8", (64, 64, 1), 16384));
+    // 16 / 4 = 4 elements per vector: 8191 rows cannot be read as vectors, 4100 can.
+    for (shape, kernel) in [
+        (Shape::new(8191, 8193), "transpose_swizzled_u32"),
+        (Shape::new(4100, 8193), "transpose_swizzled_u32"),
+        (Shape::new(4100, 8188), "transpose_u32"),
+        (Shape::batched(3, 4, 12), "transpose_u32"),
+    ] {
+        let n = shape.elements().unwrap();
+        assert_eq!(transpose::plan::<i32>(TransposeKernel::Tuned, n, n, shape).unwrap().kernel, kernel, "{shape}");
+    }
+    assert_eq!(TransposeKernel::default(), TransposeKernel::Tuned);
+}

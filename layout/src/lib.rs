@@ -4,7 +4,50 @@
 //! Everything here is a plain `const fn` over integers, so the host can compute the exact
 //! shared-memory and global addresses a kernel touches: the bank-conflict model and the tests
 //! reason about the very functions the GPU executes, not about a copy of them.
-#![no_std]
+#![cfg_attr(not(test), no_std)]
 
 pub mod copy;
 pub mod transpose;
+
+#[cfg(test)]
+mod tests {
+    use crate::transpose::{TileLayout, tuned};
+
+    #[test]
+    fn tile_layouts_are_permutations_inside_their_footprint() {
+        for elem in [1, 2, 4, 8] {
+            for layout in [TileLayout::Plain, TileLayout::Padded, TileLayout::Swizzled] {
+                let mut seen = std::collections::HashSet::new();
+                for r in 0..32 {
+                    for c in 0..32 {
+                        let o = layout.offset(r, c, elem);
+                        assert!(o * elem < layout.tile_bytes(elem), "{layout:?} {elem}: ({r},{c}) outside the tile");
+                        assert!(seen.insert(o), "{layout:?} {elem}: ({r},{c}) collides");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn tuned_tile_is_a_permutation_and_roles_cover_the_tile_once() {
+        for elem in [1, 2, 4, 8] {
+            let side = tuned::side(elem);
+            let mut seen = std::collections::HashSet::new();
+            for r in 0..side {
+                for c in 0..side {
+                    let o = tuned::offset(r, c, elem);
+                    assert!(o < side * side && seen.insert(o), "elem {elem}: ({r},{c})");
+                }
+            }
+            let mut roles = std::collections::HashSet::new();
+            for idx in 0..tuned::vectors_per_thread(elem) * tuned::THREADS {
+                let (j, u) = tuned::store_role(idx, elem);
+                assert!(j < side && u < tuned::vectors_per_row(elem), "elem {elem}: role ({j},{u})");
+                assert!(roles.insert((j, u)));
+            }
+            assert_eq!(tuned::tile_bytes(elem) % 16, 0);
+            assert!(tuned::tile_bytes(elem) <= 48 * 1024, "fits the default shared-memory limit");
+        }
+    }
+}

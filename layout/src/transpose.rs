@@ -22,7 +22,13 @@ pub const fn tiles(n: u64) -> u64 {
 /// z over the batch. Each is capped at the hardware limit; the kernels walk the rest with
 /// grid-stride loops, so every shape the memory can hold is covered.
 pub const fn grid(rows: u64, cols: u64, batch: u64) -> (u32, u32, u32) {
-    (cap(tiles(cols), MAX_GRID_X), cap(tiles(rows), MAX_GRID_YZ), cap(batch, MAX_GRID_YZ))
+    grid_of(TILE, rows, cols, batch)
+}
+
+/// [`grid`] for square tiles of `tile` elements.
+pub const fn grid_of(tile: u32, rows: u64, cols: u64, batch: u64) -> (u32, u32, u32) {
+    let t = tile as u64;
+    (cap(cols.div_ceil(t), MAX_GRID_X), cap(rows.div_ceil(t), MAX_GRID_YZ), cap(batch, MAX_GRID_YZ))
 }
 
 const fn cap(n: u64, max: u32) -> u32 {
@@ -87,5 +93,84 @@ pub const fn padded_pitch(elem_bytes: u32) -> u32 {
         1 => TILE + 4,
         2 => TILE + 2,
         _ => TILE + 1,
+    }
+}
+
+/// The tuned transpose (`transpose_*`): 16-byte vectors on both global sides.
+///
+/// A block of [`tuned::THREADS`] threads moves a square tile of [`tuned::side`] elements. It
+/// reads the tile as 16-byte vectors along input rows and stores them whole into shared memory
+/// (`STS.128`); then each thread gathers the `16 / elem_bytes` elements of one output vector
+/// down a tile column and writes them as one 16-byte store. Needs `rows` and `cols` to be
+/// multiples of the vector's element count (so every row starts 16-byte aligned); other shapes
+/// take the swizzled kernel.
+pub mod tuned {
+    /// Threads per block.
+    pub const THREADS: u32 = 256;
+
+    /// Elements per 16-byte vector.
+    pub const fn vector(elem_bytes: u32) -> u32 {
+        16 / elem_bytes
+    }
+
+    /// Tile side in elements: 256-byte row segments for 2-, 4- and 8-byte elements, 128 bytes
+    /// for 1-byte ones (256 would need 64 KiB of shared memory). 8-byte elements take 32 rather
+    /// than 64 so that a thread holds 2 vectors, not 8: 8 needed 94–155 registers (ptxas 13/12),
+    /// which left room for only two blocks per SM.
+    pub const fn side(elem_bytes: u32) -> u32 {
+        match elem_bytes {
+            1 | 2 => 128,
+            4 => 64,
+            _ => 32,
+        }
+    }
+
+    /// 16-byte vectors per tile row.
+    pub const fn vectors_per_row(elem_bytes: u32) -> u32 {
+        side(elem_bytes) / vector(elem_bytes)
+    }
+
+    /// 16-byte vectors each thread moves per tile.
+    pub const fn vectors_per_thread(elem_bytes: u32) -> u32 {
+        side(elem_bytes) * vectors_per_row(elem_bytes) / THREADS
+    }
+
+    /// Shared memory per block in bytes: the tile, unpadded.
+    pub const fn tile_bytes(elem_bytes: u32) -> u32 {
+        side(elem_bytes) * side(elem_bytes) * elem_bytes
+    }
+
+    /// Whether a `rows × cols` matrix of `elem_bytes`-byte elements suits the vector kernel.
+    pub const fn fits(rows: u64, cols: u64, elem_bytes: u32) -> bool {
+        let v = vector(elem_bytes) as u64;
+        rows.is_multiple_of(v) && cols.is_multiple_of(v)
+    }
+
+    /// The swizzled position of vector `v` in tile row `r`: XOR with the row's vector group
+    /// (mod 8). Whole vectors move, so the row write stays one `STS.128` per lane and every
+    /// quarter-warp covers all 32 banks; the column gather (8 lanes on 8 row groups × 4
+    /// output rows) lands on 32 distinct banks.
+    #[inline(always)]
+    pub const fn swizzle(r: u32, v: u32, elem_bytes: u32) -> u32 {
+        v ^ ((r / vector(elem_bytes)) & 7)
+    }
+
+    /// Element offset of tile element `(r, c)` in the swizzled tile.
+    #[inline(always)]
+    pub const fn offset(r: u32, c: u32, elem_bytes: u32) -> u32 {
+        let v = vector(elem_bytes);
+        r * side(elem_bytes) + swizzle(r, c / v, elem_bytes) * v + c % v
+    }
+
+    /// The output-phase role of thread-slot `idx` (`k * THREADS + thread`): which output row
+    /// `j` (input column) and which output vector `u` (input rows `u·V .. u·V+V`) it writes.
+    /// A warp covers 4 output rows × 8 consecutive vectors: 128-byte global stores, and a
+    /// conflict-free gather.
+    #[inline(always)]
+    pub const fn store_role(idx: u32, elem_bytes: u32) -> (u32, u32) {
+        let groups = vectors_per_row(elem_bytes) / 8;
+        let (u_low, q) = (idx & 7, idx >> 3);
+        let (j_low, q2) = (q & 3, q >> 2);
+        ((q2 / groups) * 4 + j_low, (q2 % groups) * 8 + u_low)
     }
 }

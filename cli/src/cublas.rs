@@ -1,0 +1,76 @@
+//! cuBLAS `geam` as the vendor transpose baseline: `C = 1·Aᵀ + 0·C`, loaded through cudarc.
+
+use anyhow::{Result, bail};
+use bankwise::{DeviceBuffer, Gpu, Shape};
+use cudarc::cublas::{CudaBlas, sys};
+use cudarc::driver::{DevicePtr, DevicePtrMut};
+
+/// A cuBLAS handle on the GPU's stream; `None` where libcublas cannot be loaded.
+pub fn open(gpu: &Gpu) -> Option<CudaBlas> {
+    if !unsafe { sys::is_culib_present() } {
+        eprintln!("cuBLAS not found (libcublas): the geam baseline is skipped");
+        return None;
+    }
+    CudaBlas::new(gpu.stream().clone()).map_err(|e| eprintln!("cuBLAS handle failed: {e}")).ok()
+}
+
+/// Element types cuBLAS transposes with `geam`.
+pub trait Geam: bankwise::Element {
+    /// Queues `dst = srcᵀ` for one row-major `shape` matrix.
+    fn geam(
+        blas: &CudaBlas,
+        gpu: &Gpu,
+        src: &DeviceBuffer<Self>,
+        dst: &mut DeviceBuffer<Self>,
+        shape: Shape,
+    ) -> Result<()>;
+}
+
+macro_rules! geam {
+    ($t:ty, $f:ident) => {
+        impl Geam for $t {
+            fn geam(
+                blas: &CudaBlas,
+                gpu: &Gpu,
+                src: &DeviceBuffer<$t>,
+                dst: &mut DeviceBuffer<$t>,
+                shape: Shape,
+            ) -> Result<()> {
+                if shape.batch != 1 {
+                    bail!("geam transposes one matrix at a time");
+                }
+                // Row-major rows×cols is column-major cols×rows (lda = cols); the row-major
+                // cols×rows result is column-major rows×cols (ldc = rows). B aliases C with
+                // beta = 0, which cuBLAS allows.
+                let (m, n) = (shape.rows as i64, shape.cols as i64);
+                let (one, zero): ($t, $t) = (1.0, 0.0);
+                let (a, _ra) = src.as_cuda_slice().device_ptr(gpu.stream());
+                let (c, _rc) = dst.as_cuda_slice_mut().device_ptr_mut(gpu.stream());
+                let status = unsafe {
+                    sys::$f(
+                        *blas.handle(),
+                        sys::cublasOperation_t::CUBLAS_OP_T,
+                        sys::cublasOperation_t::CUBLAS_OP_N,
+                        m,
+                        n,
+                        &one,
+                        a as *const $t,
+                        n,
+                        &zero,
+                        c as *const $t,
+                        m,
+                        c as *mut $t,
+                        m,
+                    )
+                };
+                if status != sys::cublasStatus_t::CUBLAS_STATUS_SUCCESS {
+                    bail!("cublas geam failed: {status:?}");
+                }
+                Ok(())
+            }
+        }
+    };
+}
+
+geam!(f32, cublasSgeam_64);
+geam!(f64, cublasDgeam_64);
