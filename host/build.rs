@@ -96,6 +96,10 @@ fn build_ptx(kernels: &Path) -> Result<PathBuf, String> {
         .arg("--target-dir")
         .arg(&target_dir)
         .args(["--", "--emit=asm", "-C", &format!("target-cpu={TARGET_CPU}"), "-C", "linker=true"])
+        // The tuned kernels keep a few 16-byte vectors per thread in arrays walked by short
+        // loops; LLVM's default unroll threshold leaves some of those loops rolled, and a
+        // rolled loop over an array puts the array in local memory (ptxas: stack frame).
+        .args(["-C", "llvm-args=-unroll-threshold=1500"])
         .status()
         .map_err(|e| format!("cannot run cargo from {toolchain}: {e}"))?;
     if !status.success() {

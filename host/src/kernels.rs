@@ -23,6 +23,10 @@ pub const TRANSPOSE_SWIZZLED: [&str; 4] =
 /// `transpose_*`, the tuned transpose, indexed by [`crate::Width`].
 pub const TRANSPOSE_TUNED: [&str; 4] = ["transpose_u8", "transpose_u16", "transpose_u32", "transpose_u64"];
 
+/// `transpose_unaligned_*` for 4- and 8-byte elements (the tuned transpose of shapes whose
+/// rows are not 16-byte aligned).
+pub const TRANSPOSE_UNALIGNED: [&str; 2] = ["transpose_unaligned_u32", "transpose_unaligned_u64"];
+
 /// Every kernel entry the host uses. [`crate::Gpu::new`] loads each one and fails if any is
 /// missing; a CPU test checks each is an `.entry` of [`PTX`].
 pub const ALL: &[&str] = &[
@@ -47,6 +51,8 @@ pub const ALL: &[&str] = &[
     TRANSPOSE_TUNED[1],
     TRANSPOSE_TUNED[2],
     TRANSPOSE_TUNED[3],
+    TRANSPOSE_UNALIGNED[0],
+    TRANSPOSE_UNALIGNED[1],
 ];
 
 /// The `.entry` names defined in `ptx`.

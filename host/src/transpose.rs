@@ -8,7 +8,7 @@ use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::gpu::{DeviceBuffer, Gpu, Launch};
 use crate::kernels;
-use bankwise_layout::transpose::{BLOCK_ROWS, TILE, TileLayout, grid, grid_of, tuned};
+use bankwise_layout::transpose::{BLOCK_ROWS, MAX_GRID_X, TILE, TileLayout, grid, tuned};
 
 /// The shape of a transpose's input: `batch` row-major matrices of `rows × cols` elements,
 /// stored one after another. The output has shape `[batch, cols, rows]`.
@@ -147,16 +147,18 @@ pub fn plan<T: Element>(kernel: TransposeKernel, src_len: usize, dst_len: usize,
     let bytes = T::WIDTH.bytes() as u32;
     let entry = kernel.entries()[T::WIDTH.index()];
     if kernel == TransposeKernel::Tuned {
-        if !tuned::fits(rows, cols, bytes) {
+        // A persistent grid: one block per tile at most; the launcher caps it at the blocks the
+        // device holds at once.
+        let tiles = tuned::Tiles::new(tuned::side(bytes), rows, cols, batch).total;
+        let grid = (tiles.min(MAX_GRID_X as u64) as u32, 1, 1);
+        let (entry, shared_bytes) = if tuned::aligned(rows, cols, bytes) {
+            (entry, tuned::tile_bytes(bytes))
+        } else if bytes >= 4 {
+            (kernels::TRANSPOSE_UNALIGNED[T::WIDTH.index() - 2], tuned::unaligned::tile_bytes(bytes))
+        } else {
             return plan::<T>(TransposeKernel::Swizzled, src_len, dst_len, shape);
-        }
-        let side = tuned::side(bytes);
-        return Ok(Launch {
-            kernel: entry,
-            grid: grid_of(side, rows, cols, batch),
-            block: (tuned::THREADS, 1, 1),
-            shared_bytes: tuned::tile_bytes(bytes),
-        });
+        };
+        return Ok(Launch { kernel: entry, grid, block: (tuned::THREADS, 1, 1), shared_bytes });
     }
     let shared_bytes = kernel.tile_layout().map_or(0, |l| l.tile_bytes(bytes));
     Ok(Launch { kernel: entry, grid: grid(rows, cols, batch), block: (TILE, BLOCK_ROWS, 1), shared_bytes })
@@ -188,7 +190,10 @@ impl Gpu {
         dst: &mut DeviceBuffer<T>,
         shape: Shape,
     ) -> Result<()> {
-        let launch = plan::<T>(kernel, src.len(), dst.len(), shape)?;
+        let mut launch = plan::<T>(kernel, src.len(), dst.len(), shape)?;
+        if kernel == TransposeKernel::Tuned {
+            launch.grid.0 = launch.grid.0.min(self.resident_blocks(&launch)?);
+        }
         let (rows, cols, batch) = (shape.rows as u64, shape.cols as u64, shape.batch as u64);
         // Safety: `plan` checked that both buffers hold exactly batch·rows·cols elements; the
         // kernels cover the grid with bounds-checked grid-stride loops.

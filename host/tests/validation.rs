@@ -131,24 +131,33 @@ fn ladder_kernels_get_the_shared_memory_of_their_tile() {
 fn tuned_transpose_takes_vectors_where_rows_and_columns_allow_and_falls_back_otherwise() {
     let aligned = Shape::new(8192, 8192);
     let n = aligned.elements().unwrap();
+    // A persistent 1-D grid of at most one block per tile (64² tiles for f32, 32² for f64,
+    // 128² for u8); the launcher caps it at the blocks the device holds at once.
     let plan = transpose::plan::<f32>(TransposeKernel::Tuned, n, n, aligned).unwrap();
     assert_eq!(
         (plan.kernel, plan.grid, plan.block, plan.shared_bytes),
-        ("transpose_u32", (128, 128, 1), (256, 1, 1), 16384)
+        ("transpose_u32", (128 * 128, 1, 1), (256, 1, 1), 16384)
     );
     let plan = transpose::plan::<f64>(TransposeKernel::Tuned, n, n, aligned).unwrap();
-    assert_eq!((plan.kernel, plan.grid, plan.shared_bytes), ("transpose_u64", (256, 256, 1), 8192));
+    assert_eq!((plan.kernel, plan.grid, plan.shared_bytes), ("transpose_u64", (256 * 256, 1, 1), 8192));
     let plan = transpose::plan::<u8>(TransposeKernel::Tuned, n, n, aligned).unwrap();
-    assert_eq!((plan.kernel, plan.grid, plan.shared_bytes), ("transpose_u8", (64, 64, 1), 16384));
-    // 16 / 4 = 4 elements per vector: 8191 rows cannot be read as vectors, 4100 can.
+    assert_eq!((plan.kernel, plan.grid, plan.shared_bytes), ("transpose_u8", (64 * 64, 1, 1), 16384));
+    // 16 / 4 = 4 elements per vector: rows of 8193 floats do not all start 16-byte aligned.
     for (shape, kernel) in [
-        (Shape::new(8191, 8193), "transpose_swizzled_u32"),
-        (Shape::new(4100, 8193), "transpose_swizzled_u32"),
+        (Shape::new(8191, 8193), "transpose_unaligned_u32"),
+        (Shape::new(4100, 8193), "transpose_unaligned_u32"),
         (Shape::new(4100, 8188), "transpose_u32"),
         (Shape::batched(3, 4, 12), "transpose_u32"),
+        (Shape::batched(3, 5, 12), "transpose_unaligned_u32"),
     ] {
         let n = shape.elements().unwrap();
         assert_eq!(transpose::plan::<i32>(TransposeKernel::Tuned, n, n, shape).unwrap().kernel, kernel, "{shape}");
     }
+    let odd = Shape::new(8191, 8193);
+    let n = odd.elements().unwrap();
+    let plan = transpose::plan::<f64>(TransposeKernel::Tuned, n, n, odd).unwrap();
+    assert_eq!((plan.kernel, plan.shared_bytes), ("transpose_unaligned_u64", 32 * 33 * 8));
+    // 1- and 2-byte elements of unaligned shapes take the swizzled ladder kernel.
+    assert_eq!(transpose::plan::<u16>(TransposeKernel::Tuned, n, n, odd).unwrap().kernel, "transpose_swizzled_u16");
     assert_eq!(TransposeKernel::default(), TransposeKernel::Tuned);
 }

@@ -8,7 +8,8 @@ use crate::device::{
     block_x, block_y, block_z, dynamic_shared, grid_dim_x, grid_dim_y, grid_dim_z, load_global_v4, store_global_v4,
     sync_threads, thread_x, thread_y,
 };
-use bankwise_layout::transpose::{BLOCK_ROWS, TILE, TileLayout, offset, tuned};
+use bankwise_layout::transpose::tuned::{self, Tiles, unaligned};
+use bankwise_layout::transpose::{BLOCK_ROWS, TILE, TileLayout, offset};
 
 /// Calls `tile(b, first_row, first_col)` for every `side × side` tile this block owns.
 #[inline(always)]
@@ -127,19 +128,51 @@ unsafe fn transpose_swizzled<T: Copy>(dst: *mut T, src: *const T, rows: u64, col
 #[repr(C, align(16))]
 struct Vector([u32; 4]);
 
+/// The persistent, software-pipelined tile loop of the tuned kernels. A block walks tiles
+/// `blockIdx.x, +gridDim.x, …`; for each it `stage`s the registers `held` into shared memory,
+/// then issues `load` of its *next* tile into `held` before `store` writes this tile out, so
+/// the next tile's global loads are in flight while this one is stored.
+#[inline(always)]
+fn pipelined<H>(
+    tiles: &Tiles,
+    held: &mut H,
+    mut load: impl FnMut((u64, u64, u64), &mut H),
+    mut stage: impl FnMut((u64, u64, u64), &H),
+    mut store: impl FnMut((u64, u64, u64)),
+) {
+    let stride = grid_dim_x() as u64;
+    let mut id = block_x() as u64;
+    if id < tiles.total {
+        load(tiles.locate(id), held);
+    }
+    while id < tiles.total {
+        let here = tiles.locate(id);
+        stage(here, held);
+        sync_threads();
+        let next = id + stride;
+        if next < tiles.total {
+            load(tiles.locate(next), held);
+        }
+        store(here);
+        // The next stage overwrites shared memory: everyone must be done reading this tile.
+        sync_threads();
+        id = next;
+    }
+}
+
 /// Step 5, `transpose`: the tuned kernel the library uses by default. It changes, from
 /// `transpose_swizzled`:
 /// - 16-byte global loads and stores on both sides (`LDG.E.128`/`STG.E.128`) instead of one
 ///   element per access, so a warp moves 512 bytes per instruction;
-/// - `N` vectors per thread, all loads issued before the first shared store: many bytes in
-///   flight per SM without a huge grid;
-/// - tiles whose rows are 256 bytes (128 bytes for 1-byte elements) instead of 32 elements,
-///   so DRAM streams longer runs;
-/// - a swizzle at vector granularity (`tuned::swizzle`) so the row write is one `STS.128`
-///   per lane and the column gather is conflict-free.
+/// - tiles whose rows are 256 bytes (128 for 1-byte elements) instead of 32 elements, so DRAM
+///   streams longer runs;
+/// - a swizzle at vector granularity (`tuned::swizzle`) so the row write is one `STS.128` per
+///   lane and the column gather is conflict-free;
+/// - a persistent grid that has the next tile's loads in flight while it stores this one.
 ///
 /// `V` is the vector's element count and `N` the vectors per thread (`tuned::vectors_per_thread`).
-/// Needs `rows` and `cols` to be multiples of `V` (the host falls back to the swizzled kernel).
+/// Needs every row of the input and output to start 16-byte aligned (`tuned::aligned`);
+/// other shapes take [`transpose_unaligned`].
 #[inline(always)]
 unsafe fn transpose_vectorized<T: Copy, const V: usize, const N: usize>(
     dst: *mut T,
@@ -155,14 +188,12 @@ unsafe fn transpose_vectorized<T: Copy, const V: usize, const N: usize>(
     let t = thread_x();
     let rows_per_k = tuned::THREADS / per_row;
     let (tr, tv) = (t / per_row, t % per_row);
-    for_each_tile(side, rows, cols, batch, |b, r0, c0| {
-        let interior = r0 + side as u64 <= rows && c0 + side as u64 <= cols;
+    let load = |(b, r0, c0): (u64, u64, u64), held: &mut [[u32; 4]; N]| {
         let (first_r, first_c) = (r0 + tr as u64, c0 + (tv * V as u32) as u64);
         let first = unsafe { src.add(offset(b, first_r, first_c, rows, cols) as usize) };
         let step = rows_per_k as usize * cols as usize;
-        let mut held = [[0u32; 4]; N];
-        if interior {
-            // No per-load predicate: all N loads issue back to back.
+        if r0 + side as u64 <= rows && c0 + side as u64 <= cols {
+            // An interior tile: no per-load predicate, so all N loads issue back to back.
             for (k, h) in held.iter_mut().enumerate() {
                 *h = unsafe { load_global_v4(first.add(k * step).cast()) };
             }
@@ -173,12 +204,16 @@ unsafe fn transpose_vectorized<T: Copy, const V: usize, const N: usize>(
                 }
             }
         }
+    };
+    let stage = |_, held: &[[u32; 4]; N]| {
         for (k, h) in held.iter().enumerate() {
             let r = tr + k as u32 * rows_per_k;
             unsafe { tile.add((r * per_row + tuned::swizzle(r, tv, size)) as usize).write(Vector(*h)) };
         }
-        sync_threads();
-        let elems = tile.cast::<T>();
+    };
+    let elems = tile.cast::<T>();
+    let store = |(b, r0, c0): (u64, u64, u64)| {
+        let interior = r0 + side as u64 <= rows && c0 + side as u64 <= cols;
         for k in 0..N as u32 {
             let (j, u) = tuned::store_role(k * tuned::THREADS + t, size);
             let (out_r, out_c) = (c0 + j as u64, r0 + (u * V as u32) as u64);
@@ -191,8 +226,113 @@ unsafe fn transpose_vectorized<T: Copy, const V: usize, const N: usize>(
                 unsafe { store_global_v4(dst.add(offset(b, out_r, out_c, cols, rows) as usize).cast(), packed) };
             }
         }
-        sync_threads();
-    });
+    };
+    pipelined(&Tiles::new(side, rows, cols, batch), &mut [[0u32; 4]; N], load, stage, store);
+}
+
+/// `transpose` for shapes whose rows do not all start 16-byte aligned (a dimension that is not
+/// a multiple of `16 / size`, such as 8191 × 8193 f32). Vectors still move on both global
+/// sides: each tile row is read as the window of `side / V + 1` aligned vectors that covers
+/// it, and the elements are written into a padded shared tile one by one (the window's
+/// misalignment differs from row to row); each output row is written as `side / V + 1`
+/// aligned chunks, whole chunks as 16-byte stores and the two partial ones at its ends
+/// element by element. `N` is `tuned::unaligned::slots_per_thread`.
+#[inline(always)]
+unsafe fn transpose_unaligned<T: Copy, const V: usize, const N: usize>(
+    dst: *mut T,
+    src: *const T,
+    rows: u64,
+    cols: u64,
+    batch: u64,
+) {
+    let size = size_of::<T>() as u32;
+    let (side, window, pitch) = (tuned::side(size), unaligned::window(size), unaligned::pitch(size));
+    let (slots, v) = (side * window, V as u64);
+    let total = batch * rows * cols;
+    let tile = dynamic_shared::<T>();
+    let t = thread_x();
+    // Slot `s` of a tile: vector `s % window` of tile row (or output row) `s / window`.
+    let slot = |k: usize| (k as u32 * tuned::THREADS + t, (k as u32 * tuned::THREADS + t) / window);
+    // Element index of the first element of load-slot `s`'s vector, and its column.
+    let window_of = |(b, r0, c0): (u64, u64, u64), s: u32| {
+        let a = offset(b, r0 + (s / window) as u64, c0, rows, cols);
+        let first = a - a % v + (s % window) as u64 * v;
+        (first, (c0 + first) as i64 - a as i64)
+    };
+    let load = |here: (u64, u64, u64), held: &mut [[u32; 4]; N]| {
+        let (_, r0, c0) = here;
+        for (k, h) in held.iter_mut().enumerate() {
+            let (s, r) = slot(k);
+            if s >= slots || r0 + r as u64 >= rows {
+                continue;
+            }
+            let (first, col) = window_of(here, s);
+            if col >= (c0 + side as u64).min(cols) as i64 {
+                continue; // wholly past this tile's columns (or the row)
+            }
+            if first + v <= total {
+                *h = unsafe { load_global_v4(src.add(first as usize).cast()) };
+            } else {
+                // The buffer's last, partial vector: element by element, never past the end.
+                // Safety: the kernels' element types are integers, for which zero is valid.
+                let mut e: [T; V] = unsafe { core::mem::zeroed() };
+                for (i, x) in e.iter_mut().enumerate() {
+                    if first + (i as u64) < total {
+                        *x = unsafe { src.add(first as usize + i).read() };
+                    }
+                }
+                *h = unsafe { core::mem::transmute_copy(&e) };
+            }
+        }
+    };
+    let stage = |here: (u64, u64, u64), held: &[[u32; 4]; N]| {
+        let (_, r0, c0) = here;
+        let end = (c0 + side as u64).min(cols) as i64;
+        for (k, h) in held.iter().enumerate() {
+            let (s, r) = slot(k);
+            if s >= slots || r0 + r as u64 >= rows {
+                continue;
+            }
+            let (_, col) = window_of(here, s);
+            // Safety: [[u32; 4]] and [T; V] are the same 16 bytes.
+            let e: [T; V] = unsafe { core::mem::transmute_copy(h) };
+            for (i, &x) in e.iter().enumerate() {
+                let c = col + i as i64;
+                if c >= c0 as i64 && c < end {
+                    unsafe { tile.add((r * pitch) as usize + (c - c0 as i64) as usize).write(x) };
+                }
+            }
+        }
+    };
+    let store = |(b, r0, c0): (u64, u64, u64)| {
+        let valid_rows = (rows - r0).min(side as u64) as i64;
+        for k in 0..N {
+            let (s, j) = slot(k);
+            if s >= slots || c0 + j as u64 >= cols {
+                continue;
+            }
+            let d = offset(b, c0 + j as u64, r0, cols, rows);
+            let lead = (d % v) as i64;
+            let chunk = d - lead as u64 + (s % window) as u64 * v;
+            // Element i of the chunk is tile row `first_row + i`.
+            let first_row = (s % window) as i64 * V as i64 - lead;
+            let read = |i: i64| unsafe { tile.add((i as u32 * pitch + j) as usize).read() };
+            if first_row >= 0 && first_row + V as i64 <= valid_rows {
+                let gathered: [T; V] = core::array::from_fn(|i| read(first_row + i as i64));
+                // Safety: [T; V] is exactly 16 bytes of plain data.
+                let packed: [u32; 4] = unsafe { core::mem::transmute_copy(&gathered) };
+                unsafe { store_global_v4(dst.add(chunk as usize).cast(), packed) };
+            } else {
+                for i in 0..V as i64 {
+                    let row = first_row + i;
+                    if row >= 0 && row < valid_rows {
+                        unsafe { dst.add(chunk as usize + i as usize).write(read(row)) };
+                    }
+                }
+            }
+        }
+    };
+    pipelined(&Tiles::new(side, rows, cols, batch), &mut [[0u32; 4]; N], load, stage, store);
 }
 
 /// Instantiates a generic transpose for each element width, as `<kernel>_u8` … `<kernel>_u64`.
@@ -225,27 +365,33 @@ per_width!(transpose_swizzled:
     transpose_swizzled_u8 => u8, transpose_swizzled_u16 => u16,
     transpose_swizzled_u32 => u32, transpose_swizzled_u64 => u64);
 
-/// # Safety
-/// As for the other transposes, and `rows`, `cols` multiples of 16 / element size.
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn transpose_u8(dst: *mut u8, src: *const u8, rows: u64, cols: u64, batch: u64) {
-    unsafe { transpose_vectorized::<u8, 16, 4>(dst, src, rows, cols, batch) }
+/// Instantiates the aligned tuned kernel `transpose_<t>` for an element type, with its vector
+/// size and vectors per thread.
+macro_rules! tuned {
+    ($($t:ty: $name:ident($v:literal, $n:literal)),+ $(,)?) => {$(
+        /// # Safety
+        /// As for the other transposes, and every row of `src` and `dst` 16-byte aligned.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $name(dst: *mut $t, src: *const $t, rows: u64, cols: u64, batch: u64) {
+            unsafe { transpose_vectorized::<$t, $v, $n>(dst, src, rows, cols, batch) }
+        }
+    )+};
 }
-/// # Safety
-/// As for [`transpose_u8`].
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn transpose_u16(dst: *mut u16, src: *const u16, rows: u64, cols: u64, batch: u64) {
-    unsafe { transpose_vectorized::<u16, 8, 8>(dst, src, rows, cols, batch) }
+
+tuned!(u8: transpose_u8(16, 4), u16: transpose_u16(8, 8), u32: transpose_u32(4, 4), u64: transpose_u64(2, 2));
+
+/// Instantiates `transpose_unaligned_<t>` (4- and 8-byte elements only: for 1- and 2-byte ones
+/// the per-element staging of 16 or 8 elements per vector costs more than it saves, and they
+/// take `transpose_swizzled`).
+macro_rules! unaligned {
+    ($($t:ty: $name:ident($v:literal, $n:literal)),+ $(,)?) => {$(
+        /// # Safety
+        /// As for the other transposes; `src` and `dst` start 16-byte aligned.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $name(dst: *mut $t, src: *const $t, rows: u64, cols: u64, batch: u64) {
+            unsafe { transpose_unaligned::<$t, $v, $n>(dst, src, rows, cols, batch) }
+        }
+    )+};
 }
-/// # Safety
-/// As for [`transpose_u8`].
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn transpose_u32(dst: *mut u32, src: *const u32, rows: u64, cols: u64, batch: u64) {
-    unsafe { transpose_vectorized::<u32, 4, 4>(dst, src, rows, cols, batch) }
-}
-/// # Safety
-/// As for [`transpose_u8`].
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn transpose_u64(dst: *mut u64, src: *const u64, rows: u64, cols: u64, batch: u64) {
-    unsafe { transpose_vectorized::<u64, 2, 2>(dst, src, rows, cols, batch) }
-}
+
+unaligned!(u32: transpose_unaligned_u32(4, 5), u64: transpose_unaligned_u64(2, 3));

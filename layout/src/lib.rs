@@ -14,6 +14,16 @@ mod tests {
     use crate::transpose::{TileLayout, tuned};
 
     #[test]
+    fn tiles_are_numbered_band_by_band_and_matrix_by_matrix() {
+        let tiles = tuned::Tiles::new(64, 100, 130, 2); // 2 row bands × 3 column tiles × 2
+        assert_eq!(tiles.total, 12);
+        assert_eq!(tiles.locate(0), (0, 0, 0));
+        assert_eq!(tiles.locate(2), (0, 0, 128));
+        assert_eq!(tiles.locate(3), (0, 64, 0));
+        assert_eq!(tiles.locate(11), (1, 64, 128));
+    }
+
+    #[test]
     fn tile_layouts_are_permutations_inside_their_footprint() {
         for elem in [1, 2, 4, 8] {
             for layout in [TileLayout::Plain, TileLayout::Padded, TileLayout::Swizzled] {
@@ -47,6 +57,13 @@ mod tests {
                 assert!(roles.insert((j, u)));
             }
             assert_eq!(tuned::tile_bytes(elem) % 16, 0);
+            assert!(tuned::unaligned::tile_bytes(elem) <= 48 * 1024);
+            let words = tuned::unaligned::pitch(elem) * elem / 4;
+            assert!(words % 2 == 1 || elem == 8, "odd words per row");
+            let slots = tuned::unaligned::slots_per_thread(elem) * tuned::THREADS;
+            assert!(
+                slots >= side * tuned::unaligned::window(elem) && slots - side * tuned::unaligned::window(elem) < 256
+            );
             assert!(tuned::tile_bytes(elem) <= 48 * 1024, "fits the default shared-memory limit");
         }
     }

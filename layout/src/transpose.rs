@@ -140,10 +140,70 @@ pub mod tuned {
         side(elem_bytes) * side(elem_bytes) * elem_bytes
     }
 
-    /// Whether a `rows × cols` matrix of `elem_bytes`-byte elements suits the vector kernel.
-    pub const fn fits(rows: u64, cols: u64, elem_bytes: u32) -> bool {
+    /// Whether every row of a `rows × cols` matrix of `elem_bytes`-byte elements, and of its
+    /// transpose, starts 16-byte aligned: then the aligned kernel applies, else the unaligned one.
+    pub const fn aligned(rows: u64, cols: u64, elem_bytes: u32) -> bool {
         let v = vector(elem_bytes) as u64;
         rows.is_multiple_of(v) && cols.is_multiple_of(v)
+    }
+
+    /// Tiles of a `[batch, rows, cols]` transpose, numbered row band by row band, matrix by
+    /// matrix. The tuned kernels run a persistent grid that walks these numbers, so a block
+    /// knows its next tile and can have that tile's loads in flight while it stores this one.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct Tiles {
+        side: u64,
+        across: u64,
+        per_matrix: u64,
+        /// Tiles in all.
+        pub total: u64,
+    }
+
+    impl Tiles {
+        /// The tiles of `side × side` elements covering a `[batch, rows, cols]` input.
+        pub const fn new(side: u32, rows: u64, cols: u64, batch: u64) -> Self {
+            let side = side as u64;
+            let across = cols.div_ceil(side);
+            let per_matrix = rows.div_ceil(side) * across;
+            Tiles { side, across, per_matrix, total: per_matrix * batch }
+        }
+
+        /// `(matrix, first row, first column)` of tile `id`.
+        #[inline(always)]
+        pub const fn locate(&self, id: u64) -> (u64, u64, u64) {
+            let (b, rest) = (id / self.per_matrix, id % self.per_matrix);
+            (b, (rest / self.across) * self.side, (rest % self.across) * self.side)
+        }
+    }
+
+    /// The unaligned kernel (`transpose_unaligned_*`): rows start anywhere, so each tile row
+    /// is read as a window of `vectors_per_row + 1` aligned vectors that covers it, and each
+    /// output row is written as `vectors_per_row + 1` aligned chunks, the partial ones at both
+    /// ends element by element.
+    pub mod unaligned {
+        use super::{THREADS, side, vectors_per_row};
+
+        /// Aligned vectors read per tile row, and chunks written per output row.
+        pub const fn window(elem_bytes: u32) -> u32 {
+            vectors_per_row(elem_bytes) + 1
+        }
+
+        /// Vector slots each thread takes per tile (the last round is partly idle).
+        pub const fn slots_per_thread(elem_bytes: u32) -> u32 {
+            (side(elem_bytes) * window(elem_bytes)).div_ceil(THREADS)
+        }
+
+        /// Pitch of the shared tile in elements: one word (or one 8-byte element) more than
+        /// the side, so the element-wise row writes and column gathers spread over the banks,
+        /// as in [`super::super::padded_pitch`].
+        pub const fn pitch(elem_bytes: u32) -> u32 {
+            side(elem_bytes) + if elem_bytes < 4 { 4 / elem_bytes } else { 1 }
+        }
+
+        /// Shared memory per block in bytes.
+        pub const fn tile_bytes(elem_bytes: u32) -> u32 {
+            side(elem_bytes) * pitch(elem_bytes) * elem_bytes
+        }
     }
 
     /// The swizzled position of vector `v` in tile row `r`: XOR with the row's vector group
