@@ -190,10 +190,7 @@ impl Gpu {
         dst: &mut DeviceBuffer<T>,
         shape: Shape,
     ) -> Result<()> {
-        let mut launch = plan::<T>(kernel, src.len(), dst.len(), shape)?;
-        if kernel == TransposeKernel::Tuned {
-            launch.grid.0 = launch.grid.0.min(self.resident_blocks(&launch)?);
-        }
+        let launch = plan::<T>(kernel, src.len(), dst.len(), shape)?;
         let (rows, cols, batch) = (shape.rows as u64, shape.cols as u64, shape.batch as u64);
         // Safety: `plan` checked that both buffers hold exactly batch·rows·cols elements; the
         // kernels cover the grid with bounds-checked grid-stride loops.
