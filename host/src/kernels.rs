@@ -10,9 +10,32 @@ pub const COPY_BYTES: &str = "copy_bytes";
 pub const TRANSPOSE_NAIVE: [&str; 4] =
     ["transpose_naive_u8", "transpose_naive_u16", "transpose_naive_u32", "transpose_naive_u64"];
 
+/// `probe_load_*`, indexed by access width (1, 2, 4, 8, 16 bytes): see [`crate::probe`].
+pub const PROBE_LOAD: [&str; 5] =
+    ["probe_load_u8", "probe_load_u16", "probe_load_u32", "probe_load_u64", "probe_load_u128"];
+/// `probe_store_*`, indexed like [`PROBE_LOAD`].
+pub const PROBE_STORE: [&str; 5] =
+    ["probe_store_u8", "probe_store_u16", "probe_store_u32", "probe_store_u64", "probe_store_u128"];
+
 /// Every kernel entry the host uses. [`crate::Gpu::new`] loads each one and fails if any is
 /// missing; a CPU test checks each is an `.entry` of [`PTX`].
-pub const ALL: &[&str] = &[COPY_BYTES, TRANSPOSE_NAIVE[0], TRANSPOSE_NAIVE[1], TRANSPOSE_NAIVE[2], TRANSPOSE_NAIVE[3]];
+pub const ALL: &[&str] = &[
+    COPY_BYTES,
+    TRANSPOSE_NAIVE[0],
+    TRANSPOSE_NAIVE[1],
+    TRANSPOSE_NAIVE[2],
+    TRANSPOSE_NAIVE[3],
+    PROBE_LOAD[0],
+    PROBE_LOAD[1],
+    PROBE_LOAD[2],
+    PROBE_LOAD[3],
+    PROBE_LOAD[4],
+    PROBE_STORE[0],
+    PROBE_STORE[1],
+    PROBE_STORE[2],
+    PROBE_STORE[3],
+    PROBE_STORE[4],
+];
 
 /// The `.entry` names defined in `ptx`.
 pub fn entries(ptx: &str) -> Vec<&str> {

@@ -7,4 +7,5 @@
 #![no_std]
 
 pub mod copy;
+pub mod probe;
 pub mod transpose;
