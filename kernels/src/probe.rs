@@ -107,7 +107,7 @@ impl Access for B16 {
 /// The dynamic shared allocation's base as a 32-bit `.shared` address, for `[reg]` operands.
 #[inline(always)]
 fn shared_base() -> u32 {
-    let generic = dynamic_shared::<u8>();
+    let generic = dynamic_shared::<u8>() as u64; // only converted, never dereferenced here
     let shared: u64;
     unsafe {
         asm!("cvta.to.shared.u64 {s}, {g};", s = out(reg64) shared, g = in(reg64) generic, options(pure, nomem, nostack))
