@@ -68,7 +68,7 @@
 //! ```text
 //! cargo xtask banks --kernel transpose_tiled --elem-bytes 8   # the model's bank map, no GPU
 //! cargo xtask probe --markdown probe.md                       # on a GPU: model vs measured
-//! bankwise probe --once > /dev/null                           # one launch per row, for ncu:
+//! # --once: one launch per table row, for Nsight Compute
 //! ncu --csv --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,… \
 //!     bankwise probe --once > ncu.csv
 //! bankwise probe --ncu-csv ncu.csv                            # joins ncu's counts per access

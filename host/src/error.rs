@@ -90,7 +90,7 @@ pub enum Error {
         max: u32,
     },
     /// A probe read (or read back) other values than the addresses it was given hold.
-    #[error("{kernel} lane {lane}: checksum {got:#x}, expected {want:#x}; it did not access its offset")]
+    #[error("{kernel} warp {warp} lane {lane}: checksum {got:#x}, expected {want:#x}; it did not access its offset")]
     ProbeChecksum {
         /// The probe kernel.
         kernel: &'static str,
