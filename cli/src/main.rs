@@ -4,9 +4,14 @@
 //!   `cargo xtask bench` runs it).
 //! - `bankwise ptx` assembles the embedded PTX with ptxas and prints each kernel's registers,
 //!   shared memory, stack and spills (`cargo xtask ptx`).
+//! - `bankwise banks` draws the bank map of one shared-memory access from the model (no GPU).
+//! - `bankwise probe` measures the probe patterns on the GPU beside the model's predictions.
 
+mod banks;
 mod bench;
 mod cublas;
+mod ncu;
+mod probe;
 mod ptx;
 
 use std::process::ExitCode;
@@ -27,12 +32,18 @@ enum Command {
     Bench(bench::Args),
     /// Assemble the PTX with ptxas (sm_70 and sm_90) and print each kernel's resources.
     Ptx(ptx::Args),
+    /// Draw which bank each lane of one warp-wide shared-memory access hits, and the cost.
+    Banks(banks::Args),
+    /// Measure every bank-conflict probe pattern on the GPU beside the model's prediction.
+    Probe(probe::Args),
 }
 
 fn main() -> ExitCode {
     let result = match Cli::parse().command {
         Command::Bench(args) => bench::run(&args),
         Command::Ptx(args) => ptx::run(&args),
+        Command::Banks(args) => banks::run(&args),
+        Command::Probe(args) => probe::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

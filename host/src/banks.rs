@@ -56,6 +56,25 @@
 //! * `conflicts = wavefronts - transactions`: what Nsight Compute reports as
 //!   `l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum` per instruction;
 //! * `degree`: the most wavefronts any single transaction needs ("n-way").
+//!
+//! ## Measuring it: the probes
+//!
+//! [`crate::probe`] checks this model on the GPU. A probe kernel (`probe_load_u8` …
+//! `probe_store_u128`, SASS `LDS.U8` … `STS.128`) has 16 warps issue one access pattern (32 lane
+//! offsets and an active mask) thousands of times back to back; the shared-memory pipe is then
+//! the bottleneck, so cycles per warp-access ÷ those of a conflict-free 4-byte access (1
+//! wavefront) *counts* wavefronts. Lane checksums prove every lane touched its offset.
+//!
+//! ```text
+//! cargo xtask banks --kernel transpose_tiled --elem-bytes 8   # the model's bank map, no GPU
+//! cargo xtask probe --markdown probe.md                       # on a GPU: model vs measured
+//! # --once: one launch per table row, for Nsight Compute
+//! ncu --csv --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,… \
+//!     bankwise probe --once > ncu.csv
+//! bankwise probe --ncu-csv ncu.csv                            # joins ncu's counts per access
+//! ```
+//!
+//! `docs/banks.md` lists the metrics and holds the measured table.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;

@@ -56,6 +56,53 @@ pub enum Error {
         /// Elements on the device.
         device: usize,
     },
+    /// A bank-conflict probe's mask selects no lane.
+    #[error("probe mask selects no active lane; at least one of the 32 lanes must access")]
+    ProbeNoActiveLane,
+    /// A probe lane's offset is not a multiple of the access width (the hardware would fault).
+    #[error("probe lane {lane}: offset {offset:#x} is not aligned to the {width}-byte access width")]
+    ProbeMisaligned {
+        /// Offending lane.
+        lane: u32,
+        /// Its byte offset into shared memory.
+        offset: u64,
+        /// Access width in bytes.
+        width: u32,
+    },
+    /// A probe lane's access does not fit in the shared memory a probe may allocate.
+    #[error("probe lane {lane}: {width} bytes at offset {offset:#x} pass the {limit}-byte shared-memory limit")]
+    ProbeOutOfBounds {
+        /// Offending lane.
+        lane: u32,
+        /// Its byte offset into shared memory.
+        offset: u64,
+        /// Access width in bytes.
+        width: u32,
+        /// Bytes of shared memory a probe may use.
+        limit: u32,
+    },
+    /// A probe's iteration count is 0 or too large.
+    #[error("probe iterations must be between 1 and {max}, got {iterations}")]
+    ProbeIterations {
+        /// Iterations asked for.
+        iterations: u32,
+        /// The largest allowed.
+        max: u32,
+    },
+    /// A probe read (or read back) other values than the addresses it was given hold.
+    #[error("{kernel} warp {warp} lane {lane}: checksum {got:#x}, expected {want:#x}; it did not access its offset")]
+    ProbeChecksum {
+        /// The probe kernel.
+        kernel: &'static str,
+        /// Offending lane of warp `warp`.
+        lane: u32,
+        /// Its warp.
+        warp: u32,
+        /// What the kernel reported.
+        got: u32,
+        /// What the offsets predict.
+        want: u32,
+    },
 }
 
 /// `Result` with the library's [`Error`].

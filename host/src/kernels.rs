@@ -26,6 +26,12 @@ pub const TRANSPOSE_TUNED: [&str; 4] = ["transpose_u8", "transpose_u16", "transp
 /// `transpose_unaligned_*` for 4- and 8-byte elements (the tuned transpose of shapes whose
 /// rows are not 16-byte aligned).
 pub const TRANSPOSE_UNALIGNED: [&str; 2] = ["transpose_unaligned_u32", "transpose_unaligned_u64"];
+/// `probe_load_*`, indexed by access width (1, 2, 4, 8, 16 bytes): see [`crate::probe`].
+pub const PROBE_LOAD: [&str; 5] =
+    ["probe_load_u8", "probe_load_u16", "probe_load_u32", "probe_load_u64", "probe_load_u128"];
+/// `probe_store_*`, indexed like [`PROBE_LOAD`].
+pub const PROBE_STORE: [&str; 5] =
+    ["probe_store_u8", "probe_store_u16", "probe_store_u32", "probe_store_u64", "probe_store_u128"];
 
 /// Every kernel entry the host uses. [`crate::Gpu::new`] loads each one and fails if any is
 /// missing; a CPU test checks each is an `.entry` of [`PTX`].
@@ -53,6 +59,16 @@ pub const ALL: &[&str] = &[
     TRANSPOSE_TUNED[3],
     TRANSPOSE_UNALIGNED[0],
     TRANSPOSE_UNALIGNED[1],
+    PROBE_LOAD[0],
+    PROBE_LOAD[1],
+    PROBE_LOAD[2],
+    PROBE_LOAD[3],
+    PROBE_LOAD[4],
+    PROBE_STORE[0],
+    PROBE_STORE[1],
+    PROBE_STORE[2],
+    PROBE_STORE[3],
+    PROBE_STORE[4],
 ];
 
 /// The `.entry` names defined in `ptx`.

@@ -28,6 +28,7 @@ pub mod element;
 pub mod error;
 pub mod gpu;
 pub mod kernels;
+pub mod probe;
 pub mod timing;
 pub mod tools;
 pub mod transpose;

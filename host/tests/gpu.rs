@@ -74,6 +74,7 @@ fn main() {
     add("copy/f32/past_2^31_bytes".into(), Box::new(|g| check_copy::<f32>(g, (1 << 29) + 3)));
     add("launchers_reject_bad_arguments".into(), Box::new(launchers_reject_bad_arguments));
     add("missing_device_is_reported".into(), Box::new(missing_device_is_reported));
+    probe_trials(&mut add);
     libtest_mimic::run(&args, trials).exit();
 }
 
@@ -238,4 +239,95 @@ fn missing_device_is_reported(_: &Gpu) -> Check {
         Err(Error::NoDevice { ordinal: 4096, count }) if count >= 1 => Ok(()),
         other => Err(format!("expected NoDevice, got {other:?}").into()),
     }
+}
+
+// ---- bank-conflict probes ----
+
+use bankwise::banks::{Access, Width};
+use bankwise::probe::{self, DEFAULT_ITERATIONS, Op};
+
+type AddTrial<'a> = dyn FnMut(String, Box<dyn FnOnce(&Gpu) -> Check + Send>) + 'a;
+
+fn probe_trials(add: &mut AddTrial<'_>) {
+    // Every pattern, both ops where the table runs both: `Gpu::probe` checks each lane's
+    // checksum, so this proves the kernels access exactly the planned offsets.
+    add("probe/checksums_of_every_pattern".into(), Box::new(probe_checksums));
+    add("probe/conflict_free_is_faster_than_32_way".into(), Box::new(probe_conflict_free_is_faster));
+    for op in Op::ALL {
+        add(format!("probe/model_agrees/{op}"), Box::new(move |g| probe_model_agrees(g, op)));
+    }
+    add("probe/rejects_bad_arguments".into(), Box::new(probe_rejects_bad_arguments));
+}
+
+fn probe_checksums(gpu: &Gpu) -> Check {
+    for p in probe::patterns() {
+        for &op in p.ops {
+            gpu.probe(&p.access, op, 2).map_err(|e| format!("{} {op}: {e}", p.name))?;
+        }
+    }
+    Ok(())
+}
+
+fn cycles(gpu: &Gpu, access: &Access, op: Op) -> Result<f64, Failed> {
+    Ok(gpu.probe(access, op, DEFAULT_ITERATIONS)?.cycles_per_access)
+}
+
+fn probe_conflict_free_is_faster(gpu: &Gpu) -> Check {
+    for op in Op::ALL {
+        let free = cycles(gpu, &Access::strided(Width::B4, 0, 1), op)?;
+        let column = cycles(gpu, &Access::strided(Width::B4, 0, 32), op)?;
+        if free * 8.0 > column {
+            return Err(
+                format!("{op}: stride-1 {free:.2} cycles/access, stride-32 {column:.2}: expected ≥ 8× apart").into()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Clear cases: normalised wavefronts within `probe::agrees` (20% or half a wavefront).
+fn probe_model_agrees(gpu: &Gpu, op: Op) -> Check {
+    let one = cycles(gpu, &Access::strided(Width::B4, 0, 1), op)?;
+    let cases = [
+        ("stride-2", Access::strided(Width::B4, 0, 2)),
+        ("stride-3", Access::strided(Width::B4, 0, 3)),
+        ("stride-8", Access::strided(Width::B4, 0, 8)),
+        ("stride-32", Access::strided(Width::B4, 0, 32)),
+        ("broadcast", Access::strided(Width::B4, 0, 0)),
+        ("b8-stride-1", Access::strided(Width::B8, 0, 1)),
+        ("b16-stride-1", Access::strided(Width::B16, 0, 1)),
+    ];
+    let mut report = Vec::new();
+    for (name, access) in cases {
+        let model = probe::predict(&access).map_err(|e| e.to_string())?.wavefronts();
+        let measured = probe::normalised(cycles(gpu, &access, op)?, one);
+        eprintln!("probe {op} {name}: model {model} wavefronts, measured {measured:.2}");
+        if !probe::agrees(model, measured) {
+            report.push(format!("{name}: model {model}, measured {measured:.2}"));
+        }
+    }
+    if report.is_empty() { Ok(()) } else { Err(format!("{op}: {}", report.join("; ")).into()) }
+}
+
+/// What a rejected probe is: a name, the access, its iterations, and the expected error.
+type BadProbe = (&'static str, Access, u32, fn(&Error) -> bool);
+
+fn probe_rejects_bad_arguments(gpu: &Gpu) -> Check {
+    let cases: [BadProbe; 4] = [
+        ("no lanes", Access::strided(Width::B4, 0, 1).with_mask(0), 1, |e| matches!(e, Error::ProbeNoActiveLane)),
+        ("misaligned", Access::strided(Width::B8, 4, 1), 1, |e| matches!(e, Error::ProbeMisaligned { lane: 0, .. })),
+        ("out of bounds", Access::strided(Width::B4, 0, 1 << 20), 1, |e| {
+            matches!(e, Error::ProbeOutOfBounds { lane: 1, .. })
+        }),
+        ("zero iterations", Access::strided(Width::B4, 0, 1), 0, |e| matches!(e, Error::ProbeIterations { .. })),
+    ];
+    for (what, access, iterations, ok) in cases {
+        match gpu.probe(&access, Op::Load, iterations) {
+            Err(e) if ok(&e) => {}
+            other => return Err(format!("{what}: got {other:?}").into()),
+        }
+    }
+    // The handle stays usable.
+    gpu.probe(&Access::strided(Width::B4, 0, 1), Op::Store, 1)?;
+    Ok(())
 }

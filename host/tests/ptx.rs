@@ -149,3 +149,31 @@ fn tuned_transpose_moves_16_byte_vectors_through_shared_memory() {
         }
     }
 }
+
+/// The SASS mnemonic each probe width must compile to, load and store.
+const PROBE_SASS: [(&str, &str); 5] = [("u8", ".U8"), ("u16", ".U16"), ("u32", ""), ("u64", ".64"), ("u128", ".128")];
+
+/// Counts `op` + `suffix` (e.g. `LDS` + `.64`) as a whole SASS mnemonic.
+fn count_op(sass: &str, op: &str, suffix: &str) -> usize {
+    let want = format!("{op}{suffix}");
+    sass.split(|c: char| c.is_whitespace() || c == ';').filter(|t| *t == want).count()
+}
+
+#[test]
+fn probes_use_shared_instructions_of_their_width() {
+    for (width, suffix) in PROBE_SASS {
+        for (kind, op, other) in [("load", "LDS", "STS"), ("store", "STS", "LDS")] {
+            let name = format!("probe_{kind}_{width}");
+            let sass = sass_of(&name);
+            // Unrolled: at least UNROLL accesses of exactly this width, on .shared addresses.
+            let n = count_op(&sass, op, suffix);
+            assert!(n >= bankwise::probe::UNROLL as usize, "{name}: {n} × {op}{suffix}:\n{sass}");
+            for (o, s) in PROBE_SASS.iter().flat_map(|&(_, s)| [(op, s), (other, s)]) {
+                let allowed = s == suffix || (o == "STS" && s.is_empty()); // the fill is 4-byte STS
+                assert!(allowed || count_op(&sass, o, s) == 0, "{name} contains {o}{s}:\n{sass}");
+            }
+            assert!(!sass.contains(" LD.") && !sass.contains(" ST."), "{name} uses generic LD/ST:\n{sass}");
+            assert!(sass.contains("SR_CLOCKLO"), "{name} must read clock64:\n{sass}");
+        }
+    }
+}

@@ -49,6 +49,18 @@ enum Cmd {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+    /// Draw a shared-memory access's bank map from the model (`bankwise banks`; no GPU).
+    Banks {
+        /// Passed to `bankwise banks` (--stride, --width, --pattern, --kernel, --svg FILE …).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// Measure the bank-conflict probes on this machine's GPU (`bankwise probe`).
+    Probe {
+        /// Passed to `bankwise probe` (--iterations N, --markdown FILE, --once, --ncu-csv FILE).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
     /// Build the GPU tests, the `bankwise` command and the criterion benches into DIR with a
     /// `run.sh`, for a GPU machine that has no Rust toolchain.
     Bundle {
@@ -88,8 +100,15 @@ fn main() -> Result<()> {
             &root,
             &[&["run", "--quiet", "--release", "-p", "bankwise-cli", "--", "bench"][..], &strs(&args)].concat(),
         ),
+        Cmd::Banks { args } => cli(&root, "banks", &args),
+        Cmd::Probe { args } => cli(&root, "probe", &args),
         Cmd::Bundle { dir } => bundle(&root, &dir),
     }
+}
+
+/// `cargo run --quiet --release -p bankwise-cli -- <command> <args>`.
+fn cli(root: &Path, command: &str, args: &[String]) -> Result<()> {
+    cargo(root, &[&["run", "--quiet", "--release", "-p", "bankwise-cli", "--", command][..], &strs(args)].concat())
 }
 
 fn strs(v: &[String]) -> Vec<&str> {
@@ -200,6 +219,7 @@ const RUN_SH: &str = r#"#!/usr/bin/env bash
 #   ./run.sh sanitize [ARGS]   the GPU tests under compute-sanitizer memcheck, racecheck, synccheck
 #   ./run.sh bench [ARGS]      the benchmark table (ARGS: copy, transpose, --quick, --markdown FILE)
 #   ./run.sh criterion [ARGS]  the criterion benchmarks
+#   ./run.sh probe [ARGS]      the bank-conflict probe table (ARGS: --markdown FILE, --once, --ncu-csv FILE)
 #   ./run.sh all               test, sanitize, bench
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -215,7 +235,8 @@ case "$mode" in
   sanitize) sanitize "$@" ;;
   bench) ./bankwise bench "$@" ;;
   criterion) ./criterion-benches --bench "$@" ;;
+  probe) ./bankwise probe "$@" ;;
   all) ./gpu-tests; sanitize --skip past_2; ./bankwise bench ;;
-  *) echo "usage: ./run.sh [test|sanitize|bench|criterion|all] [ARGS]" >&2; exit 2 ;;
+  *) echo "usage: ./run.sh [test|sanitize|bench|criterion|probe|all] [ARGS]" >&2; exit 2 ;;
 esac
 "#;

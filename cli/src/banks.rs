@@ -1,0 +1,208 @@
+//! `bankwise banks`: the bank map of one warp-wide shared-memory access, from the model alone
+//! (no GPU needed): a strided access, a named worked example, or a library kernel's tile access.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result, bail};
+use bankwise::banks::{self, Access, Geometry, Width};
+use bankwise::probe::{TileAccess, tile_access, tile_kernel_name};
+use bankwise_layout::transpose::TileLayout;
+
+#[derive(clap::Args, Debug, Default)]
+pub struct Args {
+    /// Lane i accesses element `offset/width + i*stride` (stride in elements of --width bytes).
+    #[arg(long)]
+    stride: Option<u64>,
+    /// Access width in bytes: 1, 2, 4, 8 or 16.
+    #[arg(long, default_value_t = 4)]
+    width: u32,
+    /// Byte offset of lane 0's access.
+    #[arg(long, default_value_t = 0)]
+    offset: u64,
+    /// Active lanes as a hexadecimal mask (bit i = lane i), e.g. 0xFFFF.
+    #[arg(long, value_parser = parse_mask)]
+    mask: Option<u32>,
+    /// Bank layout: 32 banks (every GPU since Fermi) or compute capability 1.x's 16.
+    #[arg(long, value_enum, default_value_t = GeometryArg::Modern)]
+    geometry: GeometryArg,
+    /// A named worked example (see --list); it brings its own geometry.
+    #[arg(long, conflicts_with_all = ["stride", "kernel"])]
+    pattern: Option<String>,
+    /// List the named patterns.
+    #[arg(long)]
+    list: bool,
+    /// A library transpose kernel's shared tile, accessed by warp 0.
+    #[arg(long, value_enum, conflicts_with = "stride")]
+    kernel: Option<KernelArg>,
+    /// Element size of the --kernel tile: 1, 2, 4 or 8 bytes.
+    #[arg(long, default_value_t = 4)]
+    elem_bytes: u32,
+    /// Which tile access of --kernel.
+    #[arg(long, value_enum, default_value_t = AccessArg::ColumnRead)]
+    access: AccessArg,
+    /// Also write the bank map as SVG to this file.
+    #[arg(long)]
+    svg: Option<PathBuf>,
+    /// No ANSI colours (the default when stdout is not a terminal).
+    #[arg(long)]
+    no_color: bool,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+enum GeometryArg {
+    #[default]
+    Modern,
+    #[value(name = "half-warp-16")]
+    HalfWarp16,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[allow(clippy::enum_variant_names)] // the kernels' own names
+enum KernelArg {
+    #[value(name = "transpose_tiled")]
+    TransposeTiled,
+    #[value(name = "transpose_padded")]
+    TransposePadded,
+    #[value(name = "transpose_swizzled")]
+    TransposeSwizzled,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+enum AccessArg {
+    #[default]
+    ColumnRead,
+    RowWrite,
+}
+
+fn parse_mask(s: &str) -> Result<u32, String> {
+    let digits = s.trim_start_matches("0x").trim_start_matches("0X").replace('_', "");
+    u32::from_str_radix(&digits, 16).map_err(|e| format!("{s:?} is not a 32-bit hexadecimal mask: {e}"))
+}
+
+/// The access to draw, its geometry and a title.
+#[derive(Debug)]
+pub struct Built {
+    pub access: Access,
+    pub geometry: Geometry,
+    pub title: String,
+}
+
+/// Builds the access the arguments describe.
+pub fn build(args: &Args) -> Result<Built> {
+    let mask = args.mask.unwrap_or(u32::MAX);
+    let geometry = match args.geometry {
+        GeometryArg::Modern => Geometry::MODERN,
+        GeometryArg::HalfWarp16 => Geometry::HALF_WARP_16,
+    };
+    if let Some(name) = &args.pattern {
+        let Some(p) = banks::named_patterns().into_iter().find(|p| p.name == name) else {
+            bail!("no pattern named {name:?}; `bankwise banks --list` lists them");
+        };
+        let title = format!("{}: {}", p.name, p.description);
+        return Ok(Built { access: p.access.with_mask(mask), geometry: p.geometry, title });
+    }
+    if let Some(kernel) = args.kernel {
+        let layout = match kernel {
+            KernelArg::TransposeTiled => TileLayout::Plain,
+            KernelArg::TransposePadded => TileLayout::Padded,
+            KernelArg::TransposeSwizzled => TileLayout::Swizzled,
+        };
+        if !matches!(args.elem_bytes, 1 | 2 | 4 | 8) {
+            bail!("--elem-bytes must be 1, 2, 4 or 8, not {}", args.elem_bytes);
+        }
+        let kind = match args.access {
+            AccessArg::ColumnRead => TileAccess::ColumnRead,
+            AccessArg::RowWrite => TileAccess::RowWrite,
+        };
+        let title = format!(
+            "{}, {}-byte elements, {} of warp 0 (pitch {})",
+            tile_kernel_name(layout),
+            args.elem_bytes,
+            kind.name(),
+            layout.pitch(args.elem_bytes)
+        );
+        return Ok(Built { access: tile_access(layout, args.elem_bytes, kind).with_mask(mask), geometry, title });
+    }
+    let Some(width) = Width::from_bytes(args.width) else {
+        bail!("--width must be 1, 2, 4, 8 or 16 bytes, not {}", args.width);
+    };
+    let stride = args.stride.unwrap_or(1);
+    let access = Access::strided(width, args.offset, stride).with_mask(mask);
+    let title = format!("stride {stride} × {}-byte elements from byte {}, mask {mask:#010x}", args.width, args.offset);
+    Ok(Built { access, geometry, title })
+}
+
+/// The `--list` text: one named pattern per line.
+pub fn list() -> String {
+    banks::named_patterns().iter().map(|p| format!("{:<28} {}\n", p.name, p.description)).collect()
+}
+
+pub fn run(args: &Args) -> Result<()> {
+    if args.list {
+        print!("{}", list());
+        return Ok(());
+    }
+    let built = build(args)?;
+    let analysis = banks::analyze(&built.access, &built.geometry)?;
+    let color = !args.no_color && std::io::stdout().is_terminal();
+    println!("{}\n", built.title);
+    print!("{}", banks::render_text(&analysis, &built.geometry, color));
+    if let Some(path) = &args.svg {
+        let svg = banks::render_svg(&analysis, &built.geometry, &built.title);
+        std::fs::write(path, svg).with_context(|| format!("writing {}", path.display()))?;
+        eprintln!("wrote {}", path.display());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strided_access_with_offset_and_mask() {
+        let args = Args { stride: Some(3), width: 8, offset: 16, mask: Some(0xF), ..Args::default() };
+        let b = build(&args).unwrap();
+        assert_eq!(b.access.width, Width::B8);
+        assert_eq!(b.access.addresses[2], Some(16 + 2 * 3 * 8));
+        assert_eq!(b.access.active_mask(), 0xF);
+        assert_eq!(b.geometry, Geometry::MODERN);
+        let def = build(&Args { width: 4, ..Args::default() }).unwrap();
+        assert_eq!(def.access, Access::strided(Width::B4, 0, 1));
+        assert!(build(&Args { width: 3, ..Args::default() }).is_err());
+    }
+
+    #[test]
+    fn named_pattern_brings_its_geometry() {
+        let args = Args { pattern: Some("seed002-data4tid".into()), ..Args::default() };
+        let b = build(&args).unwrap();
+        assert_eq!(b.geometry, Geometry::HALF_WARP_16);
+        assert!(b.title.starts_with("seed002-data4tid: "));
+        assert!(build(&Args { pattern: Some("nope".into()), ..Args::default() }).is_err());
+        assert!(list().lines().any(|l| l.starts_with("seed003-lds128-case5")));
+    }
+
+    #[test]
+    fn kernel_tile_access() {
+        let args = Args { kernel: Some(KernelArg::TransposeTiled), elem_bytes: 4, ..Args::default() };
+        let b = build(&args).unwrap();
+        assert_eq!(b.access.addresses[1], Some(128));
+        let a = banks::analyze(&b.access, &b.geometry).unwrap();
+        assert_eq!(a.degree(), 32);
+        let padded = Args { kernel: Some(KernelArg::TransposePadded), elem_bytes: 2, ..Args::default() };
+        assert_eq!(build(&padded).unwrap().access.addresses[1], Some(68));
+        let row = Args { kernel: Some(KernelArg::TransposeSwizzled), access: AccessArg::RowWrite, ..Args::default() };
+        assert_eq!(build(&Args { elem_bytes: 4, ..row }).unwrap().access.addresses[5], Some(20));
+        let bad = Args { kernel: Some(KernelArg::TransposeTiled), elem_bytes: 16, ..Args::default() };
+        assert!(build(&bad).is_err());
+    }
+
+    #[test]
+    fn masks_parse_as_hex() {
+        assert_eq!(parse_mask("0xFF"), Ok(0xFF));
+        assert_eq!(parse_mask("ffff_0000"), Ok(0xFFFF_0000));
+        assert!(parse_mask("0x1_0000_0000").is_err());
+        assert!(parse_mask("zz").is_err());
+    }
+}
