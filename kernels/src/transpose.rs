@@ -232,13 +232,14 @@ unsafe fn transpose_vectorized<T: Copy, const V: usize, const N: usize>(
 
 /// `transpose` for shapes whose rows do not all start 16-byte aligned (a dimension that is not
 /// a multiple of `16 / size`, such as 8191 × 8193 f32). Vectors still move on both global
-/// sides: each tile row is read as the window of `side / V + 1` aligned vectors that covers
-/// it, and the elements are written into a padded shared tile one by one (the window's
-/// misalignment differs from row to row); each output row is written as `side / V + 1`
-/// aligned chunks, whole chunks as 16-byte stores and the two partial ones at its ends
-/// element by element. `N` is `tuned::unaligned::slots_per_thread`.
+/// sides (see `tuned::unaligned`): each tile row is read as the window of `side / V + 1`
+/// aligned vectors that covers it, its elements written one by one into a padded shared tile
+/// (the misalignment differs from row to row); each output row is written in aligned 16-byte
+/// chunks, the tile taking `V − 1` halo rows above its own so that it owns whole chunks.
+/// Only the chunks that straddle two output rows are written element by element.
+/// `L` and `S` are the load and store slots per thread.
 #[inline(always)]
-unsafe fn transpose_unaligned<T: Copy, const V: usize, const N: usize>(
+unsafe fn transpose_unaligned<T: Copy, const V: usize, const L: usize, const S: usize>(
     dst: *mut T,
     src: *const T,
     rows: u64,
@@ -246,30 +247,27 @@ unsafe fn transpose_unaligned<T: Copy, const V: usize, const N: usize>(
     batch: u64,
 ) {
     let size = size_of::<T>() as u32;
-    let (side, window, pitch) = (tuned::side(size), unaligned::window(size), unaligned::pitch(size));
-    let (slots, v) = (side * window, V as u64);
+    let (side, window, pitch, halo) =
+        (tuned::side(size), unaligned::window(size), unaligned::pitch(size), unaligned::halo(size));
+    let load_slots = unaligned::tile_rows(size) * window;
+    let v = V as u64;
     let total = batch * rows * cols;
     let tile = dynamic_shared::<T>();
     let t = thread_x();
-    // Slot `s` of a tile: vector `s % window` of tile row (or output row) `s / window`.
-    let slot = |k: usize| (k as u32 * tuned::THREADS + t, (k as u32 * tuned::THREADS + t) / window);
-    // Element index of the first element of load-slot `s`'s vector, and its column.
-    let window_of = |(b, r0, c0): (u64, u64, u64), s: u32| {
-        let a = offset(b, r0 + (s / window) as u64, c0, rows, cols);
+    // Load slot `s` is vector `s % window` of the window over tile row `s / window`, which is
+    // input row `r0 − halo + s / window`; returns that vector's first element index and its
+    // column (negative or ≥ the tile's: a neighbour's element, read but not kept).
+    let window_of = |(b, r0, c0): (u64, u64, u64), s: u32| -> Option<(u64, i64)> {
+        let row = (r0 + (s / window) as u64).checked_sub(halo as u64).filter(|&r| r < rows)?;
+        let a = offset(b, row, c0, rows, cols);
         let first = a - a % v + (s % window) as u64 * v;
-        (first, (c0 + first) as i64 - a as i64)
+        let col = c0 as i64 + first as i64 - a as i64;
+        (col < (c0 + side as u64).min(cols) as i64).then_some((first, col))
     };
-    let load = |here: (u64, u64, u64), held: &mut [[u32; 4]; N]| {
-        let (_, r0, c0) = here;
+    let load = |here: (u64, u64, u64), held: &mut [[u32; 4]; L]| {
         for (k, h) in held.iter_mut().enumerate() {
-            let (s, r) = slot(k);
-            if s >= slots || r0 + r as u64 >= rows {
-                continue;
-            }
-            let (first, col) = window_of(here, s);
-            if col >= (c0 + side as u64).min(cols) as i64 {
-                continue; // wholly past this tile's columns (or the row)
-            }
+            let s = k as u32 * tuned::THREADS + t;
+            let Some((first, _)) = window_of(here, s).filter(|_| s < load_slots) else { continue };
             if first + v <= total {
                 *h = unsafe { load_global_v4(src.add(first as usize).cast()) };
             } else {
@@ -285,54 +283,55 @@ unsafe fn transpose_unaligned<T: Copy, const V: usize, const N: usize>(
             }
         }
     };
-    let stage = |here: (u64, u64, u64), held: &[[u32; 4]; N]| {
-        let (_, r0, c0) = here;
+    let stage = |here: (u64, u64, u64), held: &[[u32; 4]; L]| {
+        let (_, _, c0) = here;
         let end = (c0 + side as u64).min(cols) as i64;
         for (k, h) in held.iter().enumerate() {
-            let (s, r) = slot(k);
-            if s >= slots || r0 + r as u64 >= rows {
-                continue;
-            }
-            let (_, col) = window_of(here, s);
+            let s = k as u32 * tuned::THREADS + t;
+            let Some((_, col)) = window_of(here, s).filter(|_| s < load_slots) else { continue };
             // Safety: [[u32; 4]] and [T; V] are the same 16 bytes.
             let e: [T; V] = unsafe { core::mem::transmute_copy(h) };
             for (i, &x) in e.iter().enumerate() {
                 let c = col + i as i64;
                 if c >= c0 as i64 && c < end {
-                    unsafe { tile.add((r * pitch) as usize + (c - c0 as i64) as usize).write(x) };
+                    unsafe { tile.add(((s / window) * pitch) as usize + (c - c0 as i64) as usize).write(x) };
                 }
             }
         }
     };
     let store = |(b, r0, c0): (u64, u64, u64)| {
-        let valid_rows = (rows - r0).min(side as u64) as i64;
-        for k in 0..N {
-            let (s, j) = slot(k);
-            if s >= slots || c0 + j as u64 >= cols {
+        let last_band = r0 + side as u64 >= rows;
+        for k in 0..S as u32 {
+            let s = k * tuned::THREADS + t;
+            let (j, q) = (s / window, s % window);
+            // The window's extra chunk reaches the end of the row: only the last band needs it.
+            if j >= side || c0 + j as u64 >= cols || (q == window - 1 && !last_band) {
                 continue;
             }
-            let d = offset(b, c0 + j as u64, r0, cols, rows);
-            let lead = (d % v) as i64;
-            let chunk = d - lead as u64 + (s % window) as u64 * v;
-            // Element i of the chunk is tile row `first_row + i`.
-            let first_row = (s % window) as i64 * V as i64 - lead;
-            let read = |i: i64| unsafe { tile.add((i as u32 * pitch + j) as usize).read() };
-            if first_row >= 0 && first_row + V as i64 <= valid_rows {
-                let gathered: [T; V] = core::array::from_fn(|i| read(first_row + i as i64));
+            let row_start = offset(b, c0 + j as u64, 0, cols, rows);
+            // Chunk q holds input rows first .. first + V (relative to row 0 of the matrix).
+            let first = r0 as i64 + (q as i64 * V as i64) - (row_start % v) as i64;
+            // Tile row of input row `first + i`: the tile starts `halo` rows above r0.
+            let read = |i: i64| unsafe {
+                let tile_row = (first + i - r0 as i64 + halo as i64) as u32;
+                tile.add((tile_row * pitch + j) as usize).read()
+            };
+            let chunk = unsafe { dst.offset(row_start as isize + first as isize) };
+            if first >= 0 && first + V as i64 <= rows as i64 {
+                let gathered: [T; V] = core::array::from_fn(|i| read(i as i64));
                 // Safety: [T; V] is exactly 16 bytes of plain data.
                 let packed: [u32; 4] = unsafe { core::mem::transmute_copy(&gathered) };
-                unsafe { store_global_v4(dst.add(chunk as usize).cast(), packed) };
+                unsafe { store_global_v4(chunk.cast(), packed) };
             } else {
                 for i in 0..V as i64 {
-                    let row = first_row + i;
-                    if row >= 0 && row < valid_rows {
-                        unsafe { dst.add(chunk as usize + i as usize).write(read(row)) };
+                    if first + i >= 0 && first + i < rows as i64 {
+                        unsafe { chunk.offset(i as isize).write(read(i)) };
                     }
                 }
             }
         }
     };
-    pipelined(&Tiles::new(side, rows, cols, batch), &mut [[0u32; 4]; N], load, stage, store);
+    pipelined(&Tiles::new(side, rows, cols, batch), &mut [[0u32; 4]; L], load, stage, store);
 }
 
 /// Instantiates a generic transpose for each element width, as `<kernel>_u8` … `<kernel>_u64`.
@@ -384,14 +383,14 @@ tuned!(u8: transpose_u8(16, 4), u16: transpose_u16(8, 8), u32: transpose_u32(4, 
 /// the per-element staging of 16 or 8 elements per vector costs more than it saves, and they
 /// take `transpose_swizzled`).
 macro_rules! unaligned {
-    ($($t:ty: $name:ident($v:literal, $n:literal)),+ $(,)?) => {$(
+    ($($t:ty: $name:ident($v:literal, $l:literal, $s:literal)),+ $(,)?) => {$(
         /// # Safety
         /// As for the other transposes; `src` and `dst` start 16-byte aligned.
         #[unsafe(no_mangle)]
         pub unsafe extern "ptx-kernel" fn $name(dst: *mut $t, src: *const $t, rows: u64, cols: u64, batch: u64) {
-            unsafe { transpose_unaligned::<$t, $v, $n>(dst, src, rows, cols, batch) }
+            unsafe { transpose_unaligned::<$t, $v, $l, $s>(dst, src, rows, cols, batch) }
         }
     )+};
 }
 
-unaligned!(u32: transpose_unaligned_u32(4, 5), u64: transpose_unaligned_u64(2, 3));
+unaligned!(u32: transpose_unaligned_u32(4, 5, 5), u64: transpose_unaligned_u64(2, 3, 3));

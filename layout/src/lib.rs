@@ -61,10 +61,12 @@ mod tests {
             assert!(tuned::unaligned::tile_bytes(elem) <= 48 * 1024);
             let words = tuned::unaligned::pitch(elem) * elem / 4;
             assert!(words % 2 == 1 || elem == 8, "odd words per row");
-            let slots = tuned::unaligned::slots_per_thread(elem) * tuned::THREADS;
-            assert!(
-                slots >= side * tuned::unaligned::window(elem) && slots - side * tuned::unaligned::window(elem) < 256
-            );
+            let load = tuned::unaligned::tile_rows(elem) * tuned::unaligned::window(elem);
+            let slots = tuned::unaligned::load_slots_per_thread(elem) * tuned::THREADS;
+            assert!(slots >= load && slots - load < tuned::THREADS);
+            let store = side * tuned::unaligned::window(elem);
+            let slots = tuned::unaligned::store_slots_per_thread(elem) * tuned::THREADS;
+            assert!(slots >= store && slots - store < tuned::THREADS);
             assert!(tuned::tile_bytes(elem) <= 48 * 1024, "fits the default shared-memory limit");
         }
     }

@@ -176,20 +176,42 @@ pub mod tuned {
         }
     }
 
-    /// The unaligned kernel (`transpose_unaligned_*`): rows start anywhere, so each tile row
-    /// is read as a window of `vectors_per_row + 1` aligned vectors that covers it, and each
-    /// output row is written as `vectors_per_row + 1` aligned chunks, the partial ones at both
-    /// ends element by element.
+    /// The unaligned kernel (`transpose_unaligned_*`), for rows that start anywhere.
+    ///
+    /// Input side: each tile row is read as the window of `vectors_per_row + 1` aligned
+    /// vectors that covers it, and its elements go into a padded shared tile one by one.
+    /// Output side: output row `c` is cut into aligned chunks of `vector` elements, and the
+    /// tile with first row `r0` writes the chunks that start in `[r0 − lead, r0 + side − lead)`
+    /// (`lead` = that output row's misalignment), so nearly every store is a whole 16-byte
+    /// chunk and no two tiles write parts of one chunk except at the ends of an output row.
+    /// Those chunks need input rows from `r0 − (vector − 1)` on: the tile holds
+    /// [`halo`] extra rows above its own.
     pub mod unaligned {
-        use super::{THREADS, side, vectors_per_row};
+        use super::{THREADS, side, vector, vectors_per_row};
 
-        /// Aligned vectors read per tile row, and chunks written per output row.
+        /// Extra input rows above the tile's own: a chunk can start `vector − 1` rows early.
+        pub const fn halo(elem_bytes: u32) -> u32 {
+            vector(elem_bytes) - 1
+        }
+
+        /// Rows of the shared tile: the tile's own and the halo.
+        pub const fn tile_rows(elem_bytes: u32) -> u32 {
+            side(elem_bytes) + halo(elem_bytes)
+        }
+
+        /// Aligned vectors read per tile row, and chunk slots per output row (the last row
+        /// band needs one more chunk than the others to reach the end of the row).
         pub const fn window(elem_bytes: u32) -> u32 {
             vectors_per_row(elem_bytes) + 1
         }
 
-        /// Vector slots each thread takes per tile (the last round is partly idle).
-        pub const fn slots_per_thread(elem_bytes: u32) -> u32 {
+        /// Load slots each thread takes per tile (the last round is partly idle).
+        pub const fn load_slots_per_thread(elem_bytes: u32) -> u32 {
+            (tile_rows(elem_bytes) * window(elem_bytes)).div_ceil(THREADS)
+        }
+
+        /// Store slots each thread takes per tile.
+        pub const fn store_slots_per_thread(elem_bytes: u32) -> u32 {
             (side(elem_bytes) * window(elem_bytes)).div_ceil(THREADS)
         }
 
@@ -202,7 +224,7 @@ pub mod tuned {
 
         /// Shared memory per block in bytes.
         pub const fn tile_bytes(elem_bytes: u32) -> u32 {
-            side(elem_bytes) * pitch(elem_bytes) * elem_bytes
+            tile_rows(elem_bytes) * pitch(elem_bytes) * elem_bytes
         }
     }
 
