@@ -64,8 +64,8 @@ pub struct Row {
 pub fn rows(filter: Option<&str>) -> Result<Vec<Row>> {
     let mut out = Vec::new();
     for p in probe::patterns().into_iter().filter(|p| filter.is_none_or(|f| p.name.contains(f))) {
-        let a = probe::predict(&p.access).with_context(|| p.name.clone())?;
         for &op in p.ops {
+            let a = probe::predict(&p.access, op).with_context(|| p.name.clone())?;
             out.push(Row {
                 name: p.name.clone(),
                 op,

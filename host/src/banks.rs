@@ -215,13 +215,28 @@ pub enum BankError {
     },
 }
 
-/// One warp-wide shared-memory load: which byte address each lane reads (`None` = inactive).
+/// Whether a warp reads or writes shared memory. It matters only for 8- and 16-byte accesses:
+/// the half- or quarter-warps of a *load* merge under seed 003's conditions, those of a store
+/// never do (measured on an H100 with Nsight Compute: `docs/banks.md`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Op {
+    /// `LDS*`.
+    #[default]
+    Load,
+    /// `STS*`.
+    Store,
+}
+
+/// One warp-wide shared-memory access: which byte address each lane touches (`None` =
+/// inactive), how wide, and whether it loads or stores.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Access {
-    /// Bytes read per lane.
+    /// Bytes per lane.
     pub width: Width,
     /// Byte address per lane; `None` for inactive lanes.
     pub addresses: [Option<u64>; MAX_LANES],
+    /// Load or store.
+    pub op: Op,
 }
 
 impl Access {
@@ -231,7 +246,13 @@ impl Access {
             let lane = i as u32;
             (active_mask >> lane & 1 == 1).then(|| f(lane))
         });
-        Access { width, addresses }
+        Access { width, addresses, op: Op::Load }
+    }
+
+    /// The same addresses, loaded or stored.
+    pub fn with_op(mut self, op: Op) -> Access {
+        self.op = op;
+        self
     }
 
     /// All 32 lanes active; lane `i` reads element `i * stride_elems` of an array of `width`-sized
@@ -414,7 +435,9 @@ pub fn analyze(access: &Access, geometry: &Geometry) -> Result<Analysis, BankErr
                     _ => true,
                 })
             };
-            if holds(1) || holds(2) {
+            // Measured: stores never merge (Nsight Compute counts 2 wavefronts for an 8-byte
+            // store where all lanes i, i^1 share addresses; the same load takes 1).
+            if access.op == Op::Load && (holds(1) || holds(2)) {
                 merged = true;
                 piece = (piece * 2).min(u64::from(g.request_lanes));
             }
@@ -1114,6 +1137,32 @@ mod tests {
 
     fn run(access: &Access, g: &Geometry) -> Analysis {
         analyze(access, g).expect("valid access")
+    }
+
+    #[test]
+    fn stores_never_merge_as_measured_on_an_h100() {
+        // Nsight Compute on an H100 (docs/banks.md): the seed-003 patterns stored rather than
+        // loaded take one transaction per half-warp (8 bytes) or quarter-warp (16 bytes).
+        let by_name = |name: &str| named_patterns().into_iter().find(|p| p.name == name).unwrap();
+        for (name, load, store) in [
+            ("seed003-lds64-case2", (1, 1), (2, 2)),
+            ("seed003-lds128-case2", (1, 1), (2, 2)),
+            ("seed003-lds128-case3", (2, 2), (4, 4)),
+            ("seed003-lds128-case5", (2, 4), (4, 8)),
+        ] {
+            let p = by_name(name);
+            let counts = |op| {
+                let a = analyze(&p.access.clone().with_op(op), &p.geometry).unwrap();
+                (a.transactions(), a.wavefronts())
+            };
+            assert_eq!(counts(Op::Load), load, "{name} load");
+            assert_eq!(counts(Op::Store), store, "{name} store");
+        }
+        let broadcast = |width, op| analyze(&Access::strided(width, 0, 0).with_op(op), &Geometry::MODERN).unwrap();
+        assert_eq!(broadcast(Width::B8, Op::Load).wavefronts(), 1);
+        assert_eq!(broadcast(Width::B8, Op::Store).wavefronts(), 2);
+        assert_eq!(broadcast(Width::B16, Op::Load).wavefronts(), 2);
+        assert_eq!(broadcast(Width::B16, Op::Store).wavefronts(), 4);
     }
 
     #[test]

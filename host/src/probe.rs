@@ -30,14 +30,7 @@ pub const MAX_ITERATIONS: u32 = 1 << 21;
 /// Default iterations: 4096 accesses per warp, 65536 per block.
 pub const DEFAULT_ITERATIONS: u32 = 256;
 
-/// Shared-memory load or store.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Op {
-    /// `LDS*`.
-    Load,
-    /// `STS*`.
-    Store,
-}
+pub use crate::banks::Op;
 
 impl Op {
     /// Both, in table order.
@@ -213,9 +206,10 @@ impl Gpu {
     }
 }
 
-/// The model's account of `access` on every GPU since Fermi ([`Geometry::MODERN`]).
-pub fn predict(access: &Access) -> std::result::Result<Analysis, banks::BankError> {
-    banks::analyze(access, &Geometry::MODERN)
+/// The model's account of `access`, loaded or stored, on every GPU since Fermi
+/// ([`Geometry::MODERN`]).
+pub fn predict(access: &Access, op: Op) -> std::result::Result<Analysis, banks::BankError> {
+    banks::analyze(&access.clone().with_op(op), &Geometry::MODERN)
 }
 
 /// Measured wavefronts: cycles per access over those of a 1-wavefront access (the
@@ -281,12 +275,16 @@ pub const fn tile_kernel_name(layout: TileLayout) -> &'static str {
 pub fn tile_access(layout: TileLayout, elem_bytes: u32, kind: TileAccess) -> Access {
     let width = Width::from_bytes(elem_bytes).filter(|_| elem_bytes <= 8).expect("element size 1, 2, 4 or 8");
     debug_assert_eq!(TILE as usize, MAX_LANES);
-    Access::from_fn(width, u32::MAX, |lane| {
+    let access = Access::from_fn(width, u32::MAX, |lane| {
         let (r, c) = match kind {
             TileAccess::ColumnRead => (lane, 0),
             TileAccess::RowWrite => (0, lane),
         };
         u64::from(layout.offset(r, c, elem_bytes)) * u64::from(elem_bytes)
+    });
+    access.with_op(match kind {
+        TileAccess::ColumnRead => Op::Load,
+        TileAccess::RowWrite => Op::Store,
     })
 }
 
@@ -375,7 +373,7 @@ mod tests {
             for &op in p.ops {
                 let plan = plan(&p.access, op, DEFAULT_ITERATIONS).unwrap_or_else(|e| panic!("{}: {e}", p.name));
                 assert!(plan.launch.shared_bytes <= MAX_SHARED_BYTES);
-                assert!(predict(&p.access).is_ok(), "{}", p.name);
+                assert!(predict(&p.access, Op::Load).is_ok(), "{}", p.name);
             }
         }
     }
@@ -437,7 +435,8 @@ mod tests {
     }
 
     fn counts(layout: TileLayout, elem: u32, kind: TileAccess) -> (u32, u32, u32, u32) {
-        let a = predict(&tile_access(layout, elem, kind)).unwrap();
+        let access = tile_access(layout, elem, kind);
+        let a = predict(&access, access.op).unwrap();
         (a.transactions(), a.wavefronts(), a.degree(), a.conflicts())
     }
 

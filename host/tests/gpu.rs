@@ -299,7 +299,7 @@ fn probe_model_agrees(gpu: &Gpu, op: Op) -> Check {
     ];
     let mut report = Vec::new();
     for (name, access) in cases {
-        let model = probe::predict(&access).map_err(|e| e.to_string())?.wavefronts();
+        let model = probe::predict(&access, op).map_err(|e| e.to_string())?.wavefronts();
         let measured = probe::normalised(cycles(gpu, &access, op)?, one);
         eprintln!("probe {op} {name}: model {model} wavefronts, measured {measured:.2}");
         if !probe::agrees(model, measured) {
