@@ -18,6 +18,7 @@
 
 pub mod copy;
 pub mod device;
+pub mod reduce;
 pub mod transpose;
 
 #[panic_handler]
