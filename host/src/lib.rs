@@ -36,5 +36,5 @@ pub mod transpose;
 pub use element::{Element, Width};
 pub use error::{Error, Result};
 pub use gpu::{DeviceBuffer, DeviceInfo, Gpu};
-pub use transpose::{Shape, TransposeKernel};
 pub use reduce::{Max, Min, ReduceKernel, Sum};
+pub use transpose::{Shape, TransposeKernel};

@@ -296,7 +296,8 @@ pub fn plan<T: Reducible, O: Operation<T>>(
     let entry = entry::<T, O>(kernel)?;
     let size = T::WIDTH.bytes();
     let n = range.len() as u64;
-    let empty = ReducePlan { range: range.clone(), write_identity: true, passes: Vec::new(), scratch: (0, 0), counter: false };
+    let empty =
+        ReducePlan { range: range.clone(), write_identity: true, passes: Vec::new(), scratch: (0, 0), counter: false };
     if n == 0 {
         return Ok(empty);
     }
@@ -310,8 +311,12 @@ pub fn plan<T: Reducible, O: Operation<T>>(
         ReduceKernel::Tuned => {
             let addr = range.start as u64 * size as u64;
             let grid = tuned::grid(split(addr, n, size as u64).vectors, multiprocessors);
-            let launch =
-                Launch { kernel: entry, grid: (grid, 1, 1), block: (tuned::THREADS, 1, 1), shared_bytes: tuned::SHARED_BYTES };
+            let launch = Launch {
+                kernel: entry,
+                grid: (grid, 1, 1),
+                block: (tuned::THREADS, 1, 1),
+                shared_bytes: tuned::SHARED_BYTES,
+            };
             Ok(ReducePlan {
                 write_identity: false,
                 passes: vec![Pass { launch, input: Slot::Source, len: n, output: Slot::Out }],

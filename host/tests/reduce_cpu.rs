@@ -12,7 +12,7 @@ use proptest::prelude::*;
 
 /// One launch of a tree rung, simulated: each block of `elements_per_block` values (the
 /// identity past the end) loads (with the first add) and combines by `step` from `s0`.
-fn tree_pass<T: Copy, O: Operation<T>>(v: &[T], first_add: bool, upward: bool, step: fn(u32, u32) -> Option<(u32, u32)>) -> Vec<T> {
+fn tree_pass<T: Copy, O: Operation<T>>(v: &[T], first_add: bool, upward: bool, step: Step) -> Vec<T> {
     let per = elements_per_block(first_add) as usize;
     v.chunks(per)
         .map(|chunk| {
@@ -35,13 +35,16 @@ fn tree_pass<T: Copy, O: Operation<T>>(v: &[T], first_add: bool, upward: bool, s
 }
 
 /// The whole multi-pass tree reduction, as the GPU computes it.
-fn tree<T: Copy, O: Operation<T>>(v: &[T], first_add: bool, upward: bool, step: fn(u32, u32) -> Option<(u32, u32)>) -> T {
+fn tree<T: Copy, O: Operation<T>>(v: &[T], first_add: bool, upward: bool, step: Step) -> T {
     let mut v = tree_pass::<T, O>(v, first_add, upward, step);
     while v.len() > 1 {
         v = tree_pass::<T, O>(&v, first_add, upward, step);
     }
     v[0]
 }
+
+/// One step of a tree: the `(into, from)` indices of an active thread.
+type Step = fn(u32, u32) -> Option<(u32, u32)>;
 
 fn strided(t: u32, s: u32) -> Option<(u32, u32)> {
     interleaved_strided(t, s, THREADS)
@@ -118,7 +121,7 @@ proptest! {
     #[test]
     fn tree_orders_stay_within_the_stated_bound(v in prop::collection::vec(prop_oneof![-1.0f32..1.0, -1e6f32..1e6, -1e-6f32..1e-6], 1..3000)) {
         let (want, abs) = sum_reference(&v);
-        let rungs: [(bool, bool, fn(u32, u32) -> Option<(u32, u32)>); 4] =
+        let rungs: [(bool, bool, Step); 4] =
             [(false, true, interleaved_divergent), (false, true, strided), (false, false, sequential), (true, false, sequential)];
         for (first_add, upward, step) in rungs {
             let got = tree::<f32, Sum>(&v, first_add, upward, step) as f64;
@@ -152,13 +155,19 @@ fn strided_rung_conflicts_and_sequential_rungs_do_not() {
                     let a = warp_access(width, warp, s, into, strided);
                     let r = analyze(&a, &Geometry::MODERN).unwrap();
                     if a.active_lanes() >= 2 {
-                        assert!(!r.is_conflict_free(), "strided s={s} warp {warp}: {} lanes, degree {}", a.active_lanes(), r.degree());
+                        assert!(
+                            !r.is_conflict_free(),
+                            "strided s={s} warp {warp}: {} lanes, degree {}",
+                            a.active_lanes(),
+                            r.degree()
+                        );
                     }
                     strided_conflicts += r.conflicts();
                     // The divergent rung's active lanes read words of one 32-word row: for 4-byte
                     // elements one bank each (its problem is divergence, not conflicts).
                     if width == Width::B4 {
-                        let r = analyze(&warp_access(width, warp, s, into, interleaved_divergent), &Geometry::MODERN).unwrap();
+                        let r = analyze(&warp_access(width, warp, s, into, interleaved_divergent), &Geometry::MODERN)
+                            .unwrap();
                         assert!(r.is_conflict_free(), "divergent s={s} warp {warp}: degree {}", r.degree());
                     }
                 }

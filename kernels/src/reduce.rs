@@ -458,7 +458,10 @@ pub unsafe fn reduce_unrolled_warp_racy<T: Element, O: ReduceOp<T>>(dst: *mut T,
         while s > 0 {
             // `volatile` as in the seed: forces each access to memory, but orders nothing.
             unsafe {
-                let v = O::combine(shared.add(tid as usize).read_volatile(), shared.add((tid + s) as usize).read_volatile());
+                let v = O::combine(
+                    shared.add(tid as usize).read_volatile(),
+                    shared.add((tid + s) as usize).read_volatile(),
+                );
                 shared.add(tid as usize).write_volatile(v);
             }
             s /= 2;
