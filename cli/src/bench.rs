@@ -9,8 +9,9 @@
 use std::io::Write;
 
 use anyhow::{Context, Result};
+use bankwise::reduce::{Operation, Reducible};
 use bankwise::timing::{Stats, measure, rotation};
-use bankwise::{DeviceBuffer, Element, Gpu, Shape, TransposeKernel};
+use bankwise::{DeviceBuffer, Element, Gpu, Max, Min, ReduceKernel, Shape, Sum, TransposeKernel};
 
 use crate::cublas::Geam;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -51,6 +52,8 @@ fn parse_shape(s: &str) -> Result<Shape, String> {
 enum Suite {
     Copy,
     Transpose,
+    /// The reduction ladder: every kernel at 2^20 … 2^28 f32 sum, the tuned one for every type.
+    Reduce,
 }
 
 /// One line of the table.
@@ -81,7 +84,8 @@ pub fn run(args: &Args) -> Result<()> {
         info.l2_bytes >> 20,
         info.memory_bytes >> 30
     );
-    let suites = if args.suites.is_empty() { vec![Suite::Copy, Suite::Transpose] } else { args.suites.clone() };
+    let suites =
+        if args.suites.is_empty() { vec![Suite::Copy, Suite::Transpose, Suite::Reduce] } else { args.suites.clone() };
     let mut bench = Bench { gpu: &gpu, args, rows: Vec::new(), progress: ProgressBar::new(0) };
     bench.progress.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}").unwrap());
 
@@ -103,9 +107,14 @@ pub fn run(args: &Args) -> Result<()> {
     let per_suite = |s: Suite| match s {
         Suite::Copy => shapes.len() * 4,
         Suite::Transpose => shapes.len() * 2 * (TransposeKernel::ALL.len() + usize::from(blas.is_some())),
+        Suite::Reduce => 0,
     };
     bench.progress.inc_length(suites.iter().map(|&s| per_suite(s) as u64).sum());
     for suite in suites {
+        if suite == Suite::Reduce {
+            bench.reduce_suite()?;
+            continue;
+        }
         for &shape in &shapes {
             match suite {
                 Suite::Copy => {
@@ -114,6 +123,7 @@ pub fn run(args: &Args) -> Result<()> {
                     bench.copy::<f64>("copy_bytes", shape, |g, s, d| Ok(g.copy(s, d)?))?;
                     bench.copy::<f64>("cuMemcpyDtoD", shape, |g, s, d| Ok(g.copy_driver(s, d)?))?;
                 }
+                Suite::Reduce => {}
                 Suite::Transpose => {
                     for kernel in TransposeKernel::ALL {
                         let name = kernel.name();
@@ -181,6 +191,55 @@ impl Bench<'_> {
             bytes: 2 * bytes as u64,
             stats,
         });
+        self.progress.inc(1);
+        Ok(())
+    }
+}
+
+impl Bench<'_> {
+    /// The reduction suite: every rung at 2^20, 2^24, 2^26, 2^28 f32 sum; the tuned kernel
+    /// for sum of every type and min/max of f32. Bandwidth counts the input read once.
+    fn reduce_suite(&mut self) -> Result<()> {
+        let logs: &[u32] = if self.args.quick { &[20, 24] } else { &[20, 24, 26, 28] };
+        self.progress.inc_length((logs.len() * (ReduceKernel::ALL.len() + 7)) as u64);
+        for &log in logs {
+            let n = 1usize << log;
+            for kernel in ReduceKernel::ALL {
+                self.reduce::<f32, _>(kernel, Sum, n, log)?;
+            }
+            self.reduce::<f64, _>(ReduceKernel::Tuned, Sum, n, log)?;
+            self.reduce::<i32, _>(ReduceKernel::Tuned, Sum, n, log)?;
+            self.reduce::<u32, _>(ReduceKernel::Tuned, Sum, n, log)?;
+            self.reduce::<i64, _>(ReduceKernel::Tuned, Sum, n, log)?;
+            self.reduce::<u64, _>(ReduceKernel::Tuned, Sum, n, log)?;
+            self.reduce::<f32, _>(ReduceKernel::Tuned, Min, n, log)?;
+            self.reduce::<f32, _>(ReduceKernel::Tuned, Max, n, log)?;
+        }
+        Ok(())
+    }
+
+    /// Times `kernel`'s `op` reduction of `n` random `T`s into a device buffer (no download),
+    /// with scratch and output allocated once.
+    fn reduce<T: Reducible, O: Operation<T>>(&mut self, kernel: ReduceKernel, op: O, n: usize, log: u32) -> Result<()> {
+        let dtype = std::any::type_name::<T>();
+        let name = format!("{}/{}", kernel.name(), O::NAME);
+        self.progress.set_message(format!("{name} {dtype} 2^{log}"));
+        let bytes = n * size_of::<T>();
+        let sets = rotation(self.gpu.info().l2_bytes, bytes);
+        let host = random::<T>(n);
+        let srcs = (0..sets).map(|_| self.gpu.upload(&host)).collect::<bankwise::Result<Vec<_>>>()?;
+        let mut out = self.gpu.alloc_zeros::<T>(1)?;
+        let mut scratch = self.gpu.reduce_scratch::<T>(kernel, n)?;
+        // One global atomic per element is slow: a few runs say enough.
+        let (warmup, runs) = match (self.args.quick, kernel) {
+            (_, ReduceKernel::Atomic) => (1, 3),
+            (true, _) => (2, 5),
+            _ => (self.args.warmup, self.args.runs),
+        };
+        let stats = measure(self.gpu, warmup, runs, |i| {
+            self.gpu.reduce_into(kernel, op, &srcs[i % sets], .., &mut out, &mut scratch)
+        })?;
+        self.rows.push(Row { kernel: name, dtype, shape: format!("2^{log}"), bytes: bytes as u64, stats });
         self.progress.inc(1);
         Ok(())
     }

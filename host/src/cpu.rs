@@ -50,3 +50,39 @@ pub fn first_bit_difference<T: crate::Element>(got: &[T], want: &[T]) -> Option<
     }
     None
 }
+
+/// The `O` reduction of `data`, folded left to right from the identity: the reference for
+/// integers (wrapping sums are associative) and for min/max (exact, order-independent).
+pub fn reduce<T: Copy, O: crate::reduce::Operation<T>>(data: &[T], _op: O) -> T {
+    data.iter().fold(O::identity(), |a, &b| O::combine(a, b))
+}
+
+/// The float64 reference of a float sum: `(Σ x_i, Σ |x_i|)`, the first compensated (Neumaier),
+/// so its own error is at most `2⁻⁵²·|Σ x_i| + n·2⁻¹⁰⁴·Σ|x_i|` (Higham §4.3): far below any
+/// f32 or f64 tree's. NaN in, NaN out.
+pub fn sum_reference<T: Copy + Into<f64>>(data: &[T]) -> (f64, f64) {
+    let (mut sum, mut comp, mut abs) = (0.0f64, 0.0f64, 0.0f64);
+    for &x in data {
+        let x: f64 = x.into();
+        let t = sum + x;
+        comp += if sum.abs() >= x.abs() { (sum - t) + x } else { (x - t) + sum };
+        sum = t;
+        abs += x.abs();
+    }
+    (sum + comp, abs)
+}
+
+/// `γ_k = k·u / (1 − k·u)` for unit roundoff `u` (`2⁻²⁴` for f32, `2⁻⁵³` for f64): a sum
+/// whose every element passes through at most `k` roundings errs by at most `γ_k · Σ|x_i|`.
+/// Infinite when `k·u ≥ 1` (no bound).
+pub fn gamma(k: u64, u: f64) -> f64 {
+    let ku = k as f64 * u;
+    if ku >= 1.0 { f64::INFINITY } else { ku / (1.0 - ku) }
+}
+
+/// The largest error a float sum of `n` elements with absolute sum `abs` and reference `sum`
+/// (from [`sum_reference`]) may show against that reference, if every element passes through
+/// at most `depth` roundings of unit roundoff `u`: `γ_depth·abs` plus the reference's own bound.
+pub fn sum_tolerance(depth: u64, u: f64, n: usize, sum: f64, abs: f64) -> f64 {
+    gamma(depth, u) * abs + 2f64.powi(-52) * sum.abs() + n as f64 * 2f64.powi(-104) * abs
+}

@@ -103,6 +103,37 @@ pub enum Error {
         /// What the offsets predict.
         want: u32,
     },
+    /// A reduction's range is not inside its buffer.
+    #[error("range {start}..{end} is out of bounds of a buffer of {len} elements")]
+    RangeOutOfBounds {
+        /// First element of the range.
+        start: usize,
+        /// One past its last element.
+        end: usize,
+        /// Elements in the buffer.
+        len: usize,
+    },
+    /// A reduction's range starts after it ends.
+    #[error("range {start}..{end} starts after it ends")]
+    RangeReversed {
+        /// First element of the range.
+        start: usize,
+        /// One past its last element.
+        end: usize,
+    },
+    /// A reduction's scratch buffers are too small for the range (make them with
+    /// `Gpu::reduce_scratch` for at least the range's length and the same kernel).
+    #[error("reduction scratch holds {actual} elements but this reduction needs {needed}")]
+    ScratchTooSmall {
+        /// Elements the plan needs.
+        needed: usize,
+        /// Elements the scratch holds.
+        actual: usize,
+    },
+    /// No reduction kernel is instantiated for this (kernel, operation, type): a user-defined
+    /// operation needs `reduce_ladder!` in `kernels/` (see `bankwise::reduce`).
+    #[error("the PTX module has no reduction kernel `{0}` (instantiate it with reduce_ladder! in kernels/)")]
+    MissingReduction(String),
 }
 
 /// `Result` with the library's [`Error`].

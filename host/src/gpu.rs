@@ -76,6 +76,13 @@ impl Gpu {
             let f = module.load_function(name).map_err(|_| Error::MissingKernel(name))?;
             functions.insert(name, f);
         }
+        // Entries beyond `ALL`: reductions instantiated for user-defined operations.
+        for name in kernels::entries(kernels::PTX) {
+            if !functions.contains_key(name) {
+                let f = module.load_function(name).map_err(|_| Error::MissingKernel(name))?;
+                functions.insert(name, f);
+            }
+        }
         let attr = |a| ctx.attribute(a);
         let info = DeviceInfo {
             name: ctx.name()?,

@@ -6,7 +6,8 @@
 
 use std::sync::Arc;
 
-use bankwise::{DeviceBuffer, Element, Error, Gpu, Shape, TransposeKernel, cpu};
+use bankwise::reduce::{Max, Min, Operation, Reducible, Sum};
+use bankwise::{DeviceBuffer, Element, Error, Gpu, ReduceKernel, Shape, TransposeKernel, cpu};
 use libtest_mimic::{Arguments, Failed, Trial};
 use rand::{RngCore, SeedableRng, rngs::SmallRng};
 
@@ -75,6 +76,19 @@ fn main() {
     add("launchers_reject_bad_arguments".into(), Box::new(launchers_reject_bad_arguments));
     add("missing_device_is_reported".into(), Box::new(missing_device_is_reported));
     probe_trials(&mut add);
+    for kernel in ReduceKernel::ALL {
+        reduce_trials(kernel, &mut add);
+    }
+    add("reduce/launchers_reject_bad_arguments".into(), Box::new(reduce_rejects_bad_arguments));
+    // The teaching kernel races: ignored by default (and so skipped by `run.sh sanitize`);
+    // run it alone under racecheck, which should report hazards:
+    // compute-sanitizer --tool racecheck ./gpu-tests --ignored reduce_unrolled_warp_racy
+    if let Some(gpu) = gpu.clone() {
+        trials.push(
+            Trial::test("teaching/reduce_unrolled_warp_racy", move || racy_teaching_kernel(&gpu))
+                .with_ignored_flag(true),
+        );
+    }
     libtest_mimic::run(&args, trials).exit();
 }
 
@@ -329,5 +343,296 @@ fn probe_rejects_bad_arguments(gpu: &Gpu) -> Check {
     }
     // The handle stays usable.
     gpu.probe(&Access::strided(Width::B4, 0, 1), Op::Store, 1)?;
+    Ok(())
+}
+
+/// Lengths for every reduction kernel × operation × type: around the warp, the block (256 and
+/// 512 elements), the vector, several passes, the tuned kernel's grid-stride loop; `/big`
+/// ones (over 2^20) can be skipped under the sanitizers with `--skip /big`.
+const REDUCE_LENGTHS: [usize; 42] = [
+    0,
+    1,
+    2,
+    3,
+    4,
+    5,
+    7,
+    8,
+    15,
+    16,
+    17,
+    31,
+    32,
+    33,
+    63,
+    64,
+    65,
+    127,
+    255,
+    256,
+    257,
+    511,
+    512,
+    513,
+    1023,
+    1024,
+    1025,
+    2047,
+    4097,
+    65_535,
+    65_536,
+    65_537,
+    131_073,
+    262_147,
+    1_000_003,
+    4_194_301,
+    4_194_304,
+    16_777_259,
+    25_000_000,
+    33_554_467,
+    70_000_001,
+    1 << 20,
+];
+
+fn reduce_trials(kernel: ReduceKernel, add: &mut AddTrial<'_>) {
+    let k = kernel.name();
+    for (i, &len) in REDUCE_LENGTHS.iter().enumerate() {
+        // Unaligned starts: offsets 0 … 4 elements into the buffer, in turn.
+        let offset = i % 5;
+        let big = if len > 1 << 20 { "/big" } else { "" };
+        macro_rules! per_type {
+            ($($t:ty),+) => {$(
+                let t = stringify!($t);
+                add(format!("{k}/sum/{t}/{len}+{offset}{big}"), Box::new(move |g| check_reduce::<$t, Sum>(g, kernel, Sum, len, offset)));
+                add(format!("{k}/min/{t}/{len}+{offset}{big}"), Box::new(move |g| check_reduce::<$t, Min>(g, kernel, Min, len, offset)));
+                add(format!("{k}/max/{t}/{len}+{offset}{big}"), Box::new(move |g| check_reduce::<$t, Max>(g, kernel, Max, len, offset)));
+            )+};
+        }
+        per_type!(f32, f64, i32, u32, i64, u64);
+    }
+    for (len, at) in [(1, 0), (1000, 999), (1_000_003, 0), (1_000_003, 500_001), (1_000_003, 1_000_002)] {
+        add(format!("{k}/nan/f32/{len}@{at}"), Box::new(move |g| check_nan::<f32>(g, kernel, len, at)));
+        add(format!("{k}/nan/f64/{len}@{at}"), Box::new(move |g| check_nan::<f64>(g, kernel, len, at)));
+    }
+    // Past 2^31 elements (32-bit indices overflow): a wrapping u32 sum, exact.
+    let n = (1usize << 31) + 17;
+    add(
+        format!("{k}/sum/u32/{n}+3/past_2^31_elements"),
+        Box::new(move |g| check_reduce::<u32, Sum>(g, kernel, Sum, n, 3)),
+    );
+}
+
+/// Random test data: integers from random bits; floats finite, in [-1, 1) for sums (the
+/// error bound is relative to Σ|x|) and from random bits (any finite value, ±0 included) for
+/// min/max.
+trait TestData: Reducible {
+    fn data(n: usize, seed: u64, for_sum: bool) -> Vec<Self>;
+    /// `Ok` if `got` is acceptable for the reduction of `data` by `O` with `kernel`.
+    fn judge<O: Operation<Self>>(
+        got: Self,
+        data: &[Self],
+        kernel: ReduceKernel,
+        start: usize,
+        sms: u32,
+    ) -> Result<(), String>;
+}
+
+macro_rules! int_data {
+    ($($t:ty),+) => {$(
+        impl TestData for $t {
+            fn data(n: usize, seed: u64, _: bool) -> Vec<Self> {
+                random(n, seed)
+            }
+            fn judge<O: Operation<Self>>(got: Self, data: &[Self], _: ReduceKernel, _: usize, _: u32) -> Result<(), String> {
+                let want = data.iter().fold(O::identity(), |a, &b| O::combine(a, b));
+                if got == want { Ok(()) } else { Err(format!("got {got}, want {want}").into()) }
+            }
+        }
+    )+};
+}
+int_data!(i32, u32, i64, u64);
+
+macro_rules! float_data {
+    ($($t:ty => $u:expr),+) => {$(
+        impl TestData for $t {
+            fn data(n: usize, seed: u64, for_sum: bool) -> Vec<Self> {
+                let mut v: Vec<$t> = random(n, seed);
+                for x in &mut v {
+                    if for_sum {
+                        *x = (x.to_bits() >> 11) as $t / (1u64 << (<$t>::MANTISSA_DIGITS - 1)) as $t;
+                        *x = (*x % 2.0) - 1.0;
+                    } else if !x.is_finite() {
+                        *x = <$t>::from_bits(x.to_bits() ^ (1 << (<$t>::MANTISSA_DIGITS + 2)));
+                    }
+                }
+                v
+            }
+            fn judge<O: Operation<Self>>(got: Self, data: &[Self], kernel: ReduceKernel, start: usize, sms: u32) -> Result<(), String> {
+                if O::NAME != "sum" {
+                    // min/max: exact, bit for bit (NaN is the canonical NaN).
+                    let want = data.iter().fold(O::identity(), |a, &b| O::combine(a, b));
+                    return if got.to_bits() == want.to_bits() { Ok(()) } else { Err(format!("got {got:e}, want {want:e}").into()) };
+                }
+                let (want, abs) = cpu::sum_reference(data);
+                if want.is_nan() {
+                    return if got.is_nan() { Ok(()) } else { Err(format!("got {got:e}, want NaN").into()) };
+                }
+                let depth = kernel.depth::<$t>(start, data.len(), sms);
+                let tol = cpu::sum_tolerance(depth, $u, data.len(), want, abs);
+                let err = (got as f64 - want).abs();
+                if err <= tol {
+                    Ok(())
+                } else {
+                    Err(format!("got {got:e}, want {want:e}: error {err:e} > γ_{depth} · Σ|x| = {tol:e}").into())
+                }
+            }
+        }
+    )+};
+}
+float_data!(f32 => 2f64.powi(-24), f64 => 2f64.powi(-53));
+
+fn check_reduce<T: TestData, O: Operation<T>>(
+    gpu: &Gpu,
+    kernel: ReduceKernel,
+    op: O,
+    len: usize,
+    offset: usize,
+) -> Check {
+    let total = len + offset + 3;
+    if !enough_memory(gpu, total * size_of::<T>() + (total / 128) * size_of::<T>())? {
+        return Ok(());
+    }
+    let host = T::data(total, seed_of(&format!("{}{}", kernel.name(), O::NAME), len), O::NAME == "sum");
+    let src = gpu.upload(&host)?;
+    let range = offset..offset + len;
+    let mut out: DeviceBuffer<T> = gpu.alloc_zeros(1)?;
+    gpu.fill_bytes(&mut out, POISON)?;
+    let mut scratch = gpu.reduce_scratch::<T>(kernel, len)?;
+    gpu.reduce_into(kernel, op, &src, range.clone(), &mut out, &mut scratch)?;
+    let got = gpu.download(&out)?[0];
+    let what = format!("{} {} of {len} × {} at +{offset}", kernel.name(), O::NAME, std::any::type_name::<T>());
+    T::judge::<O>(got, &host[range.clone()], kernel, offset, gpu.info().multiprocessors)
+        .map_err(|e| format!("{what}: {e}"))?;
+    // The allocating launcher, and a second run on the same scratch (the tuned kernel's
+    // counter must have been reset), agree.
+    let again = gpu.reduce_with(kernel, op, &src, range.clone())?;
+    gpu.reduce_into(kernel, op, &src, range.clone(), &mut out, &mut scratch)?;
+    let third = gpu.download(&out)?[0];
+    for (run, v) in [("reduce_with", again), ("second reduce_into", third)] {
+        T::judge::<O>(v, &host[range.clone()], kernel, offset, gpu.info().multiprocessors)
+            .map_err(|e| format!("{what}, {run}: {e}"))?;
+    }
+    Ok(())
+}
+
+fn check_nan<T: TestData + num_nan::Nan>(gpu: &Gpu, kernel: ReduceKernel, len: usize, at: usize) -> Check
+where
+    Sum: Operation<T>,
+    Min: Operation<T>,
+    Max: Operation<T>,
+{
+    let mut host = T::data(len, seed_of("nan", len), true);
+    host[at] = T::nan();
+    let src = gpu.upload(&host)?;
+    let what = |op: &str| format!("{} {op} of {len} with NaN at {at}", kernel.name());
+    let sum = gpu.reduce_with(kernel, Sum, &src, ..)?;
+    if !sum.is_nan_value() {
+        return Err(format!("{}: got {sum:?}", what("sum")).into());
+    }
+    for (op, v) in [("min", gpu.reduce_with(kernel, Min, &src, ..)?), ("max", gpu.reduce_with(kernel, Max, &src, ..)?)]
+    {
+        if v.bits() != T::nan().bits() {
+            return Err(format!("{}: got {v:?}, want the canonical NaN", what(op)).into());
+        }
+    }
+    Ok(())
+}
+
+mod num_nan {
+    pub trait Nan: Copy {
+        fn nan() -> Self;
+        fn is_nan_value(self) -> bool;
+        fn bits(self) -> u64;
+    }
+    impl Nan for f32 {
+        fn nan() -> Self {
+            f32::NAN
+        }
+        fn is_nan_value(self) -> bool {
+            self.is_nan()
+        }
+        fn bits(self) -> u64 {
+            self.to_bits() as u64
+        }
+    }
+    impl Nan for f64 {
+        fn nan() -> Self {
+            f64::NAN
+        }
+        fn is_nan_value(self) -> bool {
+            self.is_nan()
+        }
+        fn bits(self) -> u64 {
+            self.to_bits()
+        }
+    }
+}
+
+fn reduce_rejects_bad_arguments(gpu: &Gpu) -> Check {
+    let src = gpu.upload(&[1u32, 2, 3, 4, 5])?;
+    let mut out = gpu.alloc_zeros::<u32>(1)?;
+    let mut empty_out = gpu.alloc_zeros::<u32>(0)?;
+    for kernel in ReduceKernel::ALL {
+        let r = gpu.reduce_with(kernel, Sum, &src, 2..6);
+        if !matches!(r, Err(Error::RangeOutOfBounds { start: 2, end: 6, len: 5 })) {
+            return Err(format!("{kernel:?} out of bounds: got {r:?}").into());
+        }
+        let mut scratch = gpu.reduce_scratch::<u32>(kernel, 5)?;
+        let r = gpu.reduce_into(kernel, Sum, &src, .., &mut empty_out, &mut scratch);
+        if !matches!(r, Err(Error::LengthMismatch { buffer: "out", .. })) {
+            return Err(format!("{kernel:?} empty out: got {r:?}").into());
+        }
+        // Empty ranges give the identity.
+        if gpu.reduce_with(kernel, Min, &src, 3..3)? != u32::MAX {
+            return Err(format!("{kernel:?}: empty min is not u32::MAX").into());
+        }
+        gpu.reduce_into(kernel, Max, &src, 5.., &mut out, &mut scratch)?;
+        if gpu.download(&out)?[0] != 0 {
+            return Err(format!("{kernel:?}: empty max into out is not 0").into());
+        }
+        if gpu.reduce_with(kernel, Sum, &src, 1..)? != 14 {
+            return Err(format!("{kernel:?}: 2+3+4+5 != 14").into());
+        }
+    }
+    // Scratch made for a shorter input.
+    let big = gpu.upload(&vec![1u32; 100_000])?;
+    let mut small = gpu.reduce_scratch::<u32>(ReduceKernel::Sequential, 10)?;
+    let r = gpu.reduce_into(ReduceKernel::Sequential, Sum, &big, .., &mut out, &mut small);
+    if !matches!(r, Err(Error::ScratchTooSmall { .. })) {
+        return Err(format!("small scratch: got {r:?}").into());
+    }
+    Ok(())
+}
+
+/// Runs the unsynchronised teaching kernel through cudarc directly (no `Gpu` launcher
+/// exposes it); prints whether this run happened to give the right sum.
+fn racy_teaching_kernel(gpu: &Gpu) -> Check {
+    use cudarc::driver::{LaunchConfig, PushKernelArg};
+    let n = 1usize << 20;
+    let host: Vec<f32> = (0..n).map(|i| (i % 7) as f32).collect();
+    let src = gpu.upload(&host)?;
+    let blocks = n.div_ceil(512);
+    let mut partials = gpu.alloc_zeros::<f32>(blocks)?;
+    let module =
+        gpu.context().load_module(cudarc::nvrtc::Ptx::from_src(bankwise::kernels::PTX)).map_err(|e| e.to_string())?;
+    let f = module.load_function(bankwise::kernels::REDUCE_RACY).map_err(|e| e.to_string())?;
+    let n64 = n as u64;
+    let mut b = gpu.stream().launch_builder(&f);
+    b.arg(partials.as_cuda_slice_mut()).arg(src.as_cuda_slice()).arg(&n64);
+    let cfg = LaunchConfig { grid_dim: (blocks as u32, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 256 * 4 };
+    unsafe { b.launch(cfg) }.map_err(|e| e.to_string())?;
+    let got: f32 = gpu.download(&partials)?.iter().sum();
+    let want: f32 = host.iter().sum();
+    eprintln!("racy kernel: sum {got} (race-free answer {want}); run under racecheck to see the hazards");
     Ok(())
 }

@@ -177,3 +177,53 @@ fn probes_use_shared_instructions_of_their_width() {
         }
     }
 }
+
+#[test]
+fn reduce_shuffle_and_tuned_reduce_use_shuffles_and_the_tuned_one_16_byte_loads() {
+    for op in ["sum", "min", "max"] {
+        for t in ["f32", "f64", "i32", "u32", "i64", "u64"] {
+            let sass = sass_of(&format!("reduce_shuffle_{op}_{t}"));
+            assert!(sass.contains("SHFL"), "reduce_shuffle_{op}_{t} must shuffle:\n{sass}");
+            let sass = sass_of(&format!("reduce_{op}_{t}"));
+            for ins in ["SHFL", "LDG.E.128"] {
+                assert!(sass.contains(ins), "reduce_{op}_{t} must use {ins}:\n{sass}");
+            }
+            // The tree rungs go through shared memory with block barriers.
+            let sass = sass_of(&format!("reduce_sequential_{op}_{t}"));
+            for ins in ["LDS", "STS", "BAR.SYNC"] {
+                assert!(sass.contains(ins), "reduce_sequential_{op}_{t} must use {ins}");
+            }
+        }
+    }
+    // The corrected unrolled warp orders its lanes with `__syncwarp` (`bar.warp.sync`, which
+    // ptxas lowers to a scheduling barrier in converged code); the teaching kernel does not.
+    let ptx_of = |name: &str| {
+        let start = PTX.find(&format!(".entry {name}(")).unwrap_or_else(|| panic!("no entry {name}"));
+        let rest = &PTX[start + 1..];
+        rest[..rest.find(".entry ").unwrap_or(rest.len())].to_string()
+    };
+    assert_eq!(ptx_of("reduce_unrolled_warp_sum_f32").matches("bar.warp.sync").count(), 12);
+    assert!(!ptx_of(bankwise::kernels::REDUCE_RACY).contains("bar.warp.sync"));
+}
+
+#[test]
+fn tuned_reduce_fits_its_blocks_per_sm() {
+    use bankwise_layout::reduce::tuned::{BLOCKS_PER_SM, THREADS};
+    // sm_90 (H100), the target of the bandwidth goal; on sm_70 the 8-byte kernels may need a
+    // few more registers (ptxas 12.9), and then fewer blocks are resident at once.
+    for arch in ["sm_90"] {
+        for k in assemble(arch)
+            .iter()
+            .filter(|k| ["reduce_sum_", "reduce_min_", "reduce_max_"].iter().any(|p| k.name.starts_with(p)))
+        {
+            // 64 Ki registers per SM, allocated per warp in units of 256 (8 per thread).
+            let per_thread = k.registers.div_ceil(8) * 8;
+            assert!(
+                per_thread * THREADS * BLOCKS_PER_SM <= 65_536,
+                "{} uses {} registers on {arch}: {BLOCKS_PER_SM} blocks of {THREADS} threads do not fit an SM",
+                k.name,
+                k.registers
+            );
+        }
+    }
+}

@@ -19,6 +19,7 @@
 pub mod copy;
 pub mod device;
 pub mod probe;
+pub mod reduce;
 pub mod transpose;
 
 #[panic_handler]

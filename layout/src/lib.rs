@@ -8,6 +8,7 @@
 
 pub mod copy;
 pub mod probe;
+pub mod reduce;
 pub mod transpose;
 
 #[cfg(test)]

@@ -1,0 +1,704 @@
+//! The reduction ladder: from one global atomic per element to a one-pass reduction as fast
+//! as CUB, generic over the operation ([`ReduceOp`]) and the element type ([`Element`]).
+//!
+//! Every kernel is written once, generically, and instantiated per (operation, type) pair by
+//! [`reduce_ladder!`](crate::reduce_ladder), with entries named
+//! `reduce_<rung>_<op>_<type>` (`reduce_shuffle_sum_f32`) and `reduce_<op>_<type>` for the
+//! tuned kernel. Built in: `sum`, `min`, `max` for `f32 f64 i32 u32 i64 u64`.
+//!
+//! ## A user-defined operation
+//!
+//! Any associative operation with an identity works. Implement [`ReduceOp`] for it and
+//! instantiate the ladder, here in this crate (it becomes part of bankwise's PTX module, which
+//! `Gpu::new` loads whole):
+//!
+//! ```ignore
+//! pub struct BitOr;
+//! impl ReduceOp<u32> for BitOr {
+//!     fn identity() -> u32 { 0 }
+//!     fn combine(a: u32, b: u32) -> u32 { a | b }
+//! }
+//! reduce_ladder!(bitor: BitOr; u32);   // reduce_atomic_bitor_u32 … reduce_bitor_u32
+//! ```
+//!
+//! and on the host implement `bankwise::reduce::Operation<u32>` with `NAME = "bitor"` and the
+//! same identity and combine (the CPU reference). `reduce_atomic` uses a compare-and-swap loop
+//! unless the operation overrides [`ReduceOp::atomic_combine`] with a native atomic.
+//!
+//! ## Finishing
+//!
+//! The tree rungs (`reduce_interleaved_divergent` … `reduce_shuffle`) write one partial per
+//! block; the host launches the same kernel again over the partials until one value is left
+//! (as in Mark Harris's "Optimizing Parallel Reduction in CUDA"). `reduce_atomic` combines
+//! straight into the result. The tuned `reduce` finishes in its own launch: the last block to
+//! retire (a `__threadfence` and an atomic ticket) combines every block's partial.
+
+use core::arch::asm;
+
+use crate::device::{
+    block_x, dynamic_shared, grid_dim_x, load_global_v4, shfl_down, sync_threads, sync_warp, thread_x,
+};
+use bankwise_layout::reduce::{
+    THREADS, WARP, elements_per_block, interleaved_divergent, interleaved_strided, sequential, split, tuned,
+};
+
+/// All 32 lanes of a warp.
+const FULL: u32 = u32::MAX;
+
+/// An element type the reductions accept: plain 4- or 8-byte data that can be moved through
+/// warp shuffles and compare-and-swapped in global memory.
+pub trait Element: Copy {
+    /// `__shfl_down_sync(FULL, self, delta)`.
+    fn shfl_down(self, delta: u32) -> Self;
+    /// Whether `a` and `b` have the same bits.
+    fn same_bits(a: Self, b: Self) -> bool;
+    /// `atomicCAS`: if `*p` has the bits of `expected`, stores `new`; returns the old value.
+    ///
+    /// # Safety
+    /// `p` must be a valid, aligned global address.
+    unsafe fn atomic_cas(p: *mut Self, expected: Self, new: Self) -> Self;
+}
+
+macro_rules! element32 {
+    ($($t:ty),+) => {$(
+        impl Element for $t {
+            #[inline(always)]
+            fn shfl_down(self, delta: u32) -> Self {
+                <$t>::from_ne_bytes(shfl_down(FULL, u32::from_ne_bytes(self.to_ne_bytes()), delta).to_ne_bytes())
+            }
+            #[inline(always)]
+            fn same_bits(a: Self, b: Self) -> bool {
+                a.to_ne_bytes() == b.to_ne_bytes()
+            }
+            #[inline(always)]
+            unsafe fn atomic_cas(p: *mut Self, expected: Self, new: Self) -> Self {
+                let old: u32;
+                unsafe {
+                    asm!("atom.global.cas.b32 {o}, [{p}], {e}, {n};", o = out(reg32) old, p = in(reg64) p,
+                        e = in(reg32) u32::from_ne_bytes(expected.to_ne_bytes()),
+                        n = in(reg32) u32::from_ne_bytes(new.to_ne_bytes()), options(nostack))
+                }
+                <$t>::from_ne_bytes(old.to_ne_bytes())
+            }
+        }
+    )+};
+}
+element32!(f32, i32, u32);
+
+macro_rules! element64 {
+    ($($t:ty),+) => {$(
+        impl Element for $t {
+            #[inline(always)]
+            fn shfl_down(self, delta: u32) -> Self {
+                let bits = u64::from_ne_bytes(self.to_ne_bytes());
+                let lo = shfl_down(FULL, bits as u32, delta) as u64;
+                let hi = shfl_down(FULL, (bits >> 32) as u32, delta) as u64;
+                <$t>::from_ne_bytes((hi << 32 | lo).to_ne_bytes())
+            }
+            #[inline(always)]
+            fn same_bits(a: Self, b: Self) -> bool {
+                a.to_ne_bytes() == b.to_ne_bytes()
+            }
+            #[inline(always)]
+            unsafe fn atomic_cas(p: *mut Self, expected: Self, new: Self) -> Self {
+                let old: u64;
+                unsafe {
+                    asm!("atom.global.cas.b64 {o}, [{p}], {e}, {n};", o = out(reg64) old, p = in(reg64) p,
+                        e = in(reg64) u64::from_ne_bytes(expected.to_ne_bytes()),
+                        n = in(reg64) u64::from_ne_bytes(new.to_ne_bytes()), options(nostack))
+                }
+                <$t>::from_ne_bytes(old.to_ne_bytes())
+            }
+        }
+    )+};
+}
+element64!(f64, i64, u64);
+
+/// An associative operation with an identity: what a reduction folds with. `combine` need not
+/// be commutative for the tree rungs and `reduce`, which keep the elements' order within each
+/// combine; `reduce_atomic` combines in arbitrary order, so it also needs commutativity.
+pub trait ReduceOp<T: Element> {
+    /// `combine(identity(), x) == x` for every `x`.
+    fn identity() -> T;
+    /// The operation.
+    fn combine(a: T, b: T) -> T;
+    /// `*p = combine(*p, v)` atomically. The default is a compare-and-swap loop.
+    ///
+    /// # Safety
+    /// `p` must be a valid, aligned global address.
+    #[inline(always)]
+    unsafe fn atomic_combine(p: *mut T, v: T) {
+        let mut old = unsafe { p.read_volatile() };
+        loop {
+            let seen = unsafe { T::atomic_cas(p, old, Self::combine(old, v)) };
+            if T::same_bits(seen, old) {
+                return;
+            }
+            old = seen;
+        }
+    }
+}
+
+/// Sum. Integer sums wrap (two's complement, modulo 2^bits); float sums round at each step
+/// and propagate NaN (and give NaN for +∞ + −∞), as IEEE addition does.
+pub struct Sum;
+/// Minimum. For floats: IEEE 754-2019 `minimum`: any NaN gives NaN (the canonical quiet NaN,
+/// bits `0x7fc0_0000` / `0x7ff8_0000_0000_0000`), and −0 < +0; identity +∞.
+pub struct Min;
+/// Maximum: as [`Min`], mirrored; identity −∞ for floats.
+pub struct Max;
+
+/// `red.global.<op>.<type> [p], v;`: a native reduction atomic, no return value.
+macro_rules! red {
+    ($instr:literal, $reg:ident, $p:expr, $v:expr) => {
+        unsafe { asm!(concat!("red.global.", $instr, " [{p}], {v};"), p = in(reg64) $p, v = in($reg) $v, options(nostack)) }
+    };
+}
+
+macro_rules! int_ops {
+    ($($t:ty => $reg:ident, $add:literal, $min:literal, $max:literal);+ $(;)?) => {$(
+        impl ReduceOp<$t> for Sum {
+            #[inline(always)]
+            fn identity() -> $t { 0 }
+            #[inline(always)]
+            fn combine(a: $t, b: $t) -> $t { a.wrapping_add(b) }
+            #[inline(always)]
+            unsafe fn atomic_combine(p: *mut $t, v: $t) { red!($add, $reg, p, v) }
+        }
+        impl ReduceOp<$t> for Min {
+            #[inline(always)]
+            fn identity() -> $t { <$t>::MAX }
+            #[inline(always)]
+            fn combine(a: $t, b: $t) -> $t { if b < a { b } else { a } }
+            #[inline(always)]
+            unsafe fn atomic_combine(p: *mut $t, v: $t) { red!($min, $reg, p, v) }
+        }
+        impl ReduceOp<$t> for Max {
+            #[inline(always)]
+            fn identity() -> $t { <$t>::MIN }
+            #[inline(always)]
+            fn combine(a: $t, b: $t) -> $t { if b > a { b } else { a } }
+            #[inline(always)]
+            unsafe fn atomic_combine(p: *mut $t, v: $t) { red!($max, $reg, p, v) }
+        }
+    )+};
+}
+int_ops!(
+    i32 => reg32, "add.u32", "min.s32", "max.s32";
+    u32 => reg32, "add.u32", "min.u32", "max.u32";
+    i64 => reg64, "add.u64", "min.s64", "max.s64";
+    u64 => reg64, "add.u64", "min.u64", "max.u64";
+);
+
+macro_rules! float_ops {
+    ($($t:ty => $bits:ty, $reg:ident, $add:literal);+ $(;)?) => {$(
+        impl ReduceOp<$t> for Sum {
+            #[inline(always)]
+            fn identity() -> $t { 0.0 }
+            #[inline(always)]
+            fn combine(a: $t, b: $t) -> $t { a + b }
+            #[inline(always)]
+            unsafe fn atomic_combine(p: *mut $t, v: $t) { red!($add, $reg, p, v) }
+        }
+        impl ReduceOp<$t> for Min {
+            #[inline(always)]
+            fn identity() -> $t { <$t>::INFINITY }
+            #[inline(always)]
+            fn combine(a: $t, b: $t) -> $t {
+                if a.is_nan() || b.is_nan() { <$t>::NAN } else if order_key!($bits, b) < order_key!($bits, a) { b } else { a }
+            }
+        }
+        impl ReduceOp<$t> for Max {
+            #[inline(always)]
+            fn identity() -> $t { <$t>::NEG_INFINITY }
+            #[inline(always)]
+            fn combine(a: $t, b: $t) -> $t {
+                if a.is_nan() || b.is_nan() { <$t>::NAN } else if order_key!($bits, b) > order_key!($bits, a) { b } else { a }
+            }
+        }
+    )+};
+}
+
+/// A signed integer that orders non-NaN floats totally, with −0 < +0.
+macro_rules! order_key {
+    ($bits:ty, $x:expr) => {{
+        let b = $x.to_bits() as $bits;
+        b ^ ((((b >> (<$bits>::BITS - 1)) as <$bits as Unsigned>::U) >> 1) as $bits)
+    }};
+}
+
+/// The unsigned type of a signed one (for the logical shift in `order_key!`).
+trait Unsigned {
+    type U;
+}
+impl Unsigned for i32 {
+    type U = u32;
+}
+impl Unsigned for i64 {
+    type U = u64;
+}
+
+float_ops!(f32 => i32, reg32, "add.f32"; f64 => i64, reg64, "add.f64");
+
+/// Step 1, `reduce_atomic`: every thread walks the range with a grid stride and combines each
+/// element straight into `*dst` with one global atomic (`red.global.add`, or a CAS loop for
+/// float min/max and user operations). The host sets `*dst` to the identity first.
+///
+/// Why it is slow: every atomic on the one address is serialised in L2, one element at a time.
+/// Measured: see docs/benchmarks.md
+///
+/// # Safety
+/// `src` valid for `n` elements; `dst` a valid global address.
+#[inline(always)]
+pub unsafe fn reduce_atomic<T: Element, O: ReduceOp<T>>(dst: *mut T, src: *const T, n: u64) {
+    let stride = grid_dim_x() as u64 * THREADS as u64;
+    let mut i = block_x() as u64 * THREADS as u64 + thread_x() as u64;
+    while i < n {
+        unsafe { O::atomic_combine(dst, src.add(i as usize).read()) };
+        i += stride;
+    }
+}
+
+/// One element per thread into shared memory (the identity past the end).
+#[inline(always)]
+unsafe fn load_one<T: Element, O: ReduceOp<T>>(src: *const T, n: u64) -> T {
+    let i = block_x() as u64 * elements_per_block(false) + thread_x() as u64;
+    if i < n { unsafe { src.add(i as usize).read() } } else { O::identity() }
+}
+
+/// Two elements per thread, `THREADS` apart, combined while loading.
+#[inline(always)]
+unsafe fn load_first_add<T: Element, O: ReduceOp<T>>(src: *const T, n: u64) -> T {
+    let i = block_x() as u64 * elements_per_block(true) + thread_x() as u64;
+    let a = if i < n { unsafe { src.add(i as usize).read() } } else { O::identity() };
+    let j = i + THREADS as u64;
+    let b = if j < n { unsafe { src.add(j as usize).read() } } else { O::identity() };
+    O::combine(a, b)
+}
+
+/// `shared[a] = combine(shared[a], shared[b])`.
+#[inline(always)]
+unsafe fn combine_at<T: Element, O: ReduceOp<T>>(shared: *mut T, (a, b): (u32, u32)) {
+    unsafe {
+        let v = O::combine(shared.add(a as usize).read(), shared.add(b as usize).read());
+        shared.add(a as usize).write(v);
+    }
+}
+
+/// Step 2, `reduce_interleaved_divergent`: the seed's shared-memory tree. Each block loads
+/// `THREADS` elements into shared memory, then at step `s = 1, 2, 4, …` thread `tid` with
+/// `tid % (2s) == 0` adds `shared[tid + s]` into `shared[tid]`, with `__syncthreads` between
+/// steps; thread 0 writes the block's partial to `dst[block]`. The host relaunches over the
+/// partials until one is left.
+///
+/// Changes from step 1: no atomics; a block cooperates through shared memory. Slow part: the
+/// active threads are spread over all warps (`tid % 2s`), so every warp diverges and stays
+/// resident for every step. Measured: see docs/benchmarks.md
+///
+/// # Safety
+/// `src` valid for `n` elements, `dst` for `ceil(n / THREADS)`; `THREADS` threads per block
+/// and `THREADS · size_of::<T>()` bytes of dynamic shared memory.
+#[inline(always)]
+pub unsafe fn reduce_interleaved_divergent<T: Element, O: ReduceOp<T>>(dst: *mut T, src: *const T, n: u64) {
+    let shared = dynamic_shared::<T>();
+    let tid = thread_x();
+    unsafe { shared.add(tid as usize).write(load_one::<T, O>(src, n)) };
+    sync_threads();
+    let mut s = 1;
+    while s < THREADS {
+        if let Some(ab) = interleaved_divergent(tid, s) {
+            unsafe { combine_at::<T, O>(shared, ab) };
+        }
+        sync_threads();
+        s *= 2;
+    }
+    if tid == 0 {
+        unsafe { dst.add(block_x() as usize).write(shared.read()) };
+    }
+}
+
+/// Step 3, `reduce_interleaved_strided`: thread `tid` works on `index = 2·s·tid`, so the
+/// active threads are the lowest ones and whole warps retire (no divergence until fewer than
+/// 32 threads are active).
+///
+/// New problem: a warp's indices are `2s` words apart, a `2s`-way shared-memory bank conflict
+/// (16-way at `s = 8`, 32-way beyond; `bankwise::banks` computes it from
+/// `bankwise_layout::reduce::interleaved_strided`). Measured: see docs/benchmarks.md
+///
+/// # Safety
+/// As [`reduce_interleaved_divergent`].
+#[inline(always)]
+pub unsafe fn reduce_interleaved_strided<T: Element, O: ReduceOp<T>>(dst: *mut T, src: *const T, n: u64) {
+    let shared = dynamic_shared::<T>();
+    let tid = thread_x();
+    unsafe { shared.add(tid as usize).write(load_one::<T, O>(src, n)) };
+    sync_threads();
+    let mut s = 1;
+    while s < THREADS {
+        if let Some(ab) = interleaved_strided(tid, s, THREADS) {
+            unsafe { combine_at::<T, O>(shared, ab) };
+        }
+        sync_threads();
+        s *= 2;
+    }
+    if tid == 0 {
+        unsafe { dst.add(block_x() as usize).write(shared.read()) };
+    }
+}
+
+/// The sequential-addressing tree from `shared[0..THREADS]` down to `shared[0..stop]`
+/// (`stop` = 0: to one value), a `__syncthreads` after each step.
+#[inline(always)]
+unsafe fn sequential_tree<T: Element, O: ReduceOp<T>>(shared: *mut T, tid: u32, stop: u32) {
+    let mut s = THREADS / 2;
+    while s > stop {
+        if let Some(ab) = sequential(tid, s) {
+            unsafe { combine_at::<T, O>(shared, ab) };
+        }
+        sync_threads();
+        s /= 2;
+    }
+}
+
+/// Step 4, `reduce_sequential`: sequential addressing. At step `s = THREADS/2, …, 1` thread
+/// `tid < s` adds `shared[tid + s]` into `shared[tid]`.
+///
+/// Changes from step 3: a warp reads 32 consecutive words, one per bank (conflict-free), and
+/// the active threads are still contiguous (no divergence in full warps). Half the threads
+/// idle from the first step on, though. Measured: see docs/benchmarks.md
+///
+/// # Safety
+/// As [`reduce_interleaved_divergent`].
+#[inline(always)]
+pub unsafe fn reduce_sequential<T: Element, O: ReduceOp<T>>(dst: *mut T, src: *const T, n: u64) {
+    let shared = dynamic_shared::<T>();
+    let tid = thread_x();
+    unsafe { shared.add(tid as usize).write(load_one::<T, O>(src, n)) };
+    sync_threads();
+    unsafe { sequential_tree::<T, O>(shared, tid, 0) };
+    if tid == 0 {
+        unsafe { dst.add(block_x() as usize).write(shared.read()) };
+    }
+}
+
+/// Step 5, `reduce_first_add`: each thread loads two elements `THREADS` apart and combines
+/// them before writing shared memory, so a block reduces `2 · THREADS` elements.
+///
+/// Changes from step 4: half the blocks for the same input; no thread is idle during the
+/// first combine, and each thread has two loads in flight. Measured: see docs/benchmarks.md
+///
+/// # Safety
+/// As [`reduce_interleaved_divergent`], with `dst` valid for `ceil(n / (2 · THREADS))`.
+#[inline(always)]
+pub unsafe fn reduce_first_add<T: Element, O: ReduceOp<T>>(dst: *mut T, src: *const T, n: u64) {
+    let shared = dynamic_shared::<T>();
+    let tid = thread_x();
+    unsafe { shared.add(tid as usize).write(load_first_add::<T, O>(src, n)) };
+    sync_threads();
+    unsafe { sequential_tree::<T, O>(shared, tid, 0) };
+    if tid == 0 {
+        unsafe { dst.add(block_x() as usize).write(shared.read()) };
+    }
+}
+
+/// Step 6, `reduce_unrolled_warp`: once 64 values are left, the first warp finishes alone,
+/// unrolled, without `__syncthreads`.
+///
+/// The seed (and Harris's 2007 slides) do the last six steps with no synchronisation at all,
+/// relying on a warp's lanes running in lockstep through a `volatile` array. Since Volta
+/// (independent thread scheduling) lanes of a warp may be at different instructions, so
+/// lane `i` reading `shared[i + 16]` while lane `i + 16` writes it is a data race: it can read
+/// the old or the new value. Here each step reads, `__syncwarp`s, writes, `__syncwarp`s
+/// (`bar.warp.sync`), which orders the lanes' shared-memory accesses; still far cheaper than
+/// `__syncthreads`. (`reduce_unrolled_warp_racy_sum_f32`, not part of the library's API, keeps
+/// the unsynchronised version for compute-sanitizer's racecheck to flag.)
+///
+/// Changes from step 5: the last 6 steps without block barriers, and no idle warps waiting
+/// at them. Measured: see docs/benchmarks.md
+///
+/// # Safety
+/// As [`reduce_first_add`].
+#[inline(always)]
+pub unsafe fn reduce_unrolled_warp<T: Element, O: ReduceOp<T>>(dst: *mut T, src: *const T, n: u64) {
+    let shared = dynamic_shared::<T>();
+    let tid = thread_x();
+    unsafe { shared.add(tid as usize).write(load_first_add::<T, O>(src, n)) };
+    sync_threads();
+    unsafe { sequential_tree::<T, O>(shared, tid, WARP) };
+    if tid < WARP {
+        let mut v = unsafe { shared.add(tid as usize).read() };
+        let mut s = WARP;
+        while s > 0 {
+            v = O::combine(v, unsafe { shared.add((tid + s) as usize).read() });
+            sync_warp(FULL); // every lane has read before any lane overwrites
+            unsafe { shared.add(tid as usize).write(v) };
+            sync_warp(FULL); // every lane has written before the next step reads
+            s /= 2;
+        }
+        if tid == 0 {
+            unsafe { dst.add(block_x() as usize).write(v) };
+        }
+    }
+}
+
+/// The seed's unsynchronised last warp, kept only to teach: a data race on Volta and later
+/// (see [`reduce_unrolled_warp`]). Not reachable through the library's launchers.
+///
+/// # Safety
+/// As [`reduce_first_add`]; and it races.
+#[inline(always)]
+pub unsafe fn reduce_unrolled_warp_racy<T: Element, O: ReduceOp<T>>(dst: *mut T, src: *const T, n: u64) {
+    let shared = dynamic_shared::<T>();
+    let tid = thread_x();
+    unsafe { shared.add(tid as usize).write(load_first_add::<T, O>(src, n)) };
+    sync_threads();
+    unsafe { sequential_tree::<T, O>(shared, tid, WARP) };
+    if tid < WARP {
+        let mut s = WARP;
+        while s > 0 {
+            // `volatile` as in the seed: forces each access to memory, but orders nothing.
+            unsafe {
+                let v = O::combine(
+                    shared.add(tid as usize).read_volatile(),
+                    shared.add((tid + s) as usize).read_volatile(),
+                );
+                shared.add(tid as usize).write_volatile(v);
+            }
+            s /= 2;
+        }
+        if tid == 0 {
+            unsafe { dst.add(block_x() as usize).write(shared.read_volatile()) };
+        }
+    }
+}
+
+/// Reduces a warp's values by shuffles (5 levels); lane 0 gets the result.
+#[inline(always)]
+fn warp_reduce<T: Element, O: ReduceOp<T>>(mut v: T) -> T {
+    let mut delta = WARP / 2;
+    while delta > 0 {
+        v = O::combine(v, v.shfl_down(delta));
+        delta /= 2;
+    }
+    v
+}
+
+/// Step 7, `reduce_shuffle`: the last warp combines the 64 remaining values in registers
+/// with `shfl.sync.down` (SASS `SHFL.DOWN`) instead of through shared memory.
+///
+/// Changes from step 6: no shared-memory traffic and no `__syncwarp` in the last 5 steps; a
+/// shuffle both moves and synchronises. Measured: see docs/benchmarks.md
+///
+/// # Safety
+/// As [`reduce_first_add`].
+#[inline(always)]
+pub unsafe fn reduce_shuffle<T: Element, O: ReduceOp<T>>(dst: *mut T, src: *const T, n: u64) {
+    let shared = dynamic_shared::<T>();
+    let tid = thread_x();
+    unsafe { shared.add(tid as usize).write(load_first_add::<T, O>(src, n)) };
+    sync_threads();
+    unsafe { sequential_tree::<T, O>(shared, tid, WARP) };
+    if tid < WARP {
+        let v = unsafe { O::combine(shared.add(tid as usize).read(), shared.add((tid + WARP) as usize).read()) };
+        let v = warp_reduce::<T, O>(v);
+        if tid == 0 {
+            unsafe { dst.add(block_x() as usize).write(v) };
+        }
+    }
+}
+
+/// Reduces a block's values (one per thread); thread 0 gets the result. `slots` is shared
+/// memory for one value per warp. Starts and ends with every thread past a barrier.
+#[inline(always)]
+fn block_reduce<T: Element, O: ReduceOp<T>>(v: T, slots: *mut T) -> T {
+    let (tid, warps) = (thread_x(), tuned::THREADS / WARP);
+    let v = warp_reduce::<T, O>(v);
+    if tid % WARP == 0 {
+        unsafe { slots.add((tid / WARP) as usize).write(v) };
+    }
+    sync_threads();
+    let mut r = O::identity();
+    if tid < WARP {
+        let mine = if tid < warps { unsafe { slots.add(tid as usize).read() } } else { O::identity() };
+        r = warp_reduce::<T, O>(mine);
+    }
+    sync_threads();
+    r
+}
+
+/// `__threadfence()`: orders this thread's global writes before its later ones, device-wide.
+#[inline(always)]
+fn thread_fence() {
+    unsafe { asm!("membar.gl;", options(nostack)) }
+}
+
+/// `atomicAdd(p, 1)` on a `u32` counter, returning the old value.
+#[inline(always)]
+unsafe fn ticket(p: *mut u32) -> u32 {
+    let old: u32;
+    unsafe { asm!("atom.global.add.u32 {o}, [{p}], 1;", o = out(reg32) old, p = in(reg64) p, options(nostack)) };
+    old
+}
+
+/// Combines element `k` of a 16-byte vector into accumulator `k`.
+#[inline(always)]
+fn fold<T: Element, O: ReduceOp<T>, const V: usize>(acc: &mut [T; V], words: &[u32; 4]) {
+    // Safety: [T; V] is exactly the 16 bytes of a vector, plain data.
+    let x: [T; V] = unsafe { core::mem::transmute_copy(words) };
+    for k in 0..V {
+        acc[k] = O::combine(acc[k], x[k]);
+    }
+}
+
+/// Step 8, `reduce`: the tuned kernel and the library's default. Changes from step 7:
+/// - a fixed grid (`BLOCKS_PER_SM` blocks per SM, from the device's SM count) with a
+///   grid-stride loop, so each thread reduces many elements in registers before any shared
+///   memory or barrier is involved;
+/// - 16-byte loads (`LDG.E.128`), `UNROLL` of them issued before the first is used, on the
+///   16-byte-aligned middle of the range; the unaligned head and the tail (each fewer than a
+///   vector) element by element;
+/// - one accumulator per vector lane (independent add chains), then the block by shuffles
+///   (warp, then across warps through 8 shared slots): two barriers per block in total;
+/// - one launch: each block writes its partial, fences, and takes a ticket from an atomic
+///   counter; the last block to retire adds all partials in block order (deterministic) and
+///   writes the result, then resets the counter to 0 for the next launch.
+///
+/// Measured: see docs/benchmarks.md
+///
+/// # Safety
+/// `src` valid for `n` elements, `dst` for 1, `partials` for `gridDim.x`, `counter` a `u32`
+/// that is 0; `tuned::THREADS` threads per block and `tuned::SHARED_BYTES` of dynamic shared
+/// memory.
+#[inline(always)]
+pub unsafe fn reduce_tuned<T: Element, O: ReduceOp<T>, const V: usize>(
+    dst: *mut T,
+    partials: *mut T,
+    counter: *mut u32,
+    src: *const T,
+    n: u64,
+) {
+    let base = dynamic_shared::<u8>();
+    let slots = base.cast::<T>();
+    let flag = unsafe { base.add(tuned::FLAG_OFFSET as usize) }.cast::<u32>();
+    let (tid, block, grid) = (thread_x(), block_x(), grid_dim_x());
+    let threads = tuned::THREADS as u64;
+    let parts = split(src as u64, n, size_of::<T>() as u64);
+    let mut acc = [O::identity(); V];
+    if block == 0 && (tid as u64) < parts.head {
+        acc[0] = unsafe { src.add(tid as usize).read() };
+    }
+    let vectors = unsafe { src.add(parts.head as usize) }.cast::<[u32; 4]>();
+    let per_block = threads * tuned::UNROLL as u64;
+    let stride = grid as u64 * per_block;
+    let mut first = block as u64 * per_block + tid as u64;
+    while first + (tuned::UNROLL as u64 - 1) * threads < parts.vectors {
+        // No per-load predicate: all UNROLL loads issue back to back.
+        let mut held = [[0u32; 4]; tuned::UNROLL as usize];
+        for (k, h) in held.iter_mut().enumerate() {
+            *h = unsafe { load_global_v4(vectors.add((first + k as u64 * threads) as usize)) };
+        }
+        for h in &held {
+            fold::<T, O, V>(&mut acc, h);
+        }
+        first += stride;
+    }
+    for k in 0..tuned::UNROLL as u64 {
+        let i = first + k * threads;
+        if i < parts.vectors {
+            fold::<T, O, V>(&mut acc, &unsafe { load_global_v4(vectors.add(i as usize)) });
+        }
+    }
+    let tail_start = parts.head + parts.vectors * V as u64;
+    if block == 0 && (tid as u64) < parts.tail {
+        acc[0] = O::combine(acc[0], unsafe { src.add((tail_start + tid as u64) as usize).read() });
+    }
+    // The accumulators pairwise, then the block.
+    let mut width = V;
+    while width > 1 {
+        width /= 2;
+        for k in 0..width {
+            acc[k] = O::combine(acc[2 * k], acc[2 * k + 1]);
+        }
+    }
+    let v = block_reduce::<T, O>(acc[0], slots);
+    if tid == 0 {
+        unsafe { partials.add(block as usize).write(v) };
+        thread_fence(); // the partial is visible device-wide before the ticket is
+        let last = unsafe { ticket(counter) } == grid - 1;
+        if last {
+            thread_fence(); // and every other block's partial before ours is read
+        }
+        unsafe { flag.write(last as u32) };
+    }
+    sync_threads();
+    if unsafe { flag.read() } == 0 {
+        return;
+    }
+    let mut r = O::identity();
+    let mut i = tid;
+    while i < grid {
+        // Volatile: straight from L2, never a stale L1 line.
+        r = O::combine(r, unsafe { partials.add(i as usize).read_volatile() });
+        i += tuned::THREADS;
+    }
+    let r = block_reduce::<T, O>(r, slots);
+    if tid == 0 {
+        unsafe {
+            dst.write(r);
+            counter.write_volatile(0);
+        }
+    }
+}
+
+/// Instantiates the whole ladder for an operation and element types: entries
+/// `reduce_atomic_<op>_<t>`, `reduce_interleaved_divergent_<op>_<t>`,
+/// `reduce_interleaved_strided_<op>_<t>`, `reduce_sequential_<op>_<t>`,
+/// `reduce_first_add_<op>_<t>`, `reduce_unrolled_warp_<op>_<t>`, `reduce_shuffle_<op>_<t>`
+/// and `reduce_<op>_<t>`. `$op` is the name the host uses (`bankwise::reduce::Operation::NAME`),
+/// `$Op` a type implementing [`ReduceOp`] for each `$t`.
+#[macro_export]
+macro_rules! reduce_ladder {
+    ($op:ident: $Op:ty; $($t:ident),+ $(,)?) => {$(
+        $crate::reduce_ladder!(@rung reduce_atomic, "reduce_atomic_", $op, $Op, $t);
+        $crate::reduce_ladder!(@rung reduce_interleaved_divergent, "reduce_interleaved_divergent_", $op, $Op, $t);
+        $crate::reduce_ladder!(@rung reduce_interleaved_strided, "reduce_interleaved_strided_", $op, $Op, $t);
+        $crate::reduce_ladder!(@rung reduce_sequential, "reduce_sequential_", $op, $Op, $t);
+        $crate::reduce_ladder!(@rung reduce_first_add, "reduce_first_add_", $op, $Op, $t);
+        $crate::reduce_ladder!(@rung reduce_unrolled_warp, "reduce_unrolled_warp_", $op, $Op, $t);
+        $crate::reduce_ladder!(@rung reduce_shuffle, "reduce_shuffle_", $op, $Op, $t);
+        const _: () = {
+            /// # Safety
+            /// See `reduce_tuned`.
+            #[unsafe(export_name = concat!("reduce_", stringify!($op), "_", stringify!($t)))]
+            pub unsafe extern "ptx-kernel" fn kernel(dst: *mut $t, partials: *mut $t, counter: *mut u32, src: *const $t, n: u64) {
+                unsafe {
+                    $crate::reduce::reduce_tuned::<$t, $Op, { 16 / core::mem::size_of::<$t>() }>(dst, partials, counter, src, n)
+                }
+            }
+        };
+    )+};
+    (@rung $rung:ident, $prefix:literal, $op:ident, $Op:ty, $t:ident) => {
+        const _: () = {
+            /// # Safety
+            /// See the generic kernel of this rung.
+            #[unsafe(export_name = concat!($prefix, stringify!($op), "_", stringify!($t)))]
+            pub unsafe extern "ptx-kernel" fn kernel(dst: *mut $t, src: *const $t, n: u64) {
+                unsafe { $crate::reduce::$rung::<$t, $Op>(dst, src, n) }
+            }
+        };
+    };
+}
+
+reduce_ladder!(sum: Sum; f32, f64, i32, u32, i64, u64);
+reduce_ladder!(min: Min; f32, f64, i32, u32, i64, u64);
+reduce_ladder!(max: Max; f32, f64, i32, u32, i64, u64);
+
+/// The teaching kernel: `reduce_unrolled_warp` without `__syncwarp` (see
+/// [`reduce_unrolled_warp_racy`]). Run it under `compute-sanitizer --tool racecheck`.
+///
+/// # Safety
+/// As [`reduce_first_add`]; and it races.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn reduce_unrolled_warp_racy_sum_f32(dst: *mut f32, src: *const f32, n: u64) {
+    unsafe { reduce_unrolled_warp_racy::<f32, Sum>(dst, src, n) }
+}
