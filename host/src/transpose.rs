@@ -149,16 +149,17 @@ pub fn plan<T: Element>(kernel: TransposeKernel, src_len: usize, dst_len: usize,
     if kernel == TransposeKernel::Tuned {
         // A persistent grid: one block per tile at most; the launcher caps it at the blocks the
         // device holds at once.
-        let tiles = tuned::Tiles::new(tuned::side(bytes), rows, cols, batch).total;
-        let grid = (tiles.min(MAX_GRID_X as u64) as u32, 1, 1);
-        let (entry, shared_bytes) = if tuned::aligned(rows, cols, bytes) {
-            (entry, tuned::tile_bytes(bytes))
+        let (entry, threads, shared_bytes) = if tuned::aligned(rows, cols, bytes) {
+            (entry, tuned::THREADS, tuned::tile_bytes(bytes))
         } else if bytes >= 4 {
-            (kernels::TRANSPOSE_UNALIGNED[T::WIDTH.index() - 2], tuned::unaligned::tile_bytes(bytes))
+            let entry = kernels::TRANSPOSE_UNALIGNED[T::WIDTH.index() - 2];
+            (entry, tuned::unaligned::threads(bytes), tuned::unaligned::tile_bytes(bytes))
         } else {
             return plan::<T>(TransposeKernel::Swizzled, src_len, dst_len, shape);
         };
-        return Ok(Launch { kernel: entry, grid, block: (tuned::THREADS, 1, 1), shared_bytes });
+        let tiles = tuned::Tiles::new(tuned::side(bytes), rows, cols, batch).total;
+        let grid = (tiles.min(MAX_GRID_X as u64) as u32, 1, 1);
+        return Ok(Launch { kernel: entry, grid, block: (threads, 1, 1), shared_bytes });
     }
     let shared_bytes = kernel.tile_layout().map_or(0, |l| l.tile_bytes(bytes));
     Ok(Launch { kernel: entry, grid: grid(rows, cols, batch), block: (TILE, BLOCK_ROWS, 1), shared_bytes })

@@ -249,6 +249,7 @@ unsafe fn transpose_unaligned<T: Copy, const V: usize, const L: usize, const S: 
     let size = size_of::<T>() as u32;
     let (side, window, pitch, halo) =
         (tuned::side(size), unaligned::window(size), unaligned::pitch(size), unaligned::halo(size));
+    let threads = unaligned::threads(size);
     let load_slots = unaligned::tile_rows(size) * window;
     let v = V as u64;
     let total = batch * rows * cols;
@@ -266,7 +267,7 @@ unsafe fn transpose_unaligned<T: Copy, const V: usize, const L: usize, const S: 
     };
     let load = |here: (u64, u64, u64), held: &mut [[u32; 4]; L]| {
         for (k, h) in held.iter_mut().enumerate() {
-            let s = k as u32 * tuned::THREADS + t;
+            let s = k as u32 * threads + t;
             let Some((first, _)) = window_of(here, s).filter(|_| s < load_slots) else { continue };
             if first + v <= total {
                 *h = unsafe { load_global_v4(src.add(first as usize).cast()) };
@@ -287,7 +288,7 @@ unsafe fn transpose_unaligned<T: Copy, const V: usize, const L: usize, const S: 
         let (_, _, c0) = here;
         let end = (c0 + side as u64).min(cols) as i64;
         for (k, h) in held.iter().enumerate() {
-            let s = k as u32 * tuned::THREADS + t;
+            let s = k as u32 * threads + t;
             let Some((_, col)) = window_of(here, s).filter(|_| s < load_slots) else { continue };
             // Safety: [[u32; 4]] and [T; V] are the same 16 bytes.
             let e: [T; V] = unsafe { core::mem::transmute_copy(h) };
@@ -302,7 +303,7 @@ unsafe fn transpose_unaligned<T: Copy, const V: usize, const L: usize, const S: 
     let store = |(b, r0, c0): (u64, u64, u64)| {
         let last_band = r0 + side as u64 >= rows;
         for k in 0..S as u32 {
-            let s = k * tuned::THREADS + t;
+            let s = k * threads + t;
             let (j, q) = (s / window, s % window);
             // The window's extra chunk reaches the end of the row: only the last band needs it.
             if j >= side || c0 + j as u64 >= cols || (q == window - 1 && !last_band) {
@@ -393,4 +394,4 @@ macro_rules! unaligned {
     )+};
 }
 
-unaligned!(u32: transpose_unaligned_u32(4, 5, 5), u64: transpose_unaligned_u64(2, 3, 3));
+unaligned!(u32: transpose_unaligned_u32(4, 5, 5), u64: transpose_unaligned_u64(2, 5, 5));

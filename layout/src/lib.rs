@@ -63,11 +63,12 @@ mod tests {
             let words = tuned::unaligned::pitch(elem) * elem / 4;
             assert!(words % 2 == 1 || elem == 8, "odd words per row");
             let load = tuned::unaligned::tile_rows(elem) * tuned::unaligned::window(elem);
-            let slots = tuned::unaligned::load_slots_per_thread(elem) * tuned::THREADS;
-            assert!(slots >= load && slots - load < tuned::THREADS);
+            let threads = tuned::unaligned::threads(elem);
+            let slots = tuned::unaligned::load_slots_per_thread(elem) * threads;
+            assert!(slots >= load && slots - load < threads);
             let store = side * tuned::unaligned::window(elem);
-            let slots = tuned::unaligned::store_slots_per_thread(elem) * tuned::THREADS;
-            assert!(slots >= store && slots - store < tuned::THREADS);
+            let slots = tuned::unaligned::store_slots_per_thread(elem) * threads;
+            assert!(slots >= store && slots - store < threads);
             assert!(tuned::tile_bytes(elem) <= 48 * 1024, "fits the default shared-memory limit");
         }
     }
