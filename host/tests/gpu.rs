@@ -174,6 +174,23 @@ fn seed_of(name: &str, n: usize) -> u64 {
     name.bytes().fold(n as u64 ^ 0x9e37_79b9_7f4a_7c15, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3))
 }
 
+/// Tests that need over 1 GiB of device memory run one at a time: the harness runs tests in
+/// parallel, and several multi-gigabyte ones at once could exhaust even an 80 GB device
+/// between the free-memory check and the allocation.
+static BIG: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Whether the device has room for `bytes`; holds [`BIG`] (through `guard`) for large ones.
+fn enough_memory_locked(
+    gpu: &Gpu,
+    bytes: usize,
+    guard: &mut Option<std::sync::MutexGuard<'static, ()>>,
+) -> Result<bool, Failed> {
+    if bytes > 1 << 30 {
+        *guard = Some(BIG.lock().unwrap_or_else(|poisoned| poisoned.into_inner()));
+    }
+    enough_memory(gpu, bytes)
+}
+
 fn enough_memory(gpu: &Gpu, bytes: usize) -> Result<bool, Failed> {
     let (free, _) = gpu.memory().map_err(|e| e.to_string())?;
     if free < bytes + (256 << 20) {
@@ -197,7 +214,8 @@ fn compare<T: Element>(what: &str, got: &[T], want: &[T]) -> Check {
 }
 
 fn check_copy<T: Element>(gpu: &Gpu, len: usize) -> Check {
-    if !enough_memory(gpu, 2 * len * size_of::<T>())? {
+    let mut big = None;
+    if !enough_memory_locked(gpu, 2 * len * size_of::<T>(), &mut big)? {
         return Ok(());
     }
     let host: Vec<T> = random(len, seed_of("copy", len));
@@ -210,7 +228,8 @@ fn check_copy<T: Element>(gpu: &Gpu, len: usize) -> Check {
 
 fn check_transpose<T: Element>(gpu: &Gpu, kernel: TransposeKernel, shape: Shape) -> Check {
     let n = shape.elements()?;
-    if !enough_memory(gpu, 2 * n * size_of::<T>())? {
+    let mut big = None;
+    if !enough_memory_locked(gpu, 2 * n * size_of::<T>(), &mut big)? {
         return Ok(());
     }
     let host: Vec<T> = random(n, seed_of(kernel.name(), n));
@@ -499,7 +518,8 @@ fn check_reduce<T: TestData, O: Operation<T>>(
     offset: usize,
 ) -> Check {
     let total = len + offset + 3;
-    if !enough_memory(gpu, total * size_of::<T>() + (total / 128) * size_of::<T>())? {
+    let mut big = None;
+    if !enough_memory_locked(gpu, total * size_of::<T>() + (total / 128) * size_of::<T>(), &mut big)? {
         return Ok(());
     }
     let host = T::data(total, seed_of(&format!("{}{}", kernel.name(), O::NAME), len), O::NAME == "sum");

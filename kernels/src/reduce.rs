@@ -453,10 +453,13 @@ pub unsafe fn reduce_unrolled_warp_racy<T: Element, O: ReduceOp<T>>(dst: *mut T,
     unsafe { shared.add(tid as usize).write(load_first_add::<T, O>(src, n)) };
     sync_threads();
     unsafe { sequential_tree::<T, O>(shared, tid, WARP) };
-    if tid < WARP {
-        let mut s = WARP;
-        while s > 0 {
-            // `volatile` as in the seed: forces each access to memory, but orders nothing.
+    // The seed's form: one `if (j < s)` per step, `volatile` accesses, no synchronisation.
+    // The lanes that drop out of a step diverge from those that go on, so nothing orders lane
+    // `i + s`'s write of step `s` before lane `i`'s read of it in the next step.
+    let mut s = WARP;
+    while s > 0 {
+        if tid < s {
+            // `volatile` forces each access to memory, but orders nothing between lanes.
             unsafe {
                 let v = O::combine(
                     shared.add(tid as usize).read_volatile(),
@@ -464,11 +467,11 @@ pub unsafe fn reduce_unrolled_warp_racy<T: Element, O: ReduceOp<T>>(dst: *mut T,
                 );
                 shared.add(tid as usize).write_volatile(v);
             }
-            s /= 2;
         }
-        if tid == 0 {
-            unsafe { dst.add(block_x() as usize).write(shared.read_volatile()) };
-        }
+        s /= 2;
+    }
+    if tid == 0 {
+        unsafe { dst.add(block_x() as usize).write(shared.read_volatile()) };
     }
 }
 
