@@ -223,7 +223,3 @@ pub fn entries(ptx: &str) -> Vec<&str> {
         .map(|rest| rest.split(['(', ' ']).next().unwrap_or(""))
         .collect()
 }
-
-/// The teaching kernel `reduce_unrolled_warp` without `__syncwarp`: a data race on Volta and
-/// later. In the PTX for compute-sanitizer's racecheck to flag; no launcher of `Gpu` uses it.
-pub const REDUCE_RACY: &str = "reduce_unrolled_warp_racy_sum_f32";
