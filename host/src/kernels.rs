@@ -23,9 +23,9 @@ pub const TRANSPOSE_SWIZZLED: [&str; 4] =
 /// `transpose_*`, the tuned transpose, indexed by [`crate::Width`].
 pub const TRANSPOSE_TUNED: [&str; 4] = ["transpose_u8", "transpose_u16", "transpose_u32", "transpose_u64"];
 
-/// `transpose_unaligned_*` for 4- and 8-byte elements (the tuned transpose of shapes whose
-/// rows are not 16-byte aligned).
-pub const TRANSPOSE_UNALIGNED: [&str; 2] = ["transpose_unaligned_u32", "transpose_unaligned_u64"];
+/// `transpose_unaligned_u32`: the tuned transpose of 4-byte elements whose rows are not all
+/// 16-byte aligned.
+pub const TRANSPOSE_UNALIGNED_U32: &str = "transpose_unaligned_u32";
 /// `probe_load_*`, indexed by access width (1, 2, 4, 8, 16 bytes): see [`crate::probe`].
 pub const PROBE_LOAD: [&str; 5] =
     ["probe_load_u8", "probe_load_u16", "probe_load_u32", "probe_load_u64", "probe_load_u128"];
@@ -57,8 +57,7 @@ pub const ALL: &[&str] = &[
     TRANSPOSE_TUNED[1],
     TRANSPOSE_TUNED[2],
     TRANSPOSE_TUNED[3],
-    TRANSPOSE_UNALIGNED[0],
-    TRANSPOSE_UNALIGNED[1],
+    TRANSPOSE_UNALIGNED_U32,
     PROBE_LOAD[0],
     PROBE_LOAD[1],
     PROBE_LOAD[2],

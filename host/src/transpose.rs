@@ -90,8 +90,10 @@ pub enum TransposeKernel {
     /// `transpose_swizzled`: an XOR swizzle instead of padding; conflict-free, no wasted bytes.
     Swizzled,
     /// `transpose`: the tuned kernel and the library's default: 16-byte vectors on both
-    /// global sides, larger tiles, a vector-granular swizzle. Shapes whose rows or columns are
-    /// not a multiple of the vector's element count (16 / element size) use `Swizzled`.
+    /// global sides, larger tiles, a vector-granular swizzle. Where rows do not all start
+    /// 16-byte aligned (a dimension not a multiple of 16 / element size), 4-byte elements take
+    /// `transpose_unaligned_u32` (vectors on misaligned rows), 8-byte ones `Padded` and 1-
+    /// and 2-byte ones `Swizzled`, each the fastest measured for them.
     #[default]
     Tuned,
 }
@@ -149,17 +151,19 @@ pub fn plan<T: Element>(kernel: TransposeKernel, src_len: usize, dst_len: usize,
     if kernel == TransposeKernel::Tuned {
         // A persistent grid: one block per tile at most; the launcher caps it at the blocks the
         // device holds at once.
-        let (entry, threads, shared_bytes) = if tuned::aligned(rows, cols, bytes) {
-            (entry, tuned::THREADS, tuned::tile_bytes(bytes))
-        } else if bytes >= 4 {
-            let entry = kernels::TRANSPOSE_UNALIGNED[T::WIDTH.index() - 2];
-            (entry, tuned::unaligned::threads(bytes), tuned::unaligned::tile_bytes(bytes))
+        let (entry, shared_bytes) = if tuned::aligned(rows, cols, bytes) {
+            (entry, tuned::tile_bytes(bytes))
+        } else if bytes == 4 {
+            (kernels::TRANSPOSE_UNALIGNED_U32, tuned::unaligned::tile_bytes(bytes))
         } else {
-            return plan::<T>(TransposeKernel::Swizzled, src_len, dst_len, shape);
+            // Measured fastest for these at 8191 × 8193 (docs/benchmarks.md): the padded
+            // ladder kernel for 8-byte elements, the swizzled one (no padding) for 1 and 2.
+            let fallback = if bytes == 8 { TransposeKernel::Padded } else { TransposeKernel::Swizzled };
+            return plan::<T>(fallback, src_len, dst_len, shape);
         };
         let tiles = tuned::Tiles::new(tuned::side(bytes), rows, cols, batch).total;
         let grid = (tiles.min(MAX_GRID_X as u64) as u32, 1, 1);
-        return Ok(Launch { kernel: entry, grid, block: (threads, 1, 1), shared_bytes });
+        return Ok(Launch { kernel: entry, grid, block: (tuned::THREADS, 1, 1), shared_bytes });
     }
     let shared_bytes = kernel.tile_layout().map_or(0, |l| l.tile_bytes(bytes));
     Ok(Launch { kernel: entry, grid: grid(rows, cols, batch), block: (TILE, BLOCK_ROWS, 1), shared_bytes })

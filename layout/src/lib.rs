@@ -63,7 +63,7 @@ mod tests {
             let words = tuned::unaligned::pitch(elem) * elem / 4;
             assert!(words % 2 == 1 || elem == 8, "odd words per row");
             let load = tuned::unaligned::tile_rows(elem) * tuned::unaligned::window(elem);
-            let threads = tuned::unaligned::threads(elem);
+            let threads = tuned::THREADS;
             let slots = tuned::unaligned::load_slots_per_thread(elem) * threads;
             assert!(slots >= load && slots - load < threads);
             let store = side * tuned::unaligned::window(elem);

@@ -187,14 +187,7 @@ pub mod tuned {
     /// Those chunks need input rows from `r0 − (vector − 1)` on: the tile holds
     /// [`halo`] extra rows above its own.
     pub mod unaligned {
-        use super::{side, vector, vectors_per_row};
-
-        /// Threads per block: 128 for 8-byte elements, whose 32² tile has 33 × 17 load slots:
-        /// 5 rounds of 128 keep 88% of the slots busy where 3 rounds of 256 kept 73% (a 64²
-        /// tile instead needed 150 registers per thread on sm_70).
-        pub const fn threads(elem_bytes: u32) -> u32 {
-            if elem_bytes == 8 { 128 } else { super::THREADS }
-        }
+        use super::{THREADS, side, vector, vectors_per_row};
 
         /// Extra input rows above the tile's own: a chunk can start `vector − 1` rows early.
         pub const fn halo(elem_bytes: u32) -> u32 {
@@ -214,12 +207,12 @@ pub mod tuned {
 
         /// Load slots each thread takes per tile (the last round is partly idle).
         pub const fn load_slots_per_thread(elem_bytes: u32) -> u32 {
-            (tile_rows(elem_bytes) * window(elem_bytes)).div_ceil(threads(elem_bytes))
+            (tile_rows(elem_bytes) * window(elem_bytes)).div_ceil(THREADS)
         }
 
         /// Store slots each thread takes per tile.
         pub const fn store_slots_per_thread(elem_bytes: u32) -> u32 {
-            (side(elem_bytes) * window(elem_bytes)).div_ceil(threads(elem_bytes))
+            (side(elem_bytes) * window(elem_bytes)).div_ceil(THREADS)
         }
 
         /// Pitch of the shared tile in elements: one word (or one 8-byte element) more than
