@@ -75,11 +75,13 @@ fn main() -> Result<()> {
         Cmd::Setup => setup(&root),
         Cmd::Test { args } => {
             setup(&root)?;
-            cargo(&root, &[&["test", "--workspace"][..], &strs(&args)].concat())
+            let counts = test(&root, &strs(&args))?;
+            println!("{counts}");
+            Ok(())
         }
         Cmd::Ci => {
             setup(&root)?;
-            cargo(&root, &["test", "--workspace"])?;
+            let counts = test(&root, &[])?;
             cargo(&root, &["fmt", "--all", "--check"])?;
             cargo(&root, &["fmt", "--manifest-path", "kernels/Cargo.toml", "--check"])?;
             cargo(&root, &["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"])?;
@@ -87,7 +89,10 @@ fn main() -> Result<()> {
             run(Command::new("cargo")
                 .current_dir(&kernels)
                 .args([&format!("+{TOOLCHAIN}"), "clippy", "--release", "--target", "nvptx64-nvidia-cuda"])
-                .args(["-Zbuild-std=core", "--", "-D", "warnings"]))
+                .args(["-Zbuild-std=core", "--", "-D", "warnings"]))?;
+            // Last, so that the closing line of CI's output counts the tests.
+            println!("{counts}");
+            Ok(())
         }
         Cmd::Ptx { args } => {
             setup(&root)?;
@@ -125,6 +130,56 @@ fn run(cmd: &mut Command) -> Result<()> {
 
 fn cargo(root: &Path, args: &[&str]) -> Result<()> {
     run(Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into())).current_dir(root).args(args))
+}
+
+/// Totals of `cargo test`'s per-binary "test result" lines. GPU tests that skip for want of
+/// a GPU are reported ignored by their harness, and counted here as skipped.
+#[derive(Default)]
+struct Counts {
+    passed: u64,
+    failed: u64,
+    skipped: u64,
+}
+
+impl std::fmt::Display for Counts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "tests: {} passed, {} failed, {} skipped", self.passed, self.failed, self.skipped)
+    }
+}
+
+/// Runs `cargo test --workspace ARGS`, passing its output through, and totals the results.
+fn test(root: &Path, args: &[&str]) -> Result<Counts> {
+    use std::io::BufRead;
+    let mut child = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .current_dir(root)
+        .args(["test", "--workspace"])
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .context("cannot start cargo test")?;
+    let mut counts = Counts::default();
+    for line in std::io::BufReader::new(child.stdout.take().context("cargo test's stdout")?).lines() {
+        let line = line?;
+        println!("{line}");
+        let Some(result) = line.strip_prefix("test result: ") else { continue };
+        for part in result.split(';') {
+            let mut words = part.split_whitespace().rev();
+            let (Some(what), Some(n)) = (words.next(), words.next()) else { continue };
+            let Ok(n) = n.parse::<u64>() else { continue };
+            match what {
+                "passed" => counts.passed += n,
+                "failed" => counts.failed += n,
+                "ignored" => counts.skipped += n,
+                _ => {}
+            }
+        }
+    }
+    let status = child.wait()?;
+    if !status.success() {
+        println!("{counts}");
+        bail!("cargo test failed ({status})");
+    }
+    Ok(counts)
 }
 
 fn setup(root: &Path) -> Result<()> {
