@@ -39,3 +39,8 @@ pub use error::{Error, Result};
 pub use gpu::{DeviceBuffer, DeviceInfo, Gpu};
 pub use reduce::{Max, Min, ReduceKernel, Sum};
 pub use transpose::{Shape, TransposeKernel};
+
+/// The README's examples, compiled as doc-tests so that they cannot drift from the API.
+#[doc = include_str!("../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

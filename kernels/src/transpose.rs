@@ -102,6 +102,8 @@ unsafe fn transpose_tile<T: Copy>(layout: TileLayout, dst: *mut T, src: *const T
 ///
 /// Teaches: coalescing fixed, bank conflicts created. The column walk reads 32 elements one
 /// pitch (32 elements) apart: for 4-byte elements all in one bank, a 32-way conflict.
+/// Measured (H100, 8192²): 1440 GB/s f32 (3.5× naive), 2246 f64; Nsight Compute: 32.6 load
+/// wavefronts per column read for f32, 32 for f64 (16-way in each half-warp).
 #[inline(always)]
 unsafe fn transpose_tiled<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
     unsafe { transpose_tile(TileLayout::Plain, dst, src, rows, cols, batch) }
@@ -109,7 +111,8 @@ unsafe fn transpose_tiled<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols: 
 
 /// Step 3, `transpose_padded`: the same tile with a padded pitch (33 elements for 4- and
 /// 8-byte elements, 34 and 36 for 2- and 1-byte ones), so consecutive rows start in different
-/// banks and the column walk is conflict-free.
+/// banks and the column walk is conflict-free. Measured (H100, 8192²): 2233 GB/s f32 (+55%),
+/// 2795 f64 (+24%); 1.1 load wavefronts per column read.
 #[inline(always)]
 unsafe fn transpose_padded<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
     unsafe { transpose_tile(TileLayout::Padded, dst, src, rows, cols, batch) }
@@ -117,7 +120,9 @@ unsafe fn transpose_padded<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols:
 
 /// Step 4, `transpose_swizzled`: no padding; element `(r, c)` lives at column `c ^ r` of row
 /// `r`. Row writes stay a permutation of one row, column reads hit 32 different banks, and the
-/// tile is exactly 32×32 elements.
+/// tile is exactly 32×32 elements. Measured (H100, 8192²): conflict-free too (1.1 wavefronts),
+/// but 2055 GB/s f32, 8% below padding: the XOR costs integer work on every shared access and
+/// the 128 bytes it saves per block never limited occupancy. f64: 2824, as padded.
 #[inline(always)]
 unsafe fn transpose_swizzled<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
     unsafe { transpose_tile(TileLayout::Swizzled, dst, src, rows, cols, batch) }
@@ -168,7 +173,12 @@ fn pipelined<H>(
 ///   streams longer runs;
 /// - a swizzle at vector granularity (`tuned::swizzle`) so the row write is one `STS.128` per
 ///   lane and the column gather is conflict-free;
-/// - a persistent grid that has the next tile's loads in flight while it stores this one.
+/// - a tile loop that could keep the next tile's loads in flight while storing this one (with
+///   a grid smaller than the tile count); the library launches one block per tile, which
+///   measured 7% faster than a persistent grid.
+///
+/// Measured (H100): 2755–2816 GB/s f32 at 8192² (95.5–97.9% of a copy, cuBLAS `geam`
+/// 2776–2806), 2870 at 16384² (99.6%); f64 2872 at 8192² (99.7%).
 ///
 /// `V` is the vector's element count and `N` the vectors per thread (`tuned::vectors_per_thread`).
 /// Needs every row of the input and output to start 16-byte aligned (`tuned::aligned`);
@@ -237,7 +247,8 @@ unsafe fn transpose_vectorized<T: Copy, const V: usize, const N: usize>(
 /// (the misalignment differs from row to row); each output row is written in aligned 16-byte
 /// chunks, the tile taking `V − 1` halo rows above its own so that it owns whole chunks.
 /// Only the chunks that straddle two output rows are written element by element.
-/// `L` and `S` are the load and store slots per thread.
+/// `L` and `S` are the load and store slots per thread. Measured (H100, 8191 × 8193 f32):
+/// 2456 GB/s, against 1901 for the swizzled kernel and 2204 for cuBLAS `geam`.
 #[inline(always)]
 unsafe fn transpose_unaligned<T: Copy, const V: usize, const L: usize, const S: usize>(
     dst: *mut T,
