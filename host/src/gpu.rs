@@ -171,15 +171,6 @@ impl Gpu {
         self.functions.get(name).ok_or(Error::MissingKernel(name))
     }
 
-    /// How many blocks of `launch`'s kernel, block size and shared memory the whole device
-    /// runs at once: the grid of a persistent kernel.
-    pub fn resident_blocks(&self, launch: &Launch) -> Result<u32> {
-        let threads = launch.block.0 * launch.block.1 * launch.block.2;
-        let f = self.function(launch.kernel)?;
-        let per_sm = f.occupancy_max_active_blocks_per_multiprocessor(threads, launch.shared_bytes as usize, None)?;
-        Ok(per_sm.max(1) * self.info.multiprocessors)
-    }
-
     /// Queues a validated [`Launch`] with the kernel arguments `push` adds.
     ///
     /// # Safety

@@ -134,33 +134,3 @@ pub unsafe fn store_global_v4(p: *mut [u32; 4], v: [u32; 4]) {
             options(nostack, preserves_flags))
     }
 }
-
-/// [`load_global_v4`] through the read-only path without allocating in L1
-/// (`ld.global.nc`): for data read exactly once.
-///
-/// # Safety
-/// As for [`load_global_v4`], and nothing writes `p` during the kernel.
-#[inline(always)]
-pub unsafe fn load_global_v4_once(p: *const [u32; 4]) -> [u32; 4] {
-    let (a, b, c, d): (u32, u32, u32, u32);
-    unsafe {
-        asm!("ld.global.nc.v4.u32 {{{a}, {b}, {c}, {d}}}, [{p}];",
-            a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d,
-            p = in(reg64) p, options(readonly, nostack, preserves_flags))
-    }
-    [a, b, c, d]
-}
-
-/// [`store_global_v4`] with the streaming hint (`st.global.cs`): the line is evicted first,
-/// for output written once and not read back by this kernel.
-///
-/// # Safety
-/// As for [`store_global_v4`].
-#[inline(always)]
-pub unsafe fn store_global_v4_streaming(p: *mut [u32; 4], v: [u32; 4]) {
-    unsafe {
-        asm!("st.global.cs.v4.u32 [{p}], {{{a}, {b}, {c}, {d}}};",
-            p = in(reg64) p, a = in(reg32) v[0], b = in(reg32) v[1], c = in(reg32) v[2], d = in(reg32) v[3],
-            options(nostack, preserves_flags))
-    }
-}
