@@ -45,7 +45,8 @@ enum Cmd {
     },
     /// Run the benchmarks on this machine's GPU and print the table (`bankwise bench`).
     Bench {
-        /// Passed to `bankwise bench` (suites: copy, transpose; --quick; --markdown FILE).
+        /// Passed to `bankwise bench` (suites: copy, transpose, reduce; --quick; --shape RxC;
+        /// --markdown FILE).
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
@@ -96,15 +97,12 @@ fn main() -> Result<()> {
         }
         Cmd::Ptx { args } => {
             setup(&root)?;
-            cargo(
-                &root,
-                &[&["run", "--quiet", "--release", "-p", "bankwise-cli", "--", "ptx"][..], &strs(&args)].concat(),
-            )
+            cli(&root, "ptx", &args)
         }
-        Cmd::Bench { args } => cargo(
-            &root,
-            &[&["run", "--quiet", "--release", "-p", "bankwise-cli", "--", "bench"][..], &strs(&args)].concat(),
-        ),
+        Cmd::Bench { args } => {
+            install_toolchain()?;
+            cli(&root, "bench", &args)
+        }
         Cmd::Banks { args } => cli(&root, "banks", &args),
         Cmd::Probe { args } => cli(&root, "probe", &args),
         Cmd::Bundle { dir } => bundle(&root, &dir),
@@ -182,7 +180,15 @@ fn test(root: &Path, args: &[&str]) -> Result<Counts> {
     Ok(counts)
 }
 
+/// Everything the tests need: the kernels' toolchain and CUDA's offline tools.
 fn setup(root: &Path) -> Result<()> {
+    install_toolchain()?;
+    pip(root, "cuda13", "nvidia/cu13/bin", &["ptxas", "nvdisasm"], CUDA13_PACKAGES)?;
+    pip(root, "cuda12", "nvidia/cuda_nvcc/bin", &["ptxas"], CUDA12_PACKAGES)
+}
+
+/// The pinned nightly with rust-src (building the kernels) and clippy (linting them).
+fn install_toolchain() -> Result<()> {
     let ready = Command::new("rustup")
         .args(["run", TOOLCHAIN, "rustc", "--print", "sysroot"])
         .output()
@@ -203,8 +209,7 @@ fn setup(root: &Path) -> Result<()> {
     if !clippy.is_ok_and(|o| o.status.success()) {
         run(Command::new("rustup").args(["component", "add", "clippy", "--toolchain", TOOLCHAIN]))?;
     }
-    pip(root, "cuda13", "nvidia/cu13/bin", &["ptxas", "nvdisasm"], CUDA13_PACKAGES)?;
-    pip(root, "cuda12", "nvidia/cuda_nvcc/bin", &["ptxas"], CUDA12_PACKAGES)
+    Ok(())
 }
 
 /// Installs PyPI `packages` into `.tools/<folder>` unless `bin` there already holds `tools`.
