@@ -76,6 +76,13 @@ fn main() {
     add("launchers_reject_bad_arguments".into(), Box::new(launchers_reject_bad_arguments));
     add("missing_device_is_reported".into(), Box::new(missing_device_is_reported));
     probe_trials(&mut add);
+    // Properties over random shapes and ranges (seeded, so a failure reproduces).
+    for kernel in TransposeKernel::ALL {
+        add(format!("{}/random_shapes", kernel.name()), Box::new(move |g| transpose_random_shapes(g, kernel)));
+    }
+    for kernel in ReduceKernel::ALL {
+        add(format!("{}/random_ranges", kernel.name()), Box::new(move |g| reduce_random_ranges(g, kernel)));
+    }
     for kernel in ReduceKernel::ALL {
         reduce_trials(kernel, &mut add);
     }
@@ -621,6 +628,53 @@ fn reduce_rejects_bad_arguments(gpu: &Gpu) -> Check {
     let r = gpu.reduce_into(ReduceKernel::Sequential, Sum, &big, .., &mut out, &mut small);
     if !matches!(r, Err(Error::ScratchTooSmall { .. })) {
         return Err(format!("small scratch: got {r:?}").into());
+    }
+    Ok(())
+}
+
+/// 40 random `[batch, rows, cols]` shapes per element width, each checked bit for bit.
+fn transpose_random_shapes(gpu: &Gpu, kernel: TransposeKernel) -> Check {
+    use rand::Rng;
+    let mut rng = SmallRng::seed_from_u64(seed_of(kernel.name(), 40));
+    for i in 0..40 {
+        // Mostly small dimensions, sometimes a few thousand, sometimes a multiple of 16 (the
+        // tuned kernel's vector path), sometimes a batch.
+        let dim = |rng: &mut SmallRng| match rng.random_range(0..4) {
+            0 => rng.random_range(1..40),
+            1 => rng.random_range(1..3000),
+            2 => 16 * rng.random_range(1..200),
+            _ => rng.random_range(1..300),
+        };
+        let (rows, cols) = (dim(&mut rng), dim(&mut rng));
+        let batch = if rng.random_bool(0.25) { rng.random_range(2..5) } else { 1 };
+        let shape = Shape::batched(batch, rows, cols);
+        let run = match i % 4 {
+            0 => check_transpose::<u8>(gpu, kernel, shape),
+            1 => check_transpose::<u16>(gpu, kernel, shape),
+            2 => check_transpose::<f32>(gpu, kernel, shape),
+            _ => check_transpose::<f64>(gpu, kernel, shape),
+        };
+        run.map_err(|e| format!("random shape {i} ({shape}): {}", e.message().unwrap_or("failed")))?;
+    }
+    Ok(())
+}
+
+/// 30 random ranges (length and unaligned start) per kernel, over the three operations.
+fn reduce_random_ranges(gpu: &Gpu, kernel: ReduceKernel) -> Check {
+    use rand::Rng;
+    let mut rng = SmallRng::seed_from_u64(seed_of(kernel.name(), 30));
+    for i in 0..30 {
+        let len = if rng.random_bool(0.5) { rng.random_range(0..5000) } else { rng.random_range(0..3_000_000) };
+        let offset = rng.random_range(0..16);
+        let run = match i % 6 {
+            0 => check_reduce::<f32, Sum>(gpu, kernel, Sum, len, offset),
+            1 => check_reduce::<i32, Min>(gpu, kernel, Min, len, offset),
+            2 => check_reduce::<u64, Max>(gpu, kernel, Max, len, offset),
+            3 => check_reduce::<f64, Sum>(gpu, kernel, Sum, len, offset),
+            4 => check_reduce::<u32, Sum>(gpu, kernel, Sum, len, offset),
+            _ => check_reduce::<f32, Max>(gpu, kernel, Max, len, offset),
+        };
+        run.map_err(|e| format!("random range {i} ({len} at +{offset}): {}", e.message().unwrap_or("failed")))?;
     }
     Ok(())
 }
