@@ -1,5 +1,6 @@
 //! `bankwise banks`: the bank map of one warp-wide shared-memory access, from the model alone
-//! (no GPU needed): a strided access, a named worked example, or a library kernel's tile access.
+//! (no GPU needed): a strided access, a named worked example, or a library kernel's access
+//! (a transpose's tile, or a step of a reduction tree).
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -7,6 +8,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, bail};
 use bankwise::banks::{self, Access, Geometry, Width};
 use bankwise::probe::{TileAccess, tile_access, tile_kernel_name};
+use bankwise_layout::reduce::{self as tree, THREADS};
 use bankwise_layout::transpose::TileLayout;
 
 #[derive(clap::Args, Debug, Default)]
@@ -32,15 +34,20 @@ pub struct Args {
     /// List the named patterns.
     #[arg(long)]
     list: bool,
-    /// A library transpose kernel's shared tile, accessed by warp 0.
+    /// A library kernel's shared-memory access by warp 0: a transpose's tile (with
+    /// --elem-bytes and --access) or a reduction tree's step (with --step).
     #[arg(long, value_enum, conflicts_with = "stride")]
     kernel: Option<KernelArg>,
-    /// Element size of the --kernel tile: 1, 2, 4 or 8 bytes.
+    /// Element size of the --kernel's shared array: 1, 2, 4 or 8 bytes (4 or 8 for reductions).
     #[arg(long, default_value_t = 4)]
     elem_bytes: u32,
-    /// Which tile access of --kernel.
+    /// Which tile access of a transpose --kernel.
     #[arg(long, value_enum, default_value_t = AccessArg::ColumnRead)]
     access: AccessArg,
+    /// The tree step `s` of a reduction --kernel (the distance between the two values it
+    /// combines): warp 0's read of the second one is drawn.
+    #[arg(long, default_value_t = 1)]
+    step: u32,
     /// Also write the bank map as SVG to this file.
     #[arg(long)]
     svg: Option<PathBuf>,
@@ -66,6 +73,12 @@ enum KernelArg {
     TransposePadded,
     #[value(name = "transpose_swizzled")]
     TransposeSwizzled,
+    #[value(name = "reduce_interleaved_divergent")]
+    ReduceInterleavedDivergent,
+    #[value(name = "reduce_interleaved_strided")]
+    ReduceInterleavedStrided,
+    #[value(name = "reduce_sequential")]
+    ReduceSequential,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
@@ -73,6 +86,37 @@ enum AccessArg {
     #[default]
     ColumnRead,
     RowWrite,
+}
+
+/// A tree step's index function: thread `tid` at step `s` combines `(a, b)`, or idles.
+type TreeStep = fn(u32, u32) -> Option<(u32, u32)>;
+
+/// Warp 0's read of the second operand at tree step `--step` of a reduction rung, computed by
+/// the index functions the kernels themselves use (`bankwise_layout::reduce`).
+fn reduction_step(kernel: KernelArg, args: &Args, mask: u32, geometry: Geometry) -> Result<Built> {
+    let (name, step): (&str, TreeStep) = match kernel {
+        KernelArg::ReduceInterleavedDivergent => ("reduce_interleaved_divergent", tree::interleaved_divergent),
+        KernelArg::ReduceInterleavedStrided => {
+            ("reduce_interleaved_strided", |tid, s| tree::interleaved_strided(tid, s, THREADS))
+        }
+        KernelArg::ReduceSequential => ("reduce_sequential", tree::sequential),
+        _ => unreachable!("transposes are handled by the caller"),
+    };
+    let Some(width) = Width::from_bytes(args.elem_bytes).filter(|_| matches!(args.elem_bytes, 4 | 8)) else {
+        bail!("a reduction's elements are 4 or 8 bytes, not {}", args.elem_bytes);
+    };
+    if !args.step.is_power_of_two() || args.step >= THREADS {
+        bail!("--step must be a power of two below {THREADS}, not {}", args.step);
+    }
+    let active = (0..32).filter(|&tid| step(tid, args.step).is_some()).fold(0u32, |m, tid| m | 1 << tid);
+    if active & mask == 0 {
+        bail!("no lane of warp 0 works at step {} of {name}", args.step);
+    }
+    let bytes = u64::from(args.elem_bytes);
+    let access =
+        Access::from_fn(width, active & mask, |tid| step(tid, args.step).map_or(0, |(_, b)| u64::from(b) * bytes));
+    let title = format!("{name}, {}-byte elements, step s = {}: warp 0 reads shared[b]", args.elem_bytes, args.step);
+    Ok(Built { access, geometry, title })
 }
 
 fn parse_mask(s: &str) -> Result<u32, String> {
@@ -107,6 +151,7 @@ pub fn build(args: &Args) -> Result<Built> {
             KernelArg::TransposeTiled => TileLayout::Plain,
             KernelArg::TransposePadded => TileLayout::Padded,
             KernelArg::TransposeSwizzled => TileLayout::Swizzled,
+            reduction => return reduction_step(reduction, args, mask, geometry),
         };
         if !matches!(args.elem_bytes, 1 | 2 | 4 | 8) {
             bail!("--elem-bytes must be 1, 2, 4 or 8, not {}", args.elem_bytes);
@@ -196,6 +241,36 @@ mod tests {
         assert_eq!(build(&Args { elem_bytes: 4, ..row }).unwrap().access.addresses[5], Some(20));
         let bad = Args { kernel: Some(KernelArg::TransposeTiled), elem_bytes: 16, ..Args::default() };
         assert!(build(&bad).is_err());
+    }
+
+    #[test]
+    fn reduction_steps_show_the_strided_conflict() {
+        let degree = |kernel, step| {
+            let b = build(&Args { kernel: Some(kernel), step, elem_bytes: 4, ..Args::default() }).unwrap();
+            banks::analyze(&b.access, &b.geometry).unwrap().degree()
+        };
+        // Strided: lanes 2s words apart, 2s-way up to s = 4; beyond, only 256 / 2s lanes of
+        // warp 0 work, 8 of them per bank: 8-way (Nsight Compute averaged 3.9 wavefronts per
+        // load over all the steps).
+        assert_eq!(degree(KernelArg::ReduceInterleavedStrided, 1), 2);
+        assert_eq!(degree(KernelArg::ReduceInterleavedStrided, 2), 4);
+        assert_eq!(degree(KernelArg::ReduceInterleavedStrided, 4), 8);
+        assert_eq!(degree(KernelArg::ReduceInterleavedStrided, 8), 8);
+        assert_eq!(degree(KernelArg::ReduceInterleavedStrided, 16), 8);
+        for s in [1, 2, 4, 8, 16] {
+            assert_eq!(degree(KernelArg::ReduceSequential, s), 1, "sequential, step {s}");
+        }
+        // Divergent: lane tid works if tid % 2s == 0, reading tid + s: a warp's 32 / 2s working
+        // lanes are 2s words apart, one per bank. Idle lanes, but no conflict (ncu agrees).
+        for s in [1, 2, 4, 8, 16] {
+            assert_eq!(degree(KernelArg::ReduceInterleavedDivergent, s), 1, "divergent, step {s}");
+        }
+        let args =
+            |step, elem_bytes| Args { kernel: Some(KernelArg::ReduceSequential), step, elem_bytes, ..Args::default() };
+        assert!(build(&args(3, 4)).is_err());
+        assert!(build(&args(1, 2)).is_err());
+        assert!(build(&args(256, 4)).is_err());
+        assert!(build(&args(8, 8)).is_ok());
     }
 
     #[test]
