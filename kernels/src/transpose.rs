@@ -177,8 +177,9 @@ fn pipelined<H>(
 ///   a grid smaller than the tile count); the library launches one block per tile, which
 ///   measured 7% faster than a persistent grid.
 ///
-/// Measured (H100): 2755–2816 GB/s f32 at 8192² (95.5–97.9% of a copy, cuBLAS `geam`
-/// 2776–2806), 2870 at 16384² (99.6%); f64 2872 at 8192² (99.7%).
+/// Measured (H100): 2752–2816 GB/s f32 at 8192² (95.4–97.9% of a copy, cuBLAS `geam`
+/// 2776–2806), 2870 at 16384² (99.6%); f64 2872 at 8192² (99.7%). 512-thread blocks with half
+/// the vectors per thread measured 92%.
 ///
 /// `V` is the vector's element count and `N` the vectors per thread (`tuned::vectors_per_thread`).
 /// Needs every row of the input and output to start 16-byte aligned (`tuned::aligned`);
