@@ -19,8 +19,10 @@ fn main() {
         }
     };
     let mut c = Criterion::default().configure_from_args().sample_size(20).warm_up_time(Duration::from_millis(500));
-    for n in [4096, 8192] {
-        let shape = Shape::new(n, n);
+    // The shapes of `bankwise bench transpose`: squares and an odd one next to 8192².
+    let shapes = [(1024, 1024), (4096, 4096), (8192, 8192), (16384, 16384), (8191, 8193)];
+    for (rows, cols) in shapes {
+        let shape = Shape::new(rows, cols);
         bench::<f32>(&mut c, &gpu, "copy_bytes", shape, |g, s, d| g.copy(s, d));
         bench::<f32>(&mut c, &gpu, "cuMemcpyDtoD", shape, |g, s, d| g.copy_driver(s, d));
         for kernel in TransposeKernel::ALL {
@@ -40,16 +42,24 @@ fn bench<T: Element>(
 ) {
     let n = shape.elements().expect("valid shape");
     let bytes = n * size_of::<T>();
-    let mut host: Vec<T> = vec![unsafe { std::mem::zeroed() }; n];
-    // Safety: Element types are plain integers and floats; any bit pattern is valid.
-    SmallRng::seed_from_u64(1).fill_bytes(unsafe { std::slice::from_raw_parts_mut(host.as_mut_ptr().cast(), bytes) });
-    let sets = rotation(gpu.info().l2_bytes, 2 * bytes);
-    let srcs: Vec<_> = (0..sets).map(|_| gpu.upload(&host).expect("upload")).collect();
-    let mut dsts: Vec<_> = (0..sets).map(|_| gpu.alloc_zeros::<T>(n).expect("alloc")).collect();
+    // Made on first use, so that benchmarks a filter leaves out allocate nothing.
+    let buffers = || {
+        let mut host: Vec<T> = vec![unsafe { std::mem::zeroed() }; n];
+        // Safety: Element types are plain integers and floats; any bit pattern is valid.
+        let raw = unsafe { std::slice::from_raw_parts_mut(host.as_mut_ptr().cast(), bytes) };
+        SmallRng::seed_from_u64(1).fill_bytes(raw);
+        let sets = rotation(gpu.info().l2_bytes, 2 * bytes);
+        let srcs: Vec<_> = (0..sets).map(|_| gpu.upload(&host).expect("upload")).collect();
+        let dsts: Vec<_> = (0..sets).map(|_| gpu.alloc_zeros::<T>(n).expect("alloc")).collect();
+        (srcs, dsts)
+    };
+    let mut state = None;
     let timer = Timer::new(gpu).expect("events");
     let mut group = c.benchmark_group(name);
     group.throughput(Throughput::Bytes(2 * bytes as u64));
     group.bench_function(BenchmarkId::new(std::any::type_name::<T>(), shape), |b| {
+        let (srcs, dsts) = state.get_or_insert_with(buffers);
+        let sets = srcs.len();
         b.iter_custom(|iters| {
             let ms = timer
                 .time(|| -> bankwise::Result<()> {
