@@ -153,12 +153,12 @@ pub fn build(args: &Args) -> Result<Built> {
             KernelArg::TransposeSwizzled => TileLayout::Swizzled,
             reduction => return reduction_step(reduction, args, mask, geometry),
         };
-        if !matches!(args.elem_bytes, 1 | 2 | 4 | 8) {
-            bail!("--elem-bytes must be 1, 2, 4 or 8, not {}", args.elem_bytes);
-        }
         let kind = match args.access {
             AccessArg::ColumnRead => TileAccess::ColumnRead,
             AccessArg::RowWrite => TileAccess::RowWrite,
+        };
+        let Some(access) = tile_access(layout, args.elem_bytes, kind) else {
+            bail!("--elem-bytes must be 1, 2, 4 or 8, not {}", args.elem_bytes);
         };
         let title = format!(
             "{}, {}-byte elements, {} of warp 0 (pitch {})",
@@ -167,7 +167,7 @@ pub fn build(args: &Args) -> Result<Built> {
             kind.name(),
             layout.pitch(args.elem_bytes)
         );
-        return Ok(Built { access: tile_access(layout, args.elem_bytes, kind).with_mask(mask), geometry, title });
+        return Ok(Built { access: access.with_mask(mask), geometry, title });
     }
     let Some(width) = Width::from_bytes(args.width) else {
         bail!("--width must be 1, 2, 4, 8 or 16 bytes, not {}", args.width);

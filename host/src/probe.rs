@@ -267,13 +267,11 @@ pub const fn tile_kernel_name(layout: TileLayout) -> &'static str {
     }
 }
 
-/// Warp 0's access to a `layout` tile of `elem_bytes`-byte elements (1, 2, 4 or 8) in its first
-/// step, with byte addresses from [`TileLayout::offset`], the function the kernels use.
-///
-/// # Panics
-/// If `elem_bytes` is not 1, 2, 4 or 8.
-pub fn tile_access(layout: TileLayout, elem_bytes: u32, kind: TileAccess) -> Access {
-    let width = Width::from_bytes(elem_bytes).filter(|_| elem_bytes <= 8).expect("element size 1, 2, 4 or 8");
+/// Warp 0's access to a `layout` tile of `elem_bytes`-byte elements in its first step, with byte
+/// addresses from [`TileLayout::offset`], the function the kernels use; `None` unless
+/// `elem_bytes` is 1, 2, 4 or 8.
+pub fn tile_access(layout: TileLayout, elem_bytes: u32, kind: TileAccess) -> Option<Access> {
+    let width = Width::from_bytes(elem_bytes).filter(|_| elem_bytes <= 8)?;
     debug_assert_eq!(TILE as usize, MAX_LANES);
     let access = Access::from_fn(width, u32::MAX, |lane| {
         let (r, c) = match kind {
@@ -282,10 +280,10 @@ pub fn tile_access(layout: TileLayout, elem_bytes: u32, kind: TileAccess) -> Acc
         };
         u64::from(layout.offset(r, c, elem_bytes)) * u64::from(elem_bytes)
     });
-    access.with_op(match kind {
+    Some(access.with_op(match kind {
         TileAccess::ColumnRead => Op::Load,
         TileAccess::RowWrite => Op::Store,
-    })
+    }))
 }
 
 /// One row of the probe table.
@@ -341,10 +339,10 @@ pub fn patterns() -> Vec<ProbePattern> {
     add("mask-even-b8-stride-1".into(), Access::strided(Width::B8, 0, 1).with_mask(0x5555_5555));
     for layout in [TileLayout::Plain, TileLayout::Padded, TileLayout::Swizzled] {
         for elem in [1, 2, 4, 8] {
-            for kind in TileAccess::ALL {
+            for (kind, access) in TileAccess::ALL.into_iter().filter_map(|k| Some((k, tile_access(layout, elem, k)?))) {
                 out.push(ProbePattern {
                     name: format!("{}-b{elem}-{}", tile_kernel_name(layout), kind.name()),
-                    access: tile_access(layout, elem, kind),
+                    access,
                     ops: match kind {
                         TileAccess::ColumnRead => &[Op::Load],
                         TileAccess::RowWrite => &[Op::Store],
@@ -435,7 +433,7 @@ mod tests {
     }
 
     fn counts(layout: TileLayout, elem: u32, kind: TileAccess) -> (u32, u32, u32, u32) {
-        let access = tile_access(layout, elem, kind);
+        let access = tile_access(layout, elem, kind).unwrap();
         let a = predict(&access, access.op).unwrap();
         (a.transactions(), a.wavefronts(), a.degree(), a.conflicts())
     }
@@ -476,10 +474,11 @@ mod tests {
 
     #[test]
     fn tile_access_uses_the_layout_offsets() {
-        let a = tile_access(TileLayout::Swizzled, 2, TileAccess::ColumnRead);
+        let a = tile_access(TileLayout::Swizzled, 2, TileAccess::ColumnRead).unwrap();
         assert_eq!(a.addresses[3], Some(2 * (3 * 32 + 3)));
-        let b = tile_access(TileLayout::Padded, 1, TileAccess::RowWrite);
+        let b = tile_access(TileLayout::Padded, 1, TileAccess::RowWrite).unwrap();
         assert_eq!(b.addresses[31], Some(31));
-        assert_eq!(tile_access(TileLayout::Padded, 8, TileAccess::ColumnRead).addresses[1], Some(8 * 33));
+        assert_eq!(tile_access(TileLayout::Padded, 8, TileAccess::ColumnRead).unwrap().addresses[1], Some(8 * 33));
+        assert!(tile_access(TileLayout::Padded, 16, TileAccess::ColumnRead).is_none());
     }
 }
