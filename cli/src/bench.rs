@@ -4,13 +4,14 @@
 //! first runs are discarded as warm-up, the median of the rest is reported, and small problems
 //! rotate among enough buffer sets that no run finds its data in L2. Bandwidth counts the bytes
 //! that must move (each input byte read once, each output byte written once) and is set beside
-//! the driver's device-to-device copy measured in the same run.
+//! the driver's device-to-device copy of the same input, timed in runs interleaved with the
+//! kernel's.
 
 use std::io::Write;
 
 use anyhow::{Context, Result};
 use bankwise::reduce::{Operation, Reducible};
-use bankwise::timing::{Stats, measure, rotation};
+use bankwise::timing::{Stats, measure_pair, rotation};
 use bankwise::{DeviceBuffer, Element, Gpu, Max, Min, ReduceKernel, Shape, Sum, TransposeKernel};
 
 use crate::cublas::Geam;
@@ -61,8 +62,25 @@ struct Row {
     kernel: String,
     dtype: &'static str,
     shape: String,
+    /// Bytes the kernel must move per run.
     bytes: u64,
     stats: Stats,
+    /// The driver's copy of the kernel's input (its bytes read and written), interleaved.
+    copy: Stats,
+    copy_bytes: u64,
+}
+
+impl Row {
+    fn gb_per_s(&self) -> f64 {
+        self.stats.gb_per_s(self.bytes)
+    }
+    fn copy_gb_per_s(&self) -> f64 {
+        self.copy.gb_per_s(self.copy_bytes)
+    }
+    /// The kernel's bandwidth as a fraction of the interleaved copy's.
+    fn of_copy(&self) -> f64 {
+        self.gb_per_s() / self.copy_gb_per_s()
+    }
 }
 
 struct Bench<'g> {
@@ -89,12 +107,6 @@ pub fn run(args: &Args) -> Result<()> {
     let mut bench = Bench { gpu: &gpu, args, rows: Vec::new(), progress: ProgressBar::new(0) };
     bench.progress.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}").unwrap());
 
-    // The reference every row is compared with: the driver's copy of 256 MiB, this run.
-    let reference_shape = Shape::new(8192, 8192);
-    bench.progress.inc_length(1);
-    bench.copy::<f32>("cuMemcpyDtoD", reference_shape, |g, s, d| Ok(g.copy_driver(s, d)?))?;
-    let reference = bench.rows[0].stats.gb_per_s(bench.rows[0].bytes);
-
     let squares: &[usize] = if args.quick { &[1024, 4096] } else { &[1024, 4096, 8192, 16384] };
     let mut shapes: Vec<Shape> = squares.iter().map(|&n| Shape::new(n, n)).collect();
     if !args.quick {
@@ -105,7 +117,7 @@ pub fn run(args: &Args) -> Result<()> {
     }
     let blas = if suites.contains(&Suite::Transpose) { crate::cublas::open(&gpu) } else { None };
     let per_suite = |s: Suite| match s {
-        Suite::Copy => shapes.len() * 4,
+        Suite::Copy => shapes.len() * 2,
         Suite::Transpose => shapes.len() * 2 * (TransposeKernel::ALL.len() + usize::from(blas.is_some())),
         Suite::Reduce => 0,
     };
@@ -119,9 +131,7 @@ pub fn run(args: &Args) -> Result<()> {
             match suite {
                 Suite::Copy => {
                     bench.copy::<f32>("copy_bytes", shape, |g, s, d| Ok(g.copy(s, d)?))?;
-                    bench.copy::<f32>("cuMemcpyDtoD", shape, |g, s, d| Ok(g.copy_driver(s, d)?))?;
                     bench.copy::<f64>("copy_bytes", shape, |g, s, d| Ok(g.copy(s, d)?))?;
-                    bench.copy::<f64>("cuMemcpyDtoD", shape, |g, s, d| Ok(g.copy_driver(s, d)?))?;
                 }
                 Suite::Reduce => {}
                 Suite::Transpose => {
@@ -140,9 +150,9 @@ pub fn run(args: &Args) -> Result<()> {
     }
     bench.progress.finish_and_clear();
 
-    let table = render(&bench.rows, reference);
+    let table = render(&bench.rows);
     println!("\n{table}");
-    println!("reference: cuMemcpyDtoD 8192×8192 f32 = {reference:.0} GB/s (bytes read + written)");
+    println!("copy: the driver's cuMemcpyDtoD of the same input, timed in runs interleaved with the kernel's");
     if let Some(path) = &args.markdown {
         let mut f = std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
         writeln!(
@@ -156,14 +166,15 @@ pub fn run(args: &Args) -> Result<()> {
             args.runs,
             args.warmup
         )?;
-        writeln!(f, "{}", markdown(&bench.rows, reference))?;
+        writeln!(f, "{}", markdown(&bench.rows))?;
         eprintln!("wrote {}", path.display());
     }
     Ok(())
 }
 
 impl Bench<'_> {
-    /// Times `op` from a `shape`-sized source of random `T`s to a same-sized destination.
+    /// Times `op` from a `shape`-sized source of random `T`s to a same-sized destination,
+    /// interleaved with the driver's copy between the same buffers.
     fn copy<T: Element>(
         &mut self,
         kernel: &str,
@@ -183,13 +194,23 @@ impl Bench<'_> {
             dsts.push(self.gpu.alloc_zeros::<T>(n)?);
         }
         let (warmup, runs) = if self.args.quick { (2, 5) } else { (self.args.warmup, self.args.runs) };
-        let stats = measure(self.gpu, warmup, runs, |i| op(self.gpu, &srcs[i % sets], &mut dsts[i % sets]))?;
+        let dsts = std::cell::RefCell::new(dsts);
+        let (stats, copy) = measure_pair(
+            self.gpu,
+            warmup,
+            runs,
+            |i| op(self.gpu, &srcs[i % sets], &mut dsts.borrow_mut()[i % sets]),
+            Some(|i| Ok(self.gpu.copy_driver(&srcs[i % sets], &mut dsts.borrow_mut()[i % sets])?)),
+        )?;
+        let bytes = 2 * bytes as u64;
         self.rows.push(Row {
             kernel: kernel.to_string(),
             dtype,
             shape: shape.to_string(),
-            bytes: 2 * bytes as u64,
+            bytes,
             stats,
+            copy: copy.expect("a copy was timed"),
+            copy_bytes: bytes,
         });
         self.progress.inc(1);
         Ok(())
@@ -229,6 +250,8 @@ impl Bench<'_> {
         let host = random::<T>(n);
         let srcs = (0..sets).map(|_| self.gpu.upload(&host)).collect::<bankwise::Result<Vec<_>>>()?;
         let mut out = self.gpu.alloc_zeros::<T>(1)?;
+        // The copy it is set beside: the same input into a buffer of its size.
+        let copy_dst = std::cell::RefCell::new(self.gpu.alloc_zeros::<T>(n)?);
         let mut scratch = self.gpu.reduce_scratch::<T>(kernel, n)?;
         // One global atomic per element is slow: a few runs say enough.
         let (warmup, runs) = match (self.args.quick, kernel) {
@@ -236,10 +259,22 @@ impl Bench<'_> {
             (true, _) => (2, 5),
             _ => (self.args.warmup, self.args.runs),
         };
-        let stats = measure(self.gpu, warmup, runs, |i| {
-            self.gpu.reduce_into(kernel, op, &srcs[i % sets], .., &mut out, &mut scratch)
-        })?;
-        self.rows.push(Row { kernel: name, dtype, shape: format!("2^{log}"), bytes: bytes as u64, stats });
+        let (stats, copy) = measure_pair(
+            self.gpu,
+            warmup,
+            runs,
+            |i| self.gpu.reduce_into(kernel, op, &srcs[i % sets], .., &mut out, &mut scratch),
+            Some(|i| self.gpu.copy_driver(&srcs[i % sets], &mut copy_dst.borrow_mut())),
+        )?;
+        self.rows.push(Row {
+            kernel: name,
+            dtype,
+            shape: format!("2^{log}"),
+            bytes: bytes as u64,
+            stats,
+            copy: copy.expect("a copy was timed"),
+            copy_bytes: 2 * bytes as u64,
+        });
         self.progress.inc(1);
         Ok(())
     }
@@ -253,41 +288,41 @@ fn random<T: Element>(n: usize) -> Vec<T> {
     v
 }
 
-fn render(rows: &[Row], reference: f64) -> String {
+fn render(rows: &[Row]) -> String {
     let mut out = format!(
-        "{:<22} {:<5} {:>12} {:>11} {:>11} {:>9} {:>8}\n",
-        "kernel", "type", "shape", "median µs", "min µs", "GB/s", "% copy"
+        "{:<22} {:<5} {:>12} {:>11} {:>11} {:>9} {:>9} {:>8}\n",
+        "kernel", "type", "shape", "median µs", "min µs", "GB/s", "copy GB/s", "% copy"
     );
     for r in rows {
-        let gbs = r.stats.gb_per_s(r.bytes);
         out += &format!(
-            "{:<22} {:<5} {:>12} {:>11.1} {:>11.1} {:>9.0} {:>7.1}%\n",
+            "{:<22} {:<5} {:>12} {:>11.1} {:>11.1} {:>9.0} {:>9.0} {:>7.1}%\n",
             r.kernel,
             r.dtype,
             r.shape,
             r.stats.median_ms * 1e3,
             r.stats.min_ms * 1e3,
-            gbs,
-            100.0 * gbs / reference
+            r.gb_per_s(),
+            r.copy_gb_per_s(),
+            100.0 * r.of_copy()
         );
     }
     out
 }
 
-fn markdown(rows: &[Row], reference: f64) -> String {
+fn markdown(rows: &[Row]) -> String {
     let mut out = String::from(
-        "| kernel | type | shape | median µs | GB/s | % of D2D copy |\n| --- | --- | --- | ---: | ---: | ---: |\n",
+        "| kernel | type | shape | median µs | GB/s | copy GB/s | % of copy |\n| --- | --- | --- | ---: | ---: | ---: | ---: |\n",
     );
     for r in rows {
-        let gbs = r.stats.gb_per_s(r.bytes);
         out += &format!(
-            "| {} | {} | {} | {:.1} | {:.0} | {:.1}% |\n",
+            "| {} | {} | {} | {:.1} | {:.0} | {:.0} | {:.1}% |\n",
             r.kernel,
             r.dtype,
             r.shape,
             r.stats.median_ms * 1e3,
-            gbs,
-            100.0 * gbs / reference
+            r.gb_per_s(),
+            r.copy_gb_per_s(),
+            100.0 * r.of_copy()
         );
     }
     out

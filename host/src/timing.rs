@@ -62,25 +62,55 @@ impl<'g> Timer<'g> {
     }
 }
 
-/// Runs `f(i)` `warmup` times untimed, then `runs` times each between its own pair of events,
-/// and returns the statistics. `i` counts all calls, so `f` can rotate among buffer sets.
+/// Untimed warm-up before every measurement: at least this long, and at least the caller's
+/// run count. A GPU that has been idle raises its clocks over tens of milliseconds; a dozen
+/// runs of a small kernel are over long before that.
+pub const MIN_WARMUP: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// Runs `f(i)` untimed for at least `warmup` calls and [`MIN_WARMUP`], then `runs` times each
+/// between its own pair of events, and returns the statistics. `i` counts all calls, so `f` can
+/// rotate among buffer sets.
 pub fn measure<E: From<Error>>(
     gpu: &Gpu,
     warmup: usize,
     runs: usize,
     mut f: impl FnMut(usize) -> Result<(), E>,
 ) -> Result<Stats, E> {
+    let (stats, _) = measure_pair(gpu, warmup, runs, &mut f, None::<fn(usize) -> Result<(), E>>)?;
+    Ok(stats)
+}
+
+/// Like [`measure`] for `f`, and, when `g` is given, the same for `g` with the runs of the two
+/// interleaved (f, g, f, g, …). Comparing a kernel with a copy this way puts both under the
+/// same clocks, temperature and memory state, which one reference taken at another moment
+/// does not: on an H100 such a reference moved by ±1.5% from one process to the next.
+pub fn measure_pair<E: From<Error>>(
+    gpu: &Gpu,
+    warmup: usize,
+    runs: usize,
+    mut f: impl FnMut(usize) -> Result<(), E>,
+    mut g: Option<impl FnMut(usize) -> Result<(), E>>,
+) -> Result<(Stats, Option<Stats>), E> {
     let runs = runs.max(1);
     let timer = Timer::new(gpu)?;
-    for i in 0..warmup {
+    let started = std::time::Instant::now();
+    let mut i = 0;
+    while i < warmup || started.elapsed() < MIN_WARMUP {
         f(i)?;
+        if let Some(g) = g.as_mut() {
+            g(i)?;
+        }
+        gpu.synchronize()?;
+        i += 1;
     }
-    gpu.synchronize()?;
-    let mut samples = Vec::with_capacity(runs);
-    for i in warmup..warmup + runs {
-        samples.push(timer.time(|| f(i))?);
+    let (mut fs, mut gs) = (Vec::with_capacity(runs), Vec::with_capacity(runs));
+    for i in i..i + runs {
+        fs.push(timer.time(|| f(i))?);
+        if let Some(g) = g.as_mut() {
+            gs.push(timer.time(|| g(i))?);
+        }
     }
-    Ok(Stats::from_samples(samples).expect("runs > 0"))
+    Ok((Stats::from_samples(fs).expect("runs > 0"), Stats::from_samples(gs)))
 }
 
 /// How many distinct buffer sets of `bytes_per_set` bytes to rotate among so that the data a
