@@ -20,7 +20,8 @@ pub const TRANSPOSE_PADDED: [&str; 4] =
 pub const TRANSPOSE_SWIZZLED: [&str; 4] =
     ["transpose_swizzled_u8", "transpose_swizzled_u16", "transpose_swizzled_u32", "transpose_swizzled_u64"];
 
-/// `transpose_*`, the tuned transpose, indexed by [`crate::Width`].
+/// `transpose_*`, the tuned transpose, indexed by [`crate::Width`]: 16-byte vectors for 1-, 2-
+/// and 4-byte elements of aligned shapes, scalar accesses through a tall tile for 8-byte ones.
 pub const TRANSPOSE_TUNED: [&str; 4] = ["transpose_u8", "transpose_u16", "transpose_u32", "transpose_u64"];
 
 /// `transpose_unaligned_u32`: the tuned transpose of 4-byte elements whose rows are not all

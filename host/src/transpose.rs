@@ -90,10 +90,11 @@ pub enum TransposeKernel {
     /// `transpose_swizzled`: an XOR swizzle instead of padding; conflict-free, no wasted bytes.
     Swizzled,
     /// `transpose`: the tuned kernel and the library's default: 16-byte vectors on both
-    /// global sides, larger tiles, a vector-granular swizzle. Where rows do not all start
-    /// 16-byte aligned (a dimension not a multiple of 16 / element size), 4-byte elements take
-    /// `transpose_unaligned_u32` (vectors on misaligned rows), 8-byte ones `Padded` and 1-
-    /// and 2-byte ones `Swizzled`, each the fastest measured for them.
+    /// global sides, larger tiles, a vector-granular swizzle, tiles taken down each column.
+    /// 8-byte elements take a tall padded tile with scalar accesses at any shape. Where rows
+    /// do not all start 16-byte aligned (a dimension not a multiple of 16 / element size),
+    /// 4-byte elements take `transpose_unaligned_u32` (vectors on misaligned rows) and 1- and
+    /// 2-byte ones `Swizzled`, each the fastest measured for them.
     #[default]
     Tuned,
 }
@@ -149,24 +150,33 @@ pub fn plan<T: Element>(kernel: TransposeKernel, src_len: usize, dst_len: usize,
     let bytes = T::WIDTH.bytes() as u32;
     let entry = kernel.entries()[T::WIDTH.index()];
     if kernel == TransposeKernel::Tuned {
-        // A persistent grid: one block per tile at most; the launcher caps it at the blocks the
-        // device holds at once.
-        let (entry, shared_bytes) = if tuned::aligned(rows, cols, bytes) {
-            (entry, tuned::tile_bytes(bytes))
+        // One block per tile in a 1-D grid (the kernels loop past 2^31 − 1 tiles).
+        let (tiles, shared_bytes) = if bytes == 8 {
+            let tiles = tuned::Tiles::rect(tuned::scalar::ROWS, tuned::scalar::COLS, rows, cols, batch);
+            (tiles, tuned::scalar::tile_bytes(bytes))
+        } else if tuned::aligned(rows, cols, bytes) {
+            (tuned::Tiles::new(tuned::side(bytes), rows, cols, batch), tuned::tile_bytes(bytes))
         } else if bytes == 4 {
-            (kernels::TRANSPOSE_UNALIGNED_U32, tuned::unaligned::tile_bytes(bytes))
+            let launch = Launch {
+                kernel: kernels::TRANSPOSE_UNALIGNED_U32,
+                grid: (grid_of(tuned::Tiles::new(tuned::side(bytes), rows, cols, batch)), 1, 1),
+                block: (tuned::THREADS, 1, 1),
+                shared_bytes: tuned::unaligned::tile_bytes(bytes),
+            };
+            return Ok(launch);
         } else {
-            // Measured fastest for these at 8191 × 8193 (docs/benchmarks.md): the padded
-            // ladder kernel for 8-byte elements, the swizzled one (no padding) for 1 and 2.
-            let fallback = if bytes == 8 { TransposeKernel::Padded } else { TransposeKernel::Swizzled };
-            return plan::<T>(fallback, src_len, dst_len, shape);
+            // Measured fastest for 1- and 2-byte elements of shapes with misaligned rows.
+            return plan::<T>(TransposeKernel::Swizzled, src_len, dst_len, shape);
         };
-        let tiles = tuned::Tiles::new(tuned::side(bytes), rows, cols, batch).total;
-        let grid = (tiles.min(MAX_GRID_X as u64) as u32, 1, 1);
-        return Ok(Launch { kernel: entry, grid, block: (tuned::THREADS, 1, 1), shared_bytes });
+        return Ok(Launch { kernel: entry, grid: (grid_of(tiles), 1, 1), block: (tuned::THREADS, 1, 1), shared_bytes });
     }
     let shared_bytes = kernel.tile_layout().map_or(0, |l| l.tile_bytes(bytes));
     Ok(Launch { kernel: entry, grid: grid(rows, cols, batch), block: (TILE, BLOCK_ROWS, 1), shared_bytes })
+}
+
+/// Blocks for a tuned launch: one per tile, at most the grid's x limit.
+fn grid_of(tiles: tuned::Tiles) -> u32 {
+    tiles.total.min(MAX_GRID_X as u64) as u32
 }
 
 impl Gpu {

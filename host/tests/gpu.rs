@@ -71,6 +71,9 @@ fn main() {
         add(format!("{k}/f32/{big}/past_2^31_bytes"), Box::new(move |g| check_transpose::<f32>(g, kernel, big)));
         let long = Shape::new(16, 134_217_744);
         add(format!("{k}/u8/{long}/past_2^31_elements"), Box::new(move |g| check_transpose::<u8>(g, kernel, long)));
+        // 8-byte elements past 2^31 bytes, with neither dimension a multiple of a tile.
+        let wide = Shape::new(23_173, 11_587);
+        add(format!("{k}/f64/{wide}/past_2^31_bytes"), Box::new(move |g| check_transpose::<f64>(g, kernel, wide)));
     }
     add("copy/f32/past_2^31_bytes".into(), Box::new(|g| check_copy::<f32>(g, (1 << 29) + 3)));
     add("launchers_reject_bad_arguments".into(), Box::new(launchers_reject_bad_arguments));

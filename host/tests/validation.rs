@@ -131,15 +131,15 @@ fn ladder_kernels_get_the_shared_memory_of_their_tile() {
 fn tuned_transpose_takes_vectors_where_rows_and_columns_allow_and_falls_back_otherwise() {
     let aligned = Shape::new(8192, 8192);
     let n = aligned.elements().unwrap();
-    // A persistent 1-D grid of at most one block per tile (64² tiles for f32, 32² for f64,
-    // 128² for u8); the launcher caps it at the blocks the device holds at once.
+    // A 1-D grid of one block per tile: 64² tiles for f32, 64 × 32 for f64 (padded to a pitch
+    // of 33), 128² for u8.
     let plan = transpose::plan::<f32>(TransposeKernel::Tuned, n, n, aligned).unwrap();
     assert_eq!(
         (plan.kernel, plan.grid, plan.block, plan.shared_bytes),
         ("transpose_u32", (128 * 128, 1, 1), (256, 1, 1), 16384)
     );
     let plan = transpose::plan::<f64>(TransposeKernel::Tuned, n, n, aligned).unwrap();
-    assert_eq!((plan.kernel, plan.grid, plan.shared_bytes), ("transpose_u64", (256 * 256, 1, 1), 8192));
+    assert_eq!((plan.kernel, plan.grid, plan.shared_bytes), ("transpose_u64", (128 * 256, 1, 1), 64 * 33 * 8));
     let plan = transpose::plan::<u8>(TransposeKernel::Tuned, n, n, aligned).unwrap();
     assert_eq!((plan.kernel, plan.grid, plan.shared_bytes), ("transpose_u8", (64 * 64, 1, 1), 16384));
     // 16 / 4 = 4 elements per vector: rows of 8193 floats do not all start 16-byte aligned.
@@ -158,8 +158,9 @@ fn tuned_transpose_takes_vectors_where_rows_and_columns_allow_and_falls_back_oth
     // 64 rows and 3 halo rows, of 65 floats.
     let plan = transpose::plan::<f32>(TransposeKernel::Tuned, n, n, odd).unwrap();
     assert_eq!((plan.kernel, plan.block, plan.shared_bytes), ("transpose_unaligned_u32", (256, 1, 1), 67 * 65 * 4));
-    // 8-byte elements of unaligned shapes take the padded ladder kernel (measured faster).
-    assert_eq!(transpose::plan::<f64>(TransposeKernel::Tuned, n, n, odd).unwrap().kernel, "transpose_padded_u64");
+    // 8-byte elements take the same scalar kernel at any shape: ⌈8191/64⌉ × ⌈8193/32⌉ tiles.
+    let plan = transpose::plan::<f64>(TransposeKernel::Tuned, n, n, odd).unwrap();
+    assert_eq!((plan.kernel, plan.grid), ("transpose_u64", (128 * 257, 1, 1)));
     // 1- and 2-byte elements of unaligned shapes take the swizzled ladder kernel.
     assert_eq!(transpose::plan::<u16>(TransposeKernel::Tuned, n, n, odd).unwrap().kernel, "transpose_swizzled_u16");
     assert_eq!(TransposeKernel::default(), TransposeKernel::Tuned);

@@ -8,7 +8,7 @@ use crate::device::{
     block_x, block_y, block_z, dynamic_shared, grid_dim_x, grid_dim_y, grid_dim_z, load_global_v4, store_global_v4,
     sync_threads, thread_x, thread_y,
 };
-use bankwise_layout::transpose::tuned::{self, Tiles, unaligned};
+use bankwise_layout::transpose::tuned::{self, Tiles, scalar, unaligned};
 use bankwise_layout::transpose::{BLOCK_ROWS, TILE, TileLayout, offset};
 
 /// Calls `tile(b, first_row, first_col)` for every `side × side` tile this block owns.
@@ -173,17 +173,17 @@ fn each_tile<H: Copy>(
 ///   streams longer runs;
 /// - a swizzle at vector granularity (`tuned::swizzle`) so the row write is one `STS.128` per
 ///   lane and the column gather is conflict-free;
-/// - a tile loop that could keep the next tile's loads in flight while storing this one (with
-///   a grid smaller than the tile count); the library launches one block per tile, which
-///   measured 7% faster than a persistent grid.
+/// - a 1-D grid of one block per tile, taken down each column of tiles first
+///   (`tuned::Tiles`), so that the blocks in flight write whole output rows in sequence.
 ///
-/// Measured (H100): 2752–2816 GB/s f32 at 8192² (95.4–97.9% of a copy, cuBLAS `geam`
-/// 2776–2806), 2870 at 16384² (99.6%); f64 2872 at 8192² (99.7%). 512-thread blocks with half
-/// the vectors per thread measured 92%.
+/// Measured (H100, each against the driver's copy timed in interleaved runs): 2792–2817 GB/s
+/// f32 at 8192², 96.8–97.3% of the copy (cuBLAS `geam` 2771–2809); the same kernel walking
+/// tiles row by row measured 2759–2807 (95.6–96.4%), and a 16-register software pipeline
+/// with a persistent grid 7% less.
 ///
-/// `V` is the vector's element count and `N` the vectors per thread (`tuned::vectors_per_thread`).
-/// Needs every row of the input and output to start 16-byte aligned (`tuned::aligned`);
-/// other shapes take [`transpose_unaligned`].
+/// For the 1-, 2- and 4-byte kernels; `V` is the vector's element count and `N` the vectors
+/// per thread (`tuned::vectors_per_thread`). Needs every row of the input and output to start
+/// 16-byte aligned (`tuned::aligned`); other 4-byte shapes take [`transpose_unaligned`].
 #[inline(always)]
 unsafe fn transpose_vectorized<T: Copy, const V: usize, const N: usize>(
     dst: *mut T,
@@ -249,7 +249,9 @@ unsafe fn transpose_vectorized<T: Copy, const V: usize, const N: usize>(
 /// chunks, the tile taking `V − 1` halo rows above its own so that it owns whole chunks.
 /// Only the chunks that straddle two output rows are written element by element.
 /// `L` and `S` are the load and store slots per thread. Measured (H100, 8191 × 8193 f32):
-/// 2456 GB/s, against 1901 for the swizzled kernel and 2204 for cuBLAS `geam`.
+/// 2652–2656 GB/s, 94% of the aligned kernel at 8192², against 1882 for the swizzled kernel
+/// and 2198–2212 for cuBLAS `geam`; walking the tiles row by row instead of down the columns
+/// it measured 2391–2409.
 #[inline(always)]
 unsafe fn transpose_unaligned<T: Copy, const V: usize, const L: usize, const S: usize>(
     dst: *mut T,
@@ -347,6 +349,53 @@ unsafe fn transpose_unaligned<T: Copy, const V: usize, const L: usize, const S: 
     each_tile(&Tiles::new(side, rows, cols, batch), [[0u32; 4]; L], load, stage, store);
 }
 
+/// `transpose` for 8-byte elements, at any shape: the padded tile of `transpose_padded` made
+/// taller (64 input rows × 32 columns, `tuned::scalar`), 8 elements per thread, one block per
+/// tile, tiles taken down each column. Scalar 8-byte accesses already give each warp 256
+/// contiguous bytes, and they need no alignment: odd shapes take the same path. Measured
+/// (H100): 2854–2864 GB/s at 8192² (97.3–97.6% of the copy; cuBLAS 2803–2807; the 16-byte
+/// vector version 2845–2852), 2720–2729 at 8191 × 8193 (cuBLAS 2624–2639; the padded 32×32
+/// ladder kernel 2391).
+#[inline(always)]
+unsafe fn transpose_scalar<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
+    const N: usize = scalar::PER_THREAD as usize;
+    let tile = dynamic_shared::<T>();
+    let t = thread_x();
+    let (tall, wide) = (scalar::ROWS as u64, scalar::COLS as u64);
+    let load = |(b, r0, c0): (u64, u64, u64), held: &mut [T; N]| {
+        let interior = r0 + tall <= rows && c0 + wide <= cols;
+        for (k, h) in held.iter_mut().enumerate() {
+            let (r, c) = scalar::load_role(k as u32 * tuned::THREADS + t);
+            let (r, c) = (r0 + r as u64, c0 + c as u64);
+            if interior || (r < rows && c < cols) {
+                *h = unsafe { src.add(offset(b, r, c, rows, cols) as usize).read() };
+            }
+        }
+    };
+    let stage = |_, held: &[T; N]| {
+        for (k, &h) in held.iter().enumerate() {
+            let (r, c) = scalar::load_role(k as u32 * tuned::THREADS + t);
+            unsafe { tile.add((r * scalar::PITCH + c) as usize).write(h) };
+        }
+    };
+    let store = |(b, r0, c0): (u64, u64, u64)| {
+        let interior = r0 + tall <= rows && c0 + wide <= cols;
+        for k in 0..N as u32 {
+            let (j, u) = scalar::store_role(k * tuned::THREADS + t);
+            let (out_r, out_c) = (c0 + j as u64, r0 + u as u64);
+            if interior || (out_r < cols && out_c < rows) {
+                unsafe {
+                    let v = tile.add((u * scalar::PITCH + j) as usize).read();
+                    dst.add(offset(b, out_r, out_c, cols, rows) as usize).write(v);
+                }
+            }
+        }
+    };
+    // Safety: the kernels' element types are integers, for which zero is valid.
+    let empty: [T; N] = unsafe { core::mem::zeroed() };
+    each_tile(&Tiles::rect(scalar::ROWS, scalar::COLS, rows, cols, batch), empty, load, stage, store);
+}
+
 /// Instantiates a generic transpose for each element width, as `<kernel>_u8` … `<kernel>_u64`.
 macro_rules! per_width {
     ($generic:ident: $($name:ident => $t:ty),+ $(,)?) => {$(
@@ -377,8 +426,8 @@ per_width!(transpose_swizzled:
     transpose_swizzled_u8 => u8, transpose_swizzled_u16 => u16,
     transpose_swizzled_u32 => u32, transpose_swizzled_u64 => u64);
 
-/// Instantiates the aligned tuned kernel `transpose_<t>` for an element type, with its vector
-/// size and vectors per thread.
+/// Instantiates the vectorized tuned kernel `transpose_<t>` for a 1-, 2- or 4-byte element
+/// type, with its vector size and vectors per thread.
 macro_rules! tuned {
     ($($t:ty: $name:ident($v:literal, $n:literal)),+ $(,)?) => {$(
         /// # Safety
@@ -390,12 +439,19 @@ macro_rules! tuned {
     )+};
 }
 
-tuned!(u8: transpose_u8(16, 4), u16: transpose_u16(8, 8), u32: transpose_u32(4, 4), u64: transpose_u64(2, 2));
+tuned!(u8: transpose_u8(16, 4), u16: transpose_u16(8, 8), u32: transpose_u32(4, 4));
+
+/// # Safety
+/// As for the other transposes.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn transpose_u64(dst: *mut u64, src: *const u64, rows: u64, cols: u64, batch: u64) {
+    unsafe { transpose_scalar::<u64>(dst, src, rows, cols, batch) }
+}
 
 /// Instantiates `transpose_unaligned_<t>`. Only for 4-byte elements: measured on an H100 at
-/// 8191 × 8193, the 8-byte version (2219 GB/s) lost to `transpose_padded` (2401 GB/s), whose
-/// 8-byte scalar accesses already fill half a sector each; and for 1- and 2-byte elements the
-/// per-element staging of 16 or 8 elements per vector costs more than it saves.
+/// 8191 × 8193, the 8-byte version (2219 GB/s) lost to scalar 8-byte accesses (now
+/// `transpose_u64`), which already fill half a sector each; and for 1- and 2-byte elements
+/// the per-element staging of 16 or 8 elements per vector costs more than it saves.
 macro_rules! unaligned {
     ($($t:ty: $name:ident($v:literal, $l:literal, $s:literal)),+ $(,)?) => {$(
         /// # Safety

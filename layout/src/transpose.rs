@@ -96,14 +96,16 @@ pub const fn padded_pitch(elem_bytes: u32) -> u32 {
     }
 }
 
-/// The tuned transpose (`transpose_*`): 16-byte vectors on both global sides.
+/// The tuned transpose (`transpose_*`): one block of [`tuned::THREADS`] threads per tile, the
+/// tiles taken down each column of tiles first ([`tuned::Tiles`]).
 ///
-/// A block of [`tuned::THREADS`] threads moves a square tile of [`tuned::side`] elements. It
-/// reads the tile as 16-byte vectors along input rows and stores them whole into shared memory
-/// (`STS.128`); then each thread gathers the `16 / elem_bytes` elements of one output vector
-/// down a tile column and writes them as one 16-byte store. Needs `rows` and `cols` to be
-/// multiples of the vector's element count (so every row starts 16-byte aligned); other shapes
-/// take the swizzled kernel.
+/// For 1-, 2- and 4-byte elements a block moves a square tile of [`tuned::side`] elements as
+/// 16-byte vectors: it reads the tile along input rows and stores the vectors whole into
+/// shared memory (`STS.128`); then each thread gathers the `16 / elem_bytes` elements of one
+/// output vector down a tile column and writes them as one 16-byte store. That needs `rows`
+/// and `cols` to be multiples of the vector's element count (every row starts 16-byte
+/// aligned); other 4-byte shapes take [`tuned::unaligned`]. 8-byte elements take the scalar
+/// tile of [`tuned::scalar`] at any shape.
 pub mod tuned {
     /// Threads per block.
     pub const THREADS: u32 = 256;
@@ -113,15 +115,14 @@ pub mod tuned {
         16 / elem_bytes
     }
 
-    /// Tile side in elements: 256-byte row segments for 2-, 4- and 8-byte elements, 128 bytes
-    /// for 1-byte ones (256 would need 64 KiB of shared memory). 8-byte elements take 32 rather
-    /// than 64 so that a thread holds 2 vectors, not 8: 8 needed 94–155 registers (ptxas 13/12),
-    /// which left room for only two blocks per SM.
+    /// Tile side in elements of the vectorized kernels (1-, 2- and 4-byte elements): 256-byte
+    /// row segments for 2- and 4-byte elements, 128 bytes for 1-byte ones (256 would need
+    /// 64 KiB of shared memory). 64×64 f32 tiles measured fastest against 128×64, 128×32
+    /// (rows × columns) and 512-thread blocks.
     pub const fn side(elem_bytes: u32) -> u32 {
         match elem_bytes {
             1 | 2 => 128,
-            4 => 64,
-            _ => 32,
+            _ => 64,
         }
     }
 
@@ -147,13 +148,19 @@ pub mod tuned {
         rows.is_multiple_of(v) && cols.is_multiple_of(v)
     }
 
-    /// Tiles of a `[batch, rows, cols]` transpose, numbered row band by row band, matrix by
-    /// matrix. The tuned kernels run a persistent grid that walks these numbers, so a block
-    /// knows its next tile and can have that tile's loads in flight while it stores this one.
+    /// Tiles of a `[batch, rows, cols]` transpose and the order the blocks take them: down
+    /// each column of tiles, then the next column, matrix by matrix. Blocks run roughly in
+    /// launch order, so the ~500 blocks in flight then cover a few whole columns of tiles: they
+    /// write a few bands of whole output rows, one after another in memory, while their reads
+    /// are 1 KiB runs across all input rows. Row-major order (the reverse) measured 1–3% slower
+    /// for aligned shapes and 10–14% slower for 8191×8193 on an H100: there the tiles'
+    /// misaligned edges split 32-byte sectors between vertically adjacent tiles, which this
+    /// order runs side by side.
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
     pub struct Tiles {
-        side: u64,
-        across: u64,
+        tall: u64,
+        wide: u64,
+        down: u64,
         per_matrix: u64,
         /// Tiles in all.
         pub total: u64,
@@ -162,21 +169,66 @@ pub mod tuned {
     impl Tiles {
         /// The tiles of `side × side` elements covering a `[batch, rows, cols]` input.
         pub const fn new(side: u32, rows: u64, cols: u64, batch: u64) -> Self {
-            let side = side as u64;
-            let across = cols.div_ceil(side);
-            let per_matrix = rows.div_ceil(side) * across;
-            Tiles { side, across, per_matrix, total: per_matrix * batch }
+            Self::rect(side, side, rows, cols, batch)
+        }
+
+        /// The tiles of `tall` rows × `wide` columns covering a `[batch, rows, cols]` input.
+        pub const fn rect(tall: u32, wide: u32, rows: u64, cols: u64, batch: u64) -> Self {
+            let (tall, wide) = (tall as u64, wide as u64);
+            let down = rows.div_ceil(tall);
+            let per_matrix = down * cols.div_ceil(wide);
+            Tiles { tall, wide, down, per_matrix, total: per_matrix * batch }
         }
 
         /// `(matrix, first row, first column)` of tile `id`.
         #[inline(always)]
         pub const fn locate(&self, id: u64) -> (u64, u64, u64) {
             let (b, rest) = (id / self.per_matrix, id % self.per_matrix);
-            (b, (rest / self.across) * self.side, (rest % self.across) * self.side)
+            (b, (rest % self.down) * self.tall, (rest / self.down) * self.wide)
         }
     }
 
-    /// The unaligned kernel (`transpose_unaligned_*`), for rows that start anywhere.
+    /// The tuned kernel for 8-byte elements (`transpose_u64`): scalar accesses through a
+    /// padded tile of [`ROWS`] × [`COLS`] elements, at any shape. A warp's 32 8-byte accesses
+    /// already cover 256 contiguous bytes, so 16-byte vectors gain nothing (measured 0.5%
+    /// slower at 8192²), and scalar accesses need no alignment, so odd shapes need no other
+    /// path.
+    pub mod scalar {
+        use super::THREADS;
+
+        /// Input rows per tile: output rows of 64 elements (512 bytes). Measured against 32
+        /// (2% slower on 8191×8193) and 128 (as fast, twice the registers).
+        pub const ROWS: u32 = 64;
+        /// Input columns per tile: one warp reads one tile row.
+        pub const COLS: u32 = 32;
+        /// Pitch of the shared tile in elements: one more than [`COLS`], so the column walk
+        /// (lanes `pitch` elements apart, served per half-warp for 8-byte elements) is
+        /// conflict-free.
+        pub const PITCH: u32 = COLS + 1;
+        /// Elements each thread moves per tile.
+        pub const PER_THREAD: u32 = ROWS * COLS / THREADS;
+
+        /// Shared memory per block in bytes.
+        pub const fn tile_bytes(elem_bytes: u32) -> u32 {
+            ROWS * PITCH * elem_bytes
+        }
+
+        /// The `(row, column)` of tile element `idx` (`k * THREADS + thread`) on the load side,
+        /// where a warp reads one tile row.
+        #[inline(always)]
+        pub const fn load_role(idx: u32) -> (u32, u32) {
+            (idx / COLS, idx % COLS)
+        }
+
+        /// The `(output row j, element u)` of slot `idx` on the store side: a warp writes 32
+        /// consecutive elements of one output row, reading them down tile column `j`.
+        #[inline(always)]
+        pub const fn store_role(idx: u32) -> (u32, u32) {
+            (idx / ROWS, idx % ROWS)
+        }
+    }
+
+    /// The unaligned kernel (`transpose_unaligned_u32`), for 4-byte rows that start anywhere.
     ///
     /// Input side: each tile row is read as the window of `vectors_per_row + 1` aligned
     /// vectors that covers it, and its elements go into a padded shared tile one by one.
