@@ -216,3 +216,72 @@ impl Gpu {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::banks::{Access, Geometry, Op, Width, analyze};
+    use bankwise_layout::transpose::tuned::{self, unaligned};
+
+    /// The worst and mean wavefronts of the shared-memory accesses of `transpose_unaligned_u32`
+    /// for a matrix whose row `r` starts `(m + r · shift) % 4` elements past a 16-byte
+    /// boundary; `stagger` as the kernel does it (`unaligned::turn`) or not at all.
+    fn unaligned_wavefronts(m: u32, shift: u32, stagger: bool) -> [(u32, f64); 2] {
+        let (v, side) = (tuned::vector(4), tuned::side(4));
+        let (window, pitch, halo) = (unaligned::window(4), unaligned::pitch(4), unaligned::halo(4));
+        let rows = unaligned::tile_rows(4);
+        let mut out = [(0, 0.0); 2];
+        for (phase, slots) in [rows * window, side * window].into_iter().enumerate() {
+            let (mut worst, mut sum, mut n) = (0, 0u32, 0);
+            for warp in (0..slots).step_by(32) {
+                for step in 0..v {
+                    let word = |lane: u32| -> Option<u32> {
+                        let s = warp + lane;
+                        let (row, q) = (s / window, s % window);
+                        let lead = ((m + row * shift) % v) as i64;
+                        // The word of element 0: stage, vector q of the aligned window over
+                        // tile row `row`; gather, chunk q of output row `row`.
+                        let first = if phase == 0 {
+                            (row * pitch) as i64 + (q * v) as i64 - lead
+                        } else {
+                            ((q * v + halo) as i64 - lead) * pitch as i64 + row as i64
+                        };
+                        let turn = if stagger { unaligned::turn(lane, first, 4) } else { 0 };
+                        let i = (step + turn) % v;
+                        if phase == 0 {
+                            let c = (q * v + i) as i64 - lead;
+                            (s < slots && (0..side as i64).contains(&c)).then(|| (first + i as i64) as u32)
+                        } else {
+                            let tile_row = (q * v + i + halo) as i64 - lead;
+                            (0..rows as i64).contains(&tile_row).then(|| tile_row as u32 * pitch + row)
+                        }
+                    };
+                    let mask = (0..32).filter(|&l| word(l).is_some()).fold(0u32, |k, l| k | 1 << l);
+                    if mask == 0 {
+                        continue;
+                    }
+                    let op = if phase == 0 { Op::Store } else { Op::Load };
+                    let access = Access::from_fn(Width::B4, mask, |l| 4 * word(l).unwrap_or(0) as u64).with_op(op);
+                    let w = analyze(&access, &Geometry::MODERN).unwrap().wavefronts();
+                    (worst, sum, n) = (worst.max(w), sum + w, n + 1);
+                }
+            }
+            out[phase] = (worst, sum as f64 / n as f64);
+        }
+        out
+    }
+
+    #[test]
+    fn unaligned_transpose_staggers_its_lanes_off_a_4_way_conflict() {
+        // Every misalignment of the first row (m) and change of it from row to row (shift).
+        for shift in 0..4 {
+            for m in 0..4 {
+                let [(stage, _), (gather, gather_mean)] = unaligned_wavefronts(m, shift, true);
+                assert_eq!(stage, 1, "stage, misalignment {m} + {shift}/row");
+                assert!(gather <= 2 && gather_mean < 1.7, "gather {gather} ({gather_mean:.2}), {m} + {shift}/row");
+            }
+        }
+        // Without the stagger, 8193 columns (each row one element further off) is 4-way.
+        let [(stage, _), (gather, _)] = unaligned_wavefronts(0, 1, false);
+        assert_eq!((stage, gather), (4, 6));
+    }
+}

@@ -269,6 +269,7 @@ unsafe fn transpose_unaligned<T: Copy, const V: usize, const L: usize, const S: 
     let total = batch * rows * cols;
     let tile = dynamic_shared::<T>();
     let t = thread_x();
+    let lane = t % 32;
     // Load slot `s` is vector `s % window` of the window over tile row `s / window`, which is
     // input row `r0 − halo + s / window`; returns that vector's first element index and its
     // column (negative or ≥ the tile's: a neighbour's element, read but not kept).
@@ -306,10 +307,15 @@ unsafe fn transpose_unaligned<T: Copy, const V: usize, const L: usize, const S: 
             let Some((_, col)) = window_of(here, s).filter(|_| s < load_slots) else { continue };
             // Safety: [[u32; 4]] and [T; V] are the same 16 bytes.
             let e: [T; V] = unsafe { core::mem::transmute_copy(h) };
-            for (i, &x) in e.iter().enumerate() {
+            // Element i goes to word `first + i`; lanes start at different elements so that
+            // a warp's writes spread over the banks (`unaligned::turn`).
+            let first = ((s / window) * pitch) as i64 + col - c0 as i64;
+            let turn = unaligned::turn(lane, first, size);
+            for (step, &x) in rotate(e, turn).iter().enumerate() {
+                let i = (step as u32 + turn) % V as u32;
                 let c = col + i as i64;
                 if c >= c0 as i64 && c < end {
-                    unsafe { tile.add(((s / window) * pitch) as usize + (c - c0 as i64) as usize).write(x) };
+                    unsafe { tile.offset(first as isize + i as isize).write(x) };
                 }
             }
         }
@@ -333,7 +339,11 @@ unsafe fn transpose_unaligned<T: Copy, const V: usize, const L: usize, const S: 
             };
             let chunk = unsafe { dst.offset(row_start as isize + first as isize) };
             if first >= 0 && first + V as i64 <= rows as i64 {
-                let gathered: [T; V] = core::array::from_fn(|i| read(i as i64));
+                // Staggered like the stage: element i is at word `word + i · pitch`.
+                let word = (first - r0 as i64 + halo as i64) * pitch as i64 + j as i64;
+                let turn = unaligned::turn(lane, word, size);
+                let read: [T; V] = core::array::from_fn(|step| read(((step as u32 + turn) % V as u32) as i64));
+                let gathered = rotate(read, (V as u32 - turn) % V as u32);
                 // Safety: [T; V] is exactly 16 bytes of plain data.
                 let packed: [u32; 4] = unsafe { core::mem::transmute_copy(&gathered) };
                 unsafe { store_global_v4(chunk.cast(), packed) };
@@ -394,6 +404,22 @@ unsafe fn transpose_scalar<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols:
     // Safety: the kernels' element types are integers, for which zero is valid.
     let empty: [T; N] = unsafe { core::mem::zeroed() };
     each_tile(&Tiles::rect(scalar::ROWS, scalar::COLS, rows, cols, batch), empty, load, stage, store);
+}
+
+/// `a` rotated left by `by` places (`a[by]` first), for a `by` known only at run time and `V`
+/// a power of two: one conditional rotation per bit of `by`, all selects, because indexing
+/// a register array with a run-time index would put it in local memory.
+#[inline(always)]
+fn rotate<T: Copy, const V: usize>(mut a: [T; V], by: u32) -> [T; V] {
+    let mut bit = 1;
+    while bit < V {
+        let turned: [T; V] = core::array::from_fn(|i| a[(i + bit) % V]);
+        if by as usize & bit != 0 {
+            a = turned;
+        }
+        bit *= 2;
+    }
+    a
 }
 
 /// Instantiates a generic transpose for each element width, as `<kernel>_u8` … `<kernel>_u64`.

@@ -40,7 +40,8 @@ mod tests {
             assert!(j < COLS && u < ROWS && stores.insert((j, u)));
         }
         // A half-warp's column walk: 16 lanes, 8 bytes each, PITCH elements apart: 32 banks.
-        let banks: std::collections::HashSet<u32> = (0..16).flat_map(|u| [2 * u * PITCH % 32, (2 * u * PITCH + 1) % 32]).collect();
+        let banks: std::collections::HashSet<u32> =
+            (0..16).flat_map(|u| [2 * u * PITCH % 32, (2 * u * PITCH + 1) % 32]).collect();
         assert_eq!(banks.len(), 32);
         assert!(tile_bytes(8) <= 48 * 1024);
     }
