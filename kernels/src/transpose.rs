@@ -1,8 +1,10 @@
 //! The transpose ladder: `dst[b][c][r] = src[b][r][c]` for a batch of `rows × cols` matrices.
 //!
-//! Every kernel uses the same launch: blocks of `TILE × BLOCK_ROWS` threads (32 × 8), one
+//! The ladder's kernels share one launch: blocks of `TILE × BLOCK_ROWS` threads (32 × 8), one
 //! 32 × 32 tile per block, a grid from [`bankwise_layout::transpose::grid`], and grid-stride
-//! loops over tiles so that any shape fits the hardware's grid limits.
+//! loops over tiles so that any shape fits the hardware's grid limits. The tuned kernels
+//! (`transpose_u8` … `transpose_u64`, `transpose_unaligned_u32`) take 256-thread blocks in a
+//! 1-D grid of one block per tile, numbered by `bankwise_layout::transpose::tuned::Tiles`.
 
 use crate::device::{
     block_x, block_y, block_z, dynamic_shared, grid_dim_x, grid_dim_y, grid_dim_z, load_global_v4, store_global_v4,
@@ -176,10 +178,10 @@ fn each_tile<H: Copy>(
 /// - a 1-D grid of one block per tile, taken down each column of tiles first
 ///   (`tuned::Tiles`), so that the blocks in flight write whole output rows in sequence.
 ///
-/// Measured (H100, each against the driver's copy timed in interleaved runs): 2792–2817 GB/s
-/// f32 at 8192², 96.8–97.3% of the copy (cuBLAS `geam` 2771–2809); the same kernel walking
-/// tiles row by row measured 2759–2807 (95.6–96.4%), and a 16-register software pipeline
-/// with a persistent grid 7% less.
+/// Measured (H100, each against the driver's copy timed in interleaved runs): 2792–2835 GB/s
+/// f32 at 8192² over ten runs, 96.6–97.4% of the copy, median 97.1% (cuBLAS `geam`
+/// 2759–2817); the same kernel walking tiles row by row measured 2759–2807 (95.4–96.4%), and
+/// a 16-register software pipeline with a persistent grid 7% less.
 ///
 /// For the 1-, 2- and 4-byte kernels; `V` is the vector's element count and `N` the vectors
 /// per thread (`tuned::vectors_per_thread`). Needs every row of the input and output to start
@@ -249,9 +251,10 @@ unsafe fn transpose_vectorized<T: Copy, const V: usize, const N: usize>(
 /// chunks, the tile taking `V − 1` halo rows above its own so that it owns whole chunks.
 /// Only the chunks that straddle two output rows are written element by element.
 /// `L` and `S` are the load and store slots per thread. Measured (H100, 8191 × 8193 f32):
-/// 2652–2656 GB/s, 94% of the aligned kernel at 8192², against 1882 for the swizzled kernel
-/// and 2198–2212 for cuBLAS `geam`; walking the tiles row by row instead of down the columns
-/// it measured 2391–2409.
+/// 2611–2676 GB/s over five runs, 93–94% of the aligned kernel at 8192², against 1896 for the
+/// swizzled kernel and 2197–2216 for cuBLAS `geam`; walking the tiles row by row instead of
+/// down the columns it measured 2341–2425. Its element-wise staging is conflict-free
+/// (`unaligned::turn`).
 #[inline(always)]
 unsafe fn transpose_unaligned<T: Copy, const V: usize, const L: usize, const S: usize>(
     dst: *mut T,
@@ -363,9 +366,9 @@ unsafe fn transpose_unaligned<T: Copy, const V: usize, const L: usize, const S: 
 /// taller (64 input rows × 32 columns, `tuned::scalar`), 8 elements per thread, one block per
 /// tile, tiles taken down each column. Scalar 8-byte accesses already give each warp 256
 /// contiguous bytes, and they need no alignment: odd shapes take the same path. Measured
-/// (H100): 2854–2864 GB/s at 8192² (97.3–97.6% of the copy; cuBLAS 2803–2807; the 16-byte
-/// vector version 2845–2852), 2720–2729 at 8191 × 8193 (cuBLAS 2624–2639; the padded 32×32
-/// ladder kernel 2391).
+/// (H100): 2857–2877 GB/s at 8192² (97.2–97.6% of the copy; cuBLAS 2775–2819; the 16-byte
+/// vector version 2844–2852), 2733–2755 at 8191 × 8193 (cuBLAS 2616–2649; the padded 32×32
+/// ladder kernel 2382–2409).
 #[inline(always)]
 unsafe fn transpose_scalar<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
     const N: usize = scalar::PER_THREAD as usize;
