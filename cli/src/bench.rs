@@ -11,7 +11,7 @@ use std::io::Write;
 
 use anyhow::{Context, Result};
 use bankwise::reduce::{Operation, Reducible};
-use bankwise::timing::{Stats, measure_pair, rotation};
+use bankwise::timing::{Stats, measure, measure_pair, rotation};
 use bankwise::{DeviceBuffer, Element, Gpu, Max, Min, ReduceKernel, Shape, Sum, TransposeKernel};
 
 use crate::cublas::Geam;
@@ -253,7 +253,7 @@ impl Bench<'_> {
         let srcs = (0..sets).map(|_| self.gpu.upload(&host)).collect::<bankwise::Result<Vec<_>>>()?;
         let mut out = self.gpu.alloc_zeros::<T>(1)?;
         // The copy it is set beside: the same input into a buffer of its size.
-        let copy_dst = std::cell::RefCell::new(self.gpu.alloc_zeros::<T>(n)?);
+        let mut copy_dst = self.gpu.alloc_zeros::<T>(n)?;
         let mut scratch = self.gpu.reduce_scratch::<T>(kernel, n)?;
         // One global atomic per element is slow: a few runs say enough.
         let (warmup, runs) = match (self.args.quick, kernel) {
@@ -264,21 +264,10 @@ impl Bench<'_> {
         // Not interleaved: a reduction writes nothing, so between copies it would spend its
         // runs writing back the copies' dirty lines from L2 (measured 9% slower at 2^26 f32).
         // The copy gets its own block of runs right after.
-        let none = None::<fn(usize) -> bankwise::Result<()>>;
-        let (stats, _) = measure_pair(
-            self.gpu,
-            warmup,
-            runs,
-            |i| self.gpu.reduce_into(kernel, op, &srcs[i % sets], .., &mut out, &mut scratch),
-            none,
-        )?;
-        let (copy, _) = measure_pair(
-            self.gpu,
-            warmup,
-            runs.min(50),
-            |i| self.gpu.copy_driver(&srcs[i % sets], &mut copy_dst.borrow_mut()),
-            none,
-        )?;
+        let stats = measure(self.gpu, warmup, runs, |i| {
+            self.gpu.reduce_into(kernel, op, &srcs[i % sets], .., &mut out, &mut scratch)
+        })?;
+        let copy = measure(self.gpu, warmup, runs.min(50), |i| self.gpu.copy_driver(&srcs[i % sets], &mut copy_dst))?;
         self.rows.push(Row {
             kernel: name,
             dtype,

@@ -150,33 +150,24 @@ pub fn plan<T: Element>(kernel: TransposeKernel, src_len: usize, dst_len: usize,
     let bytes = T::WIDTH.bytes() as u32;
     let entry = kernel.entries()[T::WIDTH.index()];
     if kernel == TransposeKernel::Tuned {
-        // One block per tile in a 1-D grid (the kernels loop past 2^31 − 1 tiles).
-        let (tiles, shared_bytes) = if bytes == 8 {
+        let square = |side| tuned::Tiles::new(side, rows, cols, batch);
+        let (entry, tiles, shared_bytes) = if bytes == 8 {
             let tiles = tuned::Tiles::rect(tuned::scalar::ROWS, tuned::scalar::COLS, rows, cols, batch);
-            (tiles, tuned::scalar::tile_bytes(bytes))
+            (entry, tiles, tuned::scalar::tile_bytes(bytes))
         } else if tuned::aligned(rows, cols, bytes) {
-            (tuned::Tiles::new(tuned::side(bytes), rows, cols, batch), tuned::tile_bytes(bytes))
+            (entry, square(tuned::side(bytes)), tuned::tile_bytes(bytes))
         } else if bytes == 4 {
-            let launch = Launch {
-                kernel: kernels::TRANSPOSE_UNALIGNED_U32,
-                grid: (grid_of(tuned::Tiles::new(tuned::side(bytes), rows, cols, batch)), 1, 1),
-                block: (tuned::THREADS, 1, 1),
-                shared_bytes: tuned::unaligned::tile_bytes(bytes),
-            };
-            return Ok(launch);
+            (kernels::TRANSPOSE_UNALIGNED_U32, square(tuned::side(bytes)), tuned::unaligned::tile_bytes(bytes))
         } else {
             // Measured fastest for 1- and 2-byte elements of shapes with misaligned rows.
             return plan::<T>(TransposeKernel::Swizzled, src_len, dst_len, shape);
         };
-        return Ok(Launch { kernel: entry, grid: (grid_of(tiles), 1, 1), block: (tuned::THREADS, 1, 1), shared_bytes });
+        // One block per tile in a 1-D grid (the kernels loop past 2^31 − 1 tiles).
+        let grid = (tiles.total.min(MAX_GRID_X as u64) as u32, 1, 1);
+        return Ok(Launch { kernel: entry, grid, block: (tuned::THREADS, 1, 1), shared_bytes });
     }
     let shared_bytes = kernel.tile_layout().map_or(0, |l| l.tile_bytes(bytes));
     Ok(Launch { kernel: entry, grid: grid(rows, cols, batch), block: (TILE, BLOCK_ROWS, 1), shared_bytes })
-}
-
-/// Blocks for a tuned launch: one per tile, at most the grid's x limit.
-fn grid_of(tiles: tuned::Tiles) -> u32 {
-    tiles.total.min(MAX_GRID_X as u64) as u32
 }
 
 impl Gpu {
