@@ -109,9 +109,18 @@ fn main() -> Result<()> {
     }
 }
 
-/// `cargo run --quiet --release -p bankwise-cli -- <command> <args>`.
+/// `cargo run --quiet --release -p bankwise-cli -- <command> <args>`. The CLI prints its own
+/// one-line error (no GPU, bad shape…), so a failure passes its exit code on without adding
+/// the cargo command line to it.
 fn cli(root: &Path, command: &str, args: &[String]) -> Result<()> {
-    cargo(root, &[&["run", "--quiet", "--release", "-p", "bankwise-cli", "--", command][..], &strs(args)].concat())
+    let args = [&["run", "--quiet", "--release", "-p", "bankwise-cli", "--", command][..], &strs(args)].concat();
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let status =
+        Command::new(&cargo).current_dir(root).args(&args).status().with_context(|| format!("cannot start {cargo}"))?;
+    if !status.success() {
+        std::process::exit(status.code().unwrap_or(1));
+    }
+    Ok(())
 }
 
 fn strs(v: &[String]) -> Vec<&str> {
