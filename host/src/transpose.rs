@@ -8,7 +8,7 @@ use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::gpu::{DeviceBuffer, Gpu, Launch};
 use crate::kernels;
-use bankwise_layout::transpose::{BLOCK_ROWS, MAX_GRID_X, TILE, TileLayout, grid, tuned};
+use bankwise_layout::transpose::{BLOCK_ROWS, TILE, TileLayout, grid, tuned};
 
 /// The shape of a transpose's input: `batch` row-major matrices of `rows × cols` elements,
 /// stored one after another. The output has shape `[batch, cols, rows]`.
@@ -38,19 +38,31 @@ impl Shape {
         Shape { batch: self.batch, rows: self.cols, cols: self.rows }
     }
 
-    /// The number of elements, after checking that no dimension is zero and that the count
-    /// fits in memory addresses.
+    /// The most rows or columns a transpose takes: the ladder's kernels count 32-element tiles
+    /// along each in 32 bits. (2^37 − 32 one-byte elements, 137 GB, with as much again for the
+    /// output, is more than any GPU's memory.)
+    pub const MAX_DIM: usize = TILE as usize * u32::MAX as usize;
+
+    /// The number of elements, after checking that no dimension is zero, that the count fits
+    /// in memory addresses, and that rows and columns are at most [`Shape::MAX_DIM`].
     pub fn elements(self) -> Result<usize> {
         for (what, n) in [("batch", self.batch), ("rows", self.rows), ("cols", self.cols)] {
             if n == 0 {
                 return Err(Error::ZeroDimension { what });
             }
         }
-        self.batch
+        let n = self
+            .batch
             .checked_mul(self.rows)
             .and_then(|n| n.checked_mul(self.cols))
             .filter(|&n| u64::try_from(n).is_ok_and(|n| n.checked_mul(8).is_some()))
-            .ok_or_else(|| Error::ShapeOverflow { shape: self.to_string() })
+            .ok_or_else(|| Error::ShapeOverflow { shape: self.to_string() })?;
+        for (what, n) in [("rows", self.rows), ("cols", self.cols)] {
+            if n > Self::MAX_DIM {
+                return Err(Error::DimensionTooLarge { what, n, max: Self::MAX_DIM });
+            }
+        }
+        Ok(n)
     }
 
     /// Checks that `src` and `dst` both hold exactly this shape's elements.
@@ -90,8 +102,9 @@ pub enum TransposeKernel {
     /// `transpose_swizzled`: an XOR swizzle instead of padding; conflict-free, no wasted bytes.
     Swizzled,
     /// `transpose`: the tuned kernel and the library's default: 16-byte vectors on both
-    /// global sides, larger tiles, a vector-granular swizzle, tiles taken down each column.
-    /// 8-byte elements take a tall padded tile with scalar accesses at any shape. Where rows
+    /// global sides, larger tiles, a vector-granular swizzle, one block per tile. 8-byte
+    /// elements take a tall padded tile with scalar accesses at any shape, or `Padded` up to
+    /// 2^22 elements, where its smaller tiles keep more of the GPU busy. Where rows
     /// do not all start 16-byte aligned (a dimension not a multiple of 16 / element size),
     /// 4-byte elements take `transpose_unaligned_u32` (vectors on misaligned rows) and 1- and
     /// 2-byte ones `Swizzled`, each the fastest measured for them.
@@ -151,7 +164,9 @@ pub fn plan<T: Element>(kernel: TransposeKernel, src_len: usize, dst_len: usize,
     let entry = kernel.entries()[T::WIDTH.index()];
     if kernel == TransposeKernel::Tuned {
         let square = |side| tuned::Tiles::new(side, rows, cols, batch);
-        let (entry, tiles, shared_bytes) = if bytes == 8 {
+        let (entry, tiles, shared_bytes) = if bytes == 8 && batch * rows * cols <= tuned::scalar::SMALL {
+            return plan::<T>(TransposeKernel::Padded, src_len, dst_len, shape);
+        } else if bytes == 8 {
             let tiles = tuned::Tiles::rect(tuned::scalar::ROWS, tuned::scalar::COLS, rows, cols, batch);
             (entry, tiles, tuned::scalar::tile_bytes(bytes))
         } else if tuned::aligned(rows, cols, bytes) {
@@ -162,9 +177,7 @@ pub fn plan<T: Element>(kernel: TransposeKernel, src_len: usize, dst_len: usize,
             // Measured fastest for 1- and 2-byte elements of shapes with misaligned rows.
             return plan::<T>(TransposeKernel::Swizzled, src_len, dst_len, shape);
         };
-        // One block per tile in a 1-D grid (the kernels loop past 2^31 − 1 tiles).
-        let grid = (tiles.total.min(MAX_GRID_X as u64) as u32, 1, 1);
-        return Ok(Launch { kernel: entry, grid, block: (tuned::THREADS, 1, 1), shared_bytes });
+        return Ok(Launch { kernel: entry, grid: tiles.grid(), block: (tuned::THREADS, 1, 1), shared_bytes });
     }
     let shared_bytes = kernel.tile_layout().map_or(0, |l| l.tile_bytes(bytes));
     Ok(Launch { kernel: entry, grid: grid(rows, cols, batch), block: (TILE, BLOCK_ROWS, 1), shared_bytes })

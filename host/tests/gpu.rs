@@ -100,8 +100,9 @@ const COPY_LENGTHS: [usize; 32] = [
     262_147, 1_000_003, 4_194_301, 4_194_304, 16_777_259, 25_000_000, 33_554_467, 70_000_001,
 ];
 
-/// (batch, rows, cols): degenerate, prime, odd, tile multiples and non-multiples, tall and wide
-/// past the grid's y limit, batches past the grid's z limit, and large squares.
+/// (batch, rows, cols): degenerate, prime, odd, tile multiples and non-multiples, tall shapes,
+/// wide ones past the grid's y limit (columns of tiles), batches past its z limit, and large
+/// squares.
 const TRANSPOSE_SHAPES: &[(usize, usize, usize)] = &[
     (1, 1, 1),
     (1, 1, 2),
@@ -154,6 +155,10 @@ const TRANSPOSE_SHAPES: &[(usize, usize, usize)] = &[
     (1, 65_536, 16),
     (1, 2_100_000, 16),
     (70_001, 16, 16),
+    // More columns of tiles than the grid's y limit for every tile width: 64-wide f32 tiles of
+    // the unaligned kernel, then the vector path's 128-wide u8 and u16 tiles.
+    (1, 3, 4_194_305),
+    (1, 16, 8_388_736),
 ];
 
 /// `n` random elements, none of whose bytes are all [`POISON`].

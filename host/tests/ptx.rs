@@ -22,13 +22,25 @@ fn ptxas(arch: &str) -> PathBuf {
     })
 }
 
+/// A file name of its own for each assembly: the tests run in parallel, and two writing one
+/// file would hand ptxas a half-written PTX.
 fn scratch(arch: &str) -> PathBuf {
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-    dir.join(format!("bankwise_{arch}.cubin"))
+    dir.join(format!("bankwise_{arch}_{}_{call}.cubin", std::process::id()))
 }
 
 fn assemble(arch: &str) -> Vec<KernelResources> {
-    tools::assemble(&ptxas(arch), PTX, arch, &scratch(arch)).unwrap_or_else(|e| panic!("{e}"))
+    let cubin = scratch(arch);
+    let report = tools::assemble(&ptxas(arch), PTX, arch, &cubin).unwrap_or_else(|e| panic!("{e}"));
+    remove(&cubin);
+    report
+}
+
+fn remove(cubin: &std::path::Path) {
+    let _ = std::fs::remove_file(cubin);
+    let _ = std::fs::remove_file(cubin.with_extension("ptx"));
 }
 
 #[test]
@@ -71,6 +83,7 @@ fn sass_of(kernel: &str) -> String {
         let cubin = scratch("sass_sm_90");
         tools::assemble(&ptxas("sm_90"), PTX, "sm_90", &cubin).unwrap_or_else(|e| panic!("{e}"));
         let sass = tools::disassemble(&tool("nvdisasm"), &cubin).unwrap_or_else(|e| panic!("{e}"));
+        remove(&cubin);
         tools::sass_by_kernel(&sass)
     });
     all.iter()
@@ -230,5 +243,27 @@ fn tuned_reduce_fits_its_blocks_per_sm() {
                 k.registers
             );
         }
+    }
+}
+
+#[test]
+fn transposes_keep_the_registers_their_residency_was_measured_with() {
+    // Blocks of 256 threads resident per SM on sm_90, as measured in docs/benchmarks.md: the
+    // ladder's kernels and the f32 tuned one at 40 registers or fewer (six blocks). A separate
+    // path for one tile per block beside the tile loop once doubled these, and cost 6% (f64).
+    let min_blocks = |name: &str| match name {
+        "transpose_u64" => 3,
+        "transpose_u16" | "transpose_unaligned_u32" => 4,
+        "transpose_swizzled_u64" => 5,
+        _ => 6,
+    };
+    let kernels = assemble("sm_90");
+    let transposes: Vec<_> = kernels.iter().filter(|k| k.name.starts_with("transpose")).collect();
+    assert_eq!(transposes.len(), 21, "every transpose entry");
+    for k in transposes {
+        // 64 Ki registers per SM, allocated per warp in units of 256 (8 per thread).
+        let per_block = k.registers.div_ceil(8) * 8 * 256;
+        let blocks = 65_536 / per_block;
+        assert!(blocks >= min_blocks(&k.name), "{} uses {} registers: {blocks} blocks per SM", k.name, k.registers);
     }
 }

@@ -28,6 +28,18 @@ fn transpose_rejects_overflowing_shapes() {
 }
 
 #[test]
+fn transpose_rejects_rows_or_columns_past_what_its_tile_counts_hold() {
+    let max = Shape::MAX_DIM;
+    assert_eq!(Shape::new(max, 1).elements().unwrap(), max);
+    for (shape, what) in [(Shape::new(max + 1, 1), "rows"), (Shape::new(1, max + 1), "cols")] {
+        match plan_t::<u8>(shape, max + 1, max + 1) {
+            Err(Error::DimensionTooLarge { what: w, n, .. }) => assert_eq!((w, n), (what, max + 1)),
+            other => panic!("{shape}: expected DimensionTooLarge({what}), got {other:?}"),
+        }
+    }
+}
+
+#[test]
 fn transpose_rejects_mismatched_src_and_dst_lengths() {
     let shape = Shape::new(31, 33);
     let err = plan_t::<f64>(shape, 31 * 33 - 1, 31 * 33).unwrap_err();
@@ -63,12 +75,13 @@ fn transpose_picks_the_entry_of_the_element_width() {
 #[test]
 fn transpose_grid_covers_the_tiles_within_hardware_limits() {
     let plan = plan_t::<f32>(Shape::batched(3, 1000, 33), 99_000, 99_000).unwrap();
-    assert_eq!(plan.grid, (2, 32, 3)); // ceil(33/32) column tiles, ceil(1000/32) row tiles, 3 matrices
+    // x down the ⌈1000/32⌉ tiles of a column of tiles, y across the ⌈33/32⌉ columns, z over 3 matrices.
+    assert_eq!(plan.grid, (32, 2, 3));
     assert_eq!(plan.block, (32, 8, 1));
     // Past the hardware's grid limits the grid is capped; the kernel's loops do the rest.
-    let tall = Shape::batched(70_000, 3_000_000, 1);
-    let n = tall.elements().unwrap();
-    let plan = plan_t::<u8>(tall, n, n).unwrap();
+    let wide = Shape::batched(70_000, 1, 3_000_000);
+    let n = wide.elements().unwrap();
+    let plan = plan_t::<u8>(wide, n, n).unwrap();
     assert_eq!(plan.grid, (1, 65_535, 65_535));
 }
 
@@ -131,17 +144,17 @@ fn ladder_kernels_get_the_shared_memory_of_their_tile() {
 fn tuned_transpose_takes_vectors_where_rows_and_columns_allow_and_falls_back_otherwise() {
     let aligned = Shape::new(8192, 8192);
     let n = aligned.elements().unwrap();
-    // A 1-D grid of one block per tile: 64² tiles for f32, 64 × 32 for f64 (padded to a pitch
-    // of 33), 128² for u8.
+    // One block per tile, the grid (tiles down a column, columns of tiles, matrices): 64² tiles
+    // for f32, 64 × 32 for f64 (padded to a pitch of 33), 128² for u8.
     let plan = transpose::plan::<f32>(TransposeKernel::Tuned, n, n, aligned).unwrap();
     assert_eq!(
         (plan.kernel, plan.grid, plan.block, plan.shared_bytes),
-        ("transpose_u32", (128 * 128, 1, 1), (256, 1, 1), 16384)
+        ("transpose_u32", (128, 128, 1), (256, 1, 1), 16384)
     );
     let plan = transpose::plan::<f64>(TransposeKernel::Tuned, n, n, aligned).unwrap();
-    assert_eq!((plan.kernel, plan.grid, plan.shared_bytes), ("transpose_u64", (128 * 256, 1, 1), 64 * 33 * 8));
+    assert_eq!((plan.kernel, plan.grid, plan.shared_bytes), ("transpose_u64", (128, 256, 1), 64 * 33 * 8));
     let plan = transpose::plan::<u8>(TransposeKernel::Tuned, n, n, aligned).unwrap();
-    assert_eq!((plan.kernel, plan.grid, plan.shared_bytes), ("transpose_u8", (64 * 64, 1, 1), 16384));
+    assert_eq!((plan.kernel, plan.grid, plan.shared_bytes), ("transpose_u8", (64, 64, 1), 16384));
     // 16 / 4 = 4 elements per vector: rows of 8193 floats do not all start 16-byte aligned.
     for (shape, kernel) in [
         (Shape::new(8191, 8193), "transpose_unaligned_u32"),
@@ -160,7 +173,18 @@ fn tuned_transpose_takes_vectors_where_rows_and_columns_allow_and_falls_back_oth
     assert_eq!((plan.kernel, plan.block, plan.shared_bytes), ("transpose_unaligned_u32", (256, 1, 1), 67 * 65 * 4));
     // 8-byte elements take the same scalar kernel at any shape: ⌈8191/64⌉ × ⌈8193/32⌉ tiles.
     let plan = transpose::plan::<f64>(TransposeKernel::Tuned, n, n, odd).unwrap();
-    assert_eq!((plan.kernel, plan.grid), ("transpose_u64", (128 * 257, 1, 1)));
+    assert_eq!((plan.kernel, plan.grid), ("transpose_u64", (128, 257, 1)));
+    // Up to 2^22 8-byte elements, the padded ladder kernel: twice as many tiles for one wave.
+    for (shape, kernel) in [
+        (Shape::new(1024, 1024), "transpose_padded_u64"),
+        (Shape::new(2048, 2048), "transpose_padded_u64"),
+        (Shape::new(2048, 2049), "transpose_u64"),
+        (Shape::batched(2, 2048, 1024), "transpose_padded_u64"),
+        (Shape::batched(3, 2048, 1024), "transpose_u64"),
+    ] {
+        let n = shape.elements().unwrap();
+        assert_eq!(transpose::plan::<u64>(TransposeKernel::Tuned, n, n, shape).unwrap().kernel, kernel, "{shape}");
+    }
     // 1- and 2-byte elements of unaligned shapes take the swizzled ladder kernel.
     assert_eq!(transpose::plan::<u16>(TransposeKernel::Tuned, n, n, odd).unwrap().kernel, "transpose_swizzled_u16");
     assert_eq!(TransposeKernel::default(), TransposeKernel::Tuned);

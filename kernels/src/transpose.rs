@@ -1,10 +1,12 @@
 //! The transpose ladder: `dst[b][c][r] = src[b][r][c]` for a batch of `rows × cols` matrices.
 //!
 //! The ladder's kernels share one launch: blocks of `TILE × BLOCK_ROWS` threads (32 × 8), one
-//! 32 × 32 tile per block, a grid from [`bankwise_layout::transpose::grid`], and grid-stride
-//! loops over tiles so that any shape fits the hardware's grid limits. The tuned kernels
-//! (`transpose_u8` … `transpose_u64`, `transpose_unaligned_u32`) take 256-thread blocks in a
-//! 1-D grid of one block per tile, numbered by `bankwise_layout::transpose::tuned::Tiles`.
+//! 32 × 32 tile per block, a grid from [`bankwise_layout::transpose::grid`] that takes the
+//! tiles down each column of tiles, and grid-stride loops over tiles so that any shape fits
+//! the hardware's grid limits. Figures below: H100, 2026-11-22, GB/s of 2 × the matrix, and %
+//! of the driver's copy timed in interleaved runs (`docs/benchmarks.md`). The tuned kernels
+//! (`transpose_u8` … `transpose_u64`, `transpose_unaligned_u32`) take 256-thread blocks, one
+//! per tile, in the grid of `bankwise_layout::transpose::tuned::Tiles`.
 
 use crate::device::{
     block_x, block_y, block_z, dynamic_shared, grid_dim_x, grid_dim_y, grid_dim_z, load_global_v4, store_global_v4,
@@ -13,23 +15,36 @@ use crate::device::{
 use bankwise_layout::transpose::tuned::{self, Tiles, scalar, unaligned};
 use bankwise_layout::transpose::{BLOCK_ROWS, TILE, TileLayout, offset};
 
-/// Calls `tile(b, first_row, first_col)` for every `side × side` tile this block owns.
+/// Calls `tile(b, first_row, first_col)` for every `side × side` tile this block owns: block
+/// `(x, y, z)` of [`bankwise_layout::transpose::grid`] takes tile `x` down column of tiles `y`
+/// of matrix `z`, and, past the grid's limits, every grid-size step after it.
+///
+/// Two choices here were measured (H100, `transpose_padded`, three runs each): tiles taken
+/// down each column, not along each row, so that the blocks in flight write whole output rows
+/// in sequence (8192² f32 85.3–85.9% → 88.3–88.4% of the copy; 8191 × 8193 f32 62.6–63.1% →
+/// 83.7–83.9%, f64 74.9–75.7% → 88.9–89.5%, where vertically adjacent tiles share the
+/// 32-byte sectors of each output row); and one loop that steps like an odometer, not three
+/// nested ones, which kept loop-invariant addresses live across the tile (48 registers for
+/// f32 on sm_90, five resident blocks per SM; now 40, six).
 #[inline(always)]
 fn for_each_tile(side: u32, rows: u64, cols: u64, batch: u64, mut tile: impl FnMut(u64, u64, u64)) {
+    // Tile indices fit in 32 bits (the host rejects rows or columns past 2^37 − 32, the host's
+    // `Shape::MAX_DIM`); the batch index need not.
     let side = side as u64;
-    let (tiles_r, tiles_c) = (rows.div_ceil(side), cols.div_ceil(side));
-    let mut b = block_z() as u64;
-    while b < batch {
-        let mut tr = block_y() as u64;
-        while tr < tiles_r {
-            let mut tc = block_x() as u64;
-            while tc < tiles_c {
-                tile(b, tr * side, tc * side);
-                tc += grid_dim_x() as u64;
+    let (tiles_r, tiles_c) = (rows.div_ceil(side) as u32, cols.div_ceil(side) as u32);
+    let (bx, by) = (block_x(), block_y());
+    let (mut b, mut tr, mut tc) = (block_z() as u64, bx, by);
+    while b < batch && tr < tiles_r && tc < tiles_c {
+        tile(b, tr as u64 * side, tc as u64 * side);
+        tr = tr.saturating_add(grid_dim_x());
+        if tr >= tiles_r {
+            tr = bx;
+            tc = tc.saturating_add(grid_dim_y());
+            if tc >= tiles_c {
+                tc = by;
+                b += grid_dim_z() as u64;
             }
-            tr += grid_dim_y() as u64;
         }
-        b += grid_dim_z() as u64;
     }
 }
 
@@ -38,8 +53,8 @@ fn for_each_tile(side: u32, rows: u64, cols: u64, batch: u64, mut tile: impl FnM
 /// 32 separate 32-byte sectors per warp store, most of each sector wasted).
 ///
 /// Teaches: coalescing. No shared memory, so no bank conflicts; the strided stores are what
-/// make it slow. Measured (H100): 416 GB/s on 8192² f32, 14% of a copy; 622 GB/s for f64,
-/// whose 8-byte stores waste half as much of each 32-byte sector.
+/// make it slow. Measured at 8192²: 494 GB/s f32, 17% of a copy; 879 GB/s f64 (30%), whose
+/// 8-byte stores waste half as much of each 32-byte sector.
 #[inline(always)]
 unsafe fn transpose_naive<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
     let (tx, ty) = (thread_x() as u64, thread_y() as u64);
@@ -72,26 +87,46 @@ unsafe fn transpose_tile<T: Copy>(layout: TileLayout, dst: *mut T, src: *const T
     let tile = dynamic_shared::<T>();
     let size = size_of::<T>() as u32;
     let (tx, ty) = (thread_x(), thread_y());
+    const K: usize = (TILE / BLOCK_ROWS) as usize;
     for_each_tile(TILE, rows, cols, batch, |b, r0, c0| {
-        let c = c0 + tx as u64;
-        for k in 0..TILE / BLOCK_ROWS {
-            let r = ty + k * BLOCK_ROWS;
-            if r0 + (r as u64) < rows && c < cols {
-                unsafe {
-                    let v = src.add(offset(b, r0 + r as u64, c, rows, cols) as usize).read();
-                    tile.add(layout.offset(r, tx, size) as usize).write(v);
+        // Safety (all accesses below): offsets within the tile, which lies inside the matrix
+        // wherever an element is read or written.
+        let from = unsafe { src.add(offset(b, r0, c0, rows, cols) as usize) };
+        let to = unsafe { dst.add(offset(b, c0, r0, cols, rows) as usize) };
+        // Interior tiles (all but the last row and column of tiles) skip the bounds checks, so
+        // their loads issue back to back before the first one returns.
+        let interior = r0 + TILE as u64 <= rows && c0 + TILE as u64 <= cols;
+        let row = |k: usize| ty + k as u32 * BLOCK_ROWS;
+        let load = |k: usize| unsafe { from.add(row(k) as usize * cols as usize + tx as usize).read() };
+        // Safety: the element types are integers, for which zero is valid.
+        let mut held: [T; K] = unsafe { core::mem::zeroed() };
+        if interior {
+            for (k, h) in held.iter_mut().enumerate() {
+                *h = load(k);
+            }
+        } else {
+            for (k, h) in held.iter_mut().enumerate() {
+                if r0 + (row(k) as u64) < rows && c0 + (tx as u64) < cols {
+                    *h = load(k);
                 }
             }
         }
+        // Out-of-range slots get zeros that no output element reads.
+        for (k, &h) in held.iter().enumerate() {
+            unsafe { tile.add(layout.offset(row(k), tx, size) as usize).write(h) };
+        }
         sync_threads();
         // Output row `c0 + j` is input column `c0 + j`; lane `tx` writes output column r0 + tx.
-        let r = r0 + tx as u64;
-        for k in 0..TILE / BLOCK_ROWS {
-            let j = ty + k * BLOCK_ROWS;
-            if c0 + (j as u64) < cols && r < rows {
-                unsafe {
-                    let v = tile.add(layout.offset(tx, j, size) as usize).read();
-                    dst.add(offset(b, c0 + j as u64, r, cols, rows) as usize).write(v);
+        let store = |j: u32| unsafe {
+            let v = tile.add(layout.offset(tx, j, size) as usize).read();
+            to.add(j as usize * rows as usize + tx as usize).write(v);
+        };
+        if interior {
+            (0..K).for_each(|k| store(row(k)));
+        } else {
+            for k in 0..K {
+                if c0 + (row(k) as u64) < cols && r0 + (tx as u64) < rows {
+                    store(row(k));
                 }
             }
         }
@@ -104,8 +139,8 @@ unsafe fn transpose_tile<T: Copy>(layout: TileLayout, dst: *mut T, src: *const T
 ///
 /// Teaches: coalescing fixed, bank conflicts created. The column walk reads 32 elements one
 /// pitch (32 elements) apart: for 4-byte elements all in one bank, a 32-way conflict.
-/// Measured (H100, 8192²): 1440 GB/s f32 (3.5× naive), 2246 f64; Nsight Compute: 32.6 load
-/// wavefronts per column read for f32, 32 for f64 (16-way in each half-warp).
+/// Measured at 8192²: 1493 GB/s f32 (3× naive, 50.5% of a copy), 2536 f64 (85.7%); Nsight
+/// Compute: 32.6 load wavefronts per column read for f32, 32 for f64 (16-way per half-warp).
 #[inline(always)]
 unsafe fn transpose_tiled<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
     unsafe { transpose_tile(TileLayout::Plain, dst, src, rows, cols, batch) }
@@ -113,8 +148,8 @@ unsafe fn transpose_tiled<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols: 
 
 /// Step 3, `transpose_padded`: the same tile with a padded pitch (33 elements for 4- and
 /// 8-byte elements, 34 and 36 for 2- and 1-byte ones), so consecutive rows start in different
-/// banks and the column walk is conflict-free. Measured (H100, 8192²): 2233 GB/s f32 (+55%),
-/// 2795 f64 (+24%); 1.1 load wavefronts per column read.
+/// banks and the column walk is conflict-free. Measured at 8192²: 2580 GB/s f32 (+73%, 87.9%
+/// of a copy), 2868 f64 (+13%, 97.4%); 1.1 load wavefronts per column read.
 #[inline(always)]
 unsafe fn transpose_padded<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
     unsafe { transpose_tile(TileLayout::Padded, dst, src, rows, cols, batch) }
@@ -122,9 +157,9 @@ unsafe fn transpose_padded<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols:
 
 /// Step 4, `transpose_swizzled`: no padding; element `(r, c)` lives at column `c ^ r` of row
 /// `r`. Row writes stay a permutation of one row, column reads hit 32 different banks, and the
-/// tile is exactly 32×32 elements. Measured (H100, 8192²): conflict-free too (1.1 wavefronts),
-/// but 2055 GB/s f32, 8% below padding: the XOR costs integer work on every shared access and
-/// the 128 bytes it saves per block never limited occupancy. f64: 2824, as padded.
+/// tile is exactly 32×32 elements. Measured at 8192²: conflict-free too (1.1 wavefronts) and
+/// as fast as padding, 2566 GB/s f32 and 2881 f64: the 128 bytes it saves per block never
+/// limited occupancy, which registers set (six blocks of 256 threads per SM for f32).
 #[inline(always)]
 unsafe fn transpose_swizzled<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
     unsafe { transpose_tile(TileLayout::Swizzled, dst, src, rows, cols, batch) }
@@ -135,13 +170,15 @@ unsafe fn transpose_swizzled<T: Copy>(dst: *mut T, src: *const T, rows: u64, col
 #[repr(C, align(16))]
 struct Vector([u32; 4]);
 
-/// The tile loop of the tuned kernels: the block takes tiles `blockIdx.x, +gridDim.x, …`
-/// (the library launches one block per tile, so one iteration, unless there are more than
-/// 2^31 − 1 tiles). For each it `load`s the tile into registers, `stage`s them into shared
-/// memory, and `store`s the transposed tile. Nothing is carried from one tile to the next:
-/// a software-pipelined version that loaded the next tile while storing this one kept 16 more
-/// registers live (58 against 42 for f32 on sm_90: 4 resident blocks per SM instead of 5),
-/// and a persistent grid built on it measured 7% slower (H100).
+/// The tile loop of the tuned kernels: for each tile the block owns, `load` it into registers,
+/// `stage` them into shared memory, and `store` the transposed tile. The grid is
+/// [`Tiles::grid`]: block `(x, y, z)` takes tile `x` down column of tiles `y` of matrix `z`,
+/// and nothing else unless the tiles outnumber the grid's limits. Nothing is carried from one
+/// tile to the next: a software-pipelined version that loaded the next tile while storing this
+/// one kept 16 more registers live (58 against 40 for f32 on sm_90: 4 resident blocks per SM
+/// instead of 6), and a persistent grid built on it measured 7% slower (H100). A separate
+/// straight-line path for the usual one tile per block, beside the loop, doubled the
+/// registers (80 f32, 110 f64) and cost f64 6%.
 #[inline(always)]
 fn each_tile<H: Copy>(
     tiles: &Tiles,
@@ -150,18 +187,32 @@ fn each_tile<H: Copy>(
     stage: impl Fn((u64, u64, u64), &H),
     store: impl Fn((u64, u64, u64)),
 ) {
-    let stride = grid_dim_x() as u64;
-    let mut id = block_x() as u64;
-    while id < tiles.total {
-        let here = tiles.locate(id);
+    let one = |b: u64, down: u64, across: u64| {
+        let here = tiles.origin(b, down, across);
         let mut held = empty;
         load(here, &mut held);
         stage(here, &held);
         sync_threads();
         store(here);
-        id += stride;
-        // The next tile's stage overwrites shared memory: everyone must be done with this one.
-        if id < tiles.total {
+    };
+    let (bx, by, bz) = (block_x() as u64, block_y() as u64, block_z() as u64);
+    let (gx, gy, gz) = (grid_dim_x() as u64, grid_dim_y() as u64, grid_dim_z() as u64);
+    // One loop that steps like an odometer, not three nested ones: nested loops keep more
+    // loop-invariant addresses live across the tile (more registers, fewer resident blocks).
+    let (mut b, mut across, mut down) = (bz, by, bx);
+    while b < tiles.batch && across < tiles.across && down < tiles.down {
+        one(b, down, across);
+        down += gx;
+        if down >= tiles.down {
+            down = bx;
+            across += gy;
+            if across >= tiles.across {
+                across = by;
+                b += gz;
+            }
+        }
+        if b < tiles.batch {
+            // The next tile's stage overwrites shared memory: all must be done with this one.
             sync_threads();
         }
     }
@@ -175,13 +226,15 @@ fn each_tile<H: Copy>(
 ///   streams longer runs;
 /// - a swizzle at vector granularity (`tuned::swizzle`) so the row write is one `STS.128` per
 ///   lane and the column gather is conflict-free;
-/// - a 1-D grid of one block per tile, taken down each column of tiles first
-///   (`tuned::Tiles`), so that the blocks in flight write whole output rows in sequence.
+/// - 256-thread blocks of one tile each (`tuned::Tiles`, taken down each column of tiles as
+///   in the ladder), each thread with all its loads (4 vectors for f32) in flight at once.
 ///
-/// Measured (H100, each against the driver's copy timed in interleaved runs): 2792–2835 GB/s
-/// f32 at 8192² over ten runs, 96.6–97.4% of the copy, median 97.1% (cuBLAS `geam`
-/// 2759–2817); the same kernel walking tiles row by row measured 2759–2807 (95.4–96.4%), and
-/// a 16-register software pipeline with a persistent grid 7% less.
+/// Measured (H100, each against the driver's copy timed in interleaved runs): 2846 GB/s f32 at
+/// 8192² in the full run of 2026-11-22, 97.1% of the copy; over twenty runs in two sessions
+/// 96.6–97.8%, median 97.1–97.2% (cuBLAS `geam` 96.1–96.6%). Walking the tiles row by row it
+/// measured 95.4–96.4%; a 16-register software pipeline with a persistent grid 7% less; a
+/// 1-D grid numbered by division, or residency capped at 4 or 5 blocks per SM (by asking for
+/// more shared memory), no different.
 ///
 /// For the 1-, 2- and 4-byte kernels; `V` is the vector's element count and `N` the vectors
 /// per thread (`tuned::vectors_per_thread`). Needs every row of the input and output to start
@@ -366,9 +419,11 @@ unsafe fn transpose_unaligned<T: Copy, const V: usize, const L: usize, const S: 
 /// taller (64 input rows × 32 columns, `tuned::scalar`), 8 elements per thread, one block per
 /// tile, tiles taken down each column. Scalar 8-byte accesses already give each warp 256
 /// contiguous bytes, and they need no alignment: odd shapes take the same path. Measured
-/// (H100): 2857–2877 GB/s at 8192² (97.2–97.6% of the copy; cuBLAS 2775–2819; the 16-byte
-/// vector version 2844–2852), 2733–2755 at 8191 × 8193 (cuBLAS 2616–2649; the padded 32×32
-/// ladder kernel 2382–2409).
+/// (H100): 2857–2893 GB/s at 8192² (97.2–98.1% of the copy; cuBLAS 2775–2826; the 16-byte
+/// vector version 2844–2852), 2731–2760 at 8191 × 8193 (cuBLAS 2616–2653; the padded 32×32
+/// ladder kernel 2621–2626, 4% slower). Up to 2^22 elements the library takes
+/// `transpose_padded` instead (`tuned::scalar::SMALL`): one wave of these tiles leaves the GPU
+/// idle in each load–barrier–store cycle.
 #[inline(always)]
 unsafe fn transpose_scalar<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
     const N: usize = scalar::PER_THREAD as usize;

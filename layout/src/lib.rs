@@ -16,17 +16,16 @@ mod tests {
     use crate::transpose::{TileLayout, tuned};
 
     #[test]
-    fn tiles_are_numbered_down_each_column_then_matrix_by_matrix() {
+    fn tile_grid_runs_down_each_column_then_across_then_over_the_batch() {
         let tiles = tuned::Tiles::new(64, 100, 130, 2); // 2 row bands × 3 column tiles × 2
-        assert_eq!(tiles.total, 12);
-        assert_eq!(tiles.locate(0), (0, 0, 0));
-        assert_eq!(tiles.locate(1), (0, 64, 0));
-        assert_eq!(tiles.locate(2), (0, 0, 64));
-        assert_eq!(tiles.locate(5), (0, 64, 128));
-        assert_eq!(tiles.locate(6), (1, 0, 0));
-        assert_eq!(tiles.locate(11), (1, 64, 128));
+        assert_eq!((tiles.total(), tiles.grid()), (12, (2, 3, 2)));
+        assert_eq!(tiles.origin(0, 1, 0), (0, 64, 0));
+        assert_eq!(tiles.origin(1, 1, 2), (1, 64, 128));
         let tall = tuned::Tiles::rect(64, 32, 65, 33, 1); // 2 × 2 tiles of 64 × 32
-        assert_eq!((tall.total, tall.locate(1), tall.locate(2)), (4, (0, 64, 0), (0, 0, 32)));
+        assert_eq!((tall.grid(), tall.origin(0, 1, 1)), ((2, 2, 1), (0, 64, 32)));
+        // Past the hardware's limits the grid is capped and the kernels loop.
+        let huge = tuned::Tiles::new(64, 64, 64 * 70_000, 70_000);
+        assert_eq!(huge.grid(), (1, 65_535, 65_535));
     }
 
     #[test]
