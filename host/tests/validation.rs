@@ -155,6 +155,10 @@ fn tuned_transpose_takes_vectors_where_rows_and_columns_allow_and_falls_back_oth
     assert_eq!((plan.kernel, plan.grid, plan.shared_bytes), ("transpose_u64", (128, 256, 1), 64 * 33 * 8));
     let plan = transpose::plan::<u8>(TransposeKernel::Tuned, n, n, aligned).unwrap();
     assert_eq!((plan.kernel, plan.grid, plan.shared_bytes), ("transpose_u8", (64, 64, 1), 16384));
+    fn entry<T: bankwise::Element>(shape: Shape) -> &'static str {
+        let n = shape.elements().unwrap();
+        transpose::plan::<T>(TransposeKernel::Tuned, n, n, shape).unwrap().kernel
+    }
     // 16 / 4 = 4 elements per vector: rows of 8193 floats do not all start 16-byte aligned.
     for (shape, kernel) in [
         (Shape::new(8191, 8193), "transpose_unaligned_u32"),
@@ -163,8 +167,7 @@ fn tuned_transpose_takes_vectors_where_rows_and_columns_allow_and_falls_back_oth
         (Shape::batched(3, 4, 12), "transpose_u32"),
         (Shape::batched(3, 5, 12), "transpose_unaligned_u32"),
     ] {
-        let n = shape.elements().unwrap();
-        assert_eq!(transpose::plan::<i32>(TransposeKernel::Tuned, n, n, shape).unwrap().kernel, kernel, "{shape}");
+        assert_eq!(entry::<i32>(shape), kernel, "{shape}");
     }
     let odd = Shape::new(8191, 8193);
     let n = odd.elements().unwrap();
@@ -182,8 +185,7 @@ fn tuned_transpose_takes_vectors_where_rows_and_columns_allow_and_falls_back_oth
         (Shape::batched(2, 2048, 1024), "transpose_padded_u64"),
         (Shape::batched(3, 2048, 1024), "transpose_u64"),
     ] {
-        let n = shape.elements().unwrap();
-        assert_eq!(transpose::plan::<u64>(TransposeKernel::Tuned, n, n, shape).unwrap().kernel, kernel, "{shape}");
+        assert_eq!(entry::<u64>(shape), kernel, "{shape}");
     }
     // 1- and 2-byte elements of unaligned shapes take the swizzled ladder kernel.
     assert_eq!(transpose::plan::<u16>(TransposeKernel::Tuned, n, n, odd).unwrap().kernel, "transpose_swizzled_u16");
