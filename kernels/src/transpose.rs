@@ -230,8 +230,8 @@ fn each_tile<H: Copy>(
 ///   in the ladder), each thread with all its loads (4 vectors for f32) in flight at once.
 ///
 /// Measured (H100, each against the driver's copy timed in interleaved runs): 2846 GB/s f32 at
-/// 8192² in the full run of 2026-11-22, 97.1% of the copy; over twenty runs in two sessions
-/// 96.6–97.8%, median 97.1–97.2% (cuBLAS `geam` 96.1–96.6%). Walking the tiles row by row it
+/// 8192² in the full run of 2026-11-22, 97.1% of the copy; over thirty runs in two sessions
+/// 96.6–97.8%, median 97.1% (cuBLAS `geam` 96.1–96.6%). Walking the tiles row by row it
 /// measured 95.4–96.4%; a 16-register software pipeline with a persistent grid 7% less; a
 /// 1-D grid numbered by division, or residency capped at 4 or 5 blocks per SM (by asking for
 /// more shared memory), no different.
