@@ -30,16 +30,6 @@ pub enum Error {
         /// Which dimension.
         what: &'static str,
     },
-    /// A transpose's row or column count is past [`crate::Shape::MAX_DIM`].
-    #[error("{what} is {n}; a transpose's rows and columns may be at most {max} elements")]
-    DimensionTooLarge {
-        /// Which dimension.
-        what: &'static str,
-        /// Its size.
-        n: usize,
-        /// The largest allowed.
-        max: usize,
-    },
     /// The element count of a shape does not fit in memory addresses.
     #[error("shape {shape} has more elements than a 64-bit address space holds")]
     ShapeOverflow {

@@ -38,31 +38,19 @@ impl Shape {
         Shape { batch: self.batch, rows: self.cols, cols: self.rows }
     }
 
-    /// The most rows or columns a transpose takes: the ladder's kernels count 32-element tiles
-    /// along each in 32 bits. (2^37 − 32 one-byte elements, 137 GB, with as much again for the
-    /// output, is more than any GPU's memory.)
-    pub const MAX_DIM: usize = TILE as usize * u32::MAX as usize;
-
-    /// The number of elements, after checking that no dimension is zero, that the count fits
-    /// in memory addresses, and that rows and columns are at most [`Shape::MAX_DIM`].
+    /// The number of elements, after checking that no dimension is zero and that the count
+    /// fits in memory addresses.
     pub fn elements(self) -> Result<usize> {
         for (what, n) in [("batch", self.batch), ("rows", self.rows), ("cols", self.cols)] {
             if n == 0 {
                 return Err(Error::ZeroDimension { what });
             }
         }
-        let n = self
-            .batch
+        self.batch
             .checked_mul(self.rows)
             .and_then(|n| n.checked_mul(self.cols))
             .filter(|&n| u64::try_from(n).is_ok_and(|n| n.checked_mul(8).is_some()))
-            .ok_or_else(|| Error::ShapeOverflow { shape: self.to_string() })?;
-        for (what, n) in [("rows", self.rows), ("cols", self.cols)] {
-            if n > Self::MAX_DIM {
-                return Err(Error::DimensionTooLarge { what, n, max: Self::MAX_DIM });
-            }
-        }
-        Ok(n)
+            .ok_or_else(|| Error::ShapeOverflow { shape: self.to_string() })
     }
 
     /// Checks that `src` and `dst` both hold exactly this shape's elements.

@@ -13,11 +13,14 @@ use crate::device::{
     sync_threads, thread_x, thread_y,
 };
 use bankwise_layout::transpose::tuned::{self, Tiles, scalar, unaligned};
-use bankwise_layout::transpose::{BLOCK_ROWS, TILE, TileLayout, offset};
+use bankwise_layout::transpose::{BLOCK_ROWS, TILE, TileLayout, offset, tiles};
 
-/// Calls `tile(b, first_row, first_col)` for every `side × side` tile this block owns: block
-/// `(x, y, z)` of [`bankwise_layout::transpose::grid`] takes tile `x` down column of tiles `y`
-/// of matrix `z`, and, past the grid's limits, every grid-size step after it.
+/// Calls `tile(b, down, across)` for every tile this block owns, `down` tiles down column of
+/// tiles `across` of matrix `b`, in a launch grid laid out the same way: block `(x, y, z)` takes
+/// tile `x` down column `y` of matrix `z`, and, past the grid's limits, every grid-size step
+/// after it. Consecutive tiles of one block are separated by a barrier: each reuses the shared
+/// memory of the one before. Used by every transpose (grids:
+/// [`bankwise_layout::transpose::grid`], [`Tiles::grid`]).
 ///
 /// Two choices here were measured (H100, `transpose_padded`, three runs each): tiles taken
 /// down each column, not along each row, so that the blocks in flight write whole output rows
@@ -27,25 +30,36 @@ use bankwise_layout::transpose::{BLOCK_ROWS, TILE, TileLayout, offset};
 /// nested ones, which kept loop-invariant addresses live across the tile (48 registers for
 /// f32 on sm_90, five resident blocks per SM; now 40, six).
 #[inline(always)]
-fn for_each_tile(side: u32, rows: u64, cols: u64, batch: u64, mut tile: impl FnMut(u64, u64, u64)) {
-    // Tile indices fit in 32 bits (the host rejects rows or columns past 2^37 − 32, the host's
-    // `Shape::MAX_DIM`); the batch index need not.
-    let side = side as u64;
-    let (tiles_r, tiles_c) = (rows.div_ceil(side) as u32, cols.div_ceil(side) as u32);
-    let (bx, by) = (block_x(), block_y());
-    let (mut b, mut tr, mut tc) = (block_z() as u64, bx, by);
-    while b < batch && tr < tiles_r && tc < tiles_c {
-        tile(b, tr as u64 * side, tc as u64 * side);
-        tr = tr.saturating_add(grid_dim_x());
-        if tr >= tiles_r {
-            tr = bx;
-            tc = tc.saturating_add(grid_dim_y());
-            if tc >= tiles_c {
-                tc = by;
-                b += grid_dim_z() as u64;
+fn for_each_tile(down: u64, across: u64, batch: u64, mut tile: impl FnMut(u64, u64, u64)) {
+    let (bx, by, bz) = (block_x() as u64, block_y() as u64, block_z() as u64);
+    let (gx, gy, gz) = (grid_dim_x() as u64, grid_dim_y() as u64, grid_dim_z() as u64);
+    if bx >= down || by >= across {
+        return;
+    }
+    // Each step keeps `d < down` and `a < across`, so only the matrix index can end the walk.
+    let (mut b, mut d, mut a) = (bz, bx, by);
+    while b < batch {
+        tile(b, d, a);
+        d += gx;
+        if d >= down {
+            d = bx;
+            a += gy;
+            if a >= across {
+                a = by;
+                b += gz;
             }
         }
+        if b < batch {
+            sync_threads();
+        }
     }
+}
+
+/// [`for_each_tile`] over the ladder's 32 × 32 tiles, calling `tile(b, first_row, first_col)`.
+#[inline(always)]
+fn for_each_ladder_tile(rows: u64, cols: u64, batch: u64, mut tile: impl FnMut(u64, u64, u64)) {
+    let side = TILE as u64;
+    for_each_tile(tiles(rows), tiles(cols), batch, |b, d, a| tile(b, d * side, a * side));
 }
 
 /// Step 1, `transpose_naive`: each thread reads `src` along a row (a warp reads 32 consecutive
@@ -58,7 +72,7 @@ fn for_each_tile(side: u32, rows: u64, cols: u64, batch: u64, mut tile: impl FnM
 #[inline(always)]
 unsafe fn transpose_naive<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
     let (tx, ty) = (thread_x() as u64, thread_y() as u64);
-    for_each_tile(TILE, rows, cols, batch, |b, r0, c0| {
+    for_each_ladder_tile(rows, cols, batch, |b, r0, c0| {
         let c = c0 + tx;
         if c >= cols {
             return;
@@ -88,7 +102,7 @@ unsafe fn transpose_tile<T: Copy>(layout: TileLayout, dst: *mut T, src: *const T
     let size = size_of::<T>() as u32;
     let (tx, ty) = (thread_x(), thread_y());
     const K: usize = (TILE / BLOCK_ROWS) as usize;
-    for_each_tile(TILE, rows, cols, batch, |b, r0, c0| {
+    for_each_ladder_tile(rows, cols, batch, |b, r0, c0| {
         // Safety (all accesses below): offsets within the tile, which lies inside the matrix
         // wherever an element is read or written.
         let from = unsafe { src.add(offset(b, r0, c0, rows, cols) as usize) };
@@ -130,8 +144,6 @@ unsafe fn transpose_tile<T: Copy>(layout: TileLayout, dst: *mut T, src: *const T
                 }
             }
         }
-        // The next tile overwrites shared memory: everyone must be done reading this one.
-        sync_threads();
     });
 }
 
@@ -170,10 +182,9 @@ unsafe fn transpose_swizzled<T: Copy>(dst: *mut T, src: *const T, rows: u64, col
 #[repr(C, align(16))]
 struct Vector([u32; 4]);
 
-/// The tile loop of the tuned kernels: for each tile the block owns, `load` it into registers,
-/// `stage` them into shared memory, and `store` the transposed tile. The grid is
-/// [`Tiles::grid`]: block `(x, y, z)` takes tile `x` down column of tiles `y` of matrix `z`,
-/// and nothing else unless the tiles outnumber the grid's limits. Nothing is carried from one
+/// The tile loop of the tuned kernels: for each tile the block owns ([`for_each_tile`] over
+/// [`Tiles`]), `load` it into registers, `stage` them into shared memory, and `store` the
+/// transposed tile. Nothing is carried from one
 /// tile to the next: a software-pipelined version that loaded the next tile while storing this
 /// one kept 16 more registers live (58 against 40 for f32 on sm_90: 4 resident blocks per SM
 /// instead of 6), and a persistent grid built on it measured 7% slower (H100). A separate
@@ -187,35 +198,14 @@ fn each_tile<H: Copy>(
     stage: impl Fn((u64, u64, u64), &H),
     store: impl Fn((u64, u64, u64)),
 ) {
-    let one = |b: u64, down: u64, across: u64| {
+    for_each_tile(tiles.down, tiles.across, tiles.batch, |b, down, across| {
         let here = tiles.origin(b, down, across);
         let mut held = empty;
         load(here, &mut held);
         stage(here, &held);
         sync_threads();
         store(here);
-    };
-    let (bx, by, bz) = (block_x() as u64, block_y() as u64, block_z() as u64);
-    let (gx, gy, gz) = (grid_dim_x() as u64, grid_dim_y() as u64, grid_dim_z() as u64);
-    // One loop that steps like an odometer, not three nested ones: nested loops keep more
-    // loop-invariant addresses live across the tile (more registers, fewer resident blocks).
-    let (mut b, mut across, mut down) = (bz, by, bx);
-    while b < tiles.batch && across < tiles.across && down < tiles.down {
-        one(b, down, across);
-        down += gx;
-        if down >= tiles.down {
-            down = bx;
-            across += gy;
-            if across >= tiles.across {
-                across = by;
-                b += gz;
-            }
-        }
-        if b < tiles.batch {
-            // The next tile's stage overwrites shared memory: all must be done with this one.
-            sync_threads();
-        }
-    }
+    });
 }
 
 /// Step 5, `transpose`: the tuned kernel the library uses by default. It changes, from
@@ -304,10 +294,10 @@ unsafe fn transpose_vectorized<T: Copy, const V: usize, const N: usize>(
 /// chunks, the tile taking `V − 1` halo rows above its own so that it owns whole chunks.
 /// Only the chunks that straddle two output rows are written element by element.
 /// `L` and `S` are the load and store slots per thread. Measured (H100, 8191 × 8193 f32):
-/// 2611–2676 GB/s over five runs, 93–94% of the aligned kernel at 8192², against 1896 for the
-/// swizzled kernel and 2197–2216 for cuBLAS `geam`; walking the tiles row by row instead of
-/// down the columns it measured 2341–2425. Its element-wise staging is conflict-free
-/// (`unaligned::turn`).
+/// 2592–2676 GB/s over the runs of two sessions, 91–94% of the aligned kernel at 8192²,
+/// against 2429 for the swizzled kernel and 2199–2224 for cuBLAS `geam`; walking the tiles
+/// row by row instead of down the columns it measured 2341–2425. Its element-wise staging is
+/// conflict-free (`unaligned::turn`).
 #[inline(always)]
 unsafe fn transpose_unaligned<T: Copy, const V: usize, const L: usize, const S: usize>(
     dst: *mut T,

@@ -180,11 +180,6 @@ pub mod tuned {
             Tiles { tall, wide, down: rows.div_ceil(tall), across: cols.div_ceil(wide), batch }
         }
 
-        /// Tiles in all.
-        pub const fn total(&self) -> u64 {
-            self.down * self.across * self.batch
-        }
-
         /// The launch grid: one block per tile, `(down, across, batch)`, each capped at the
         /// hardware's limit (the kernels loop over the tiles past it).
         pub const fn grid(&self) -> (u32, u32, u32) {
