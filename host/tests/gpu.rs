@@ -5,9 +5,10 @@
 //! A custom harness (libtest-mimic) so that "no GPU" is a skip the runner counts, not a pass.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use bankwise::reduce::{Max, Min, Operation, Reducible, Sum};
-use bankwise::{DeviceBuffer, Element, Error, Gpu, ReduceKernel, Shape, TransposeKernel, cpu};
+use bankwise::{DeviceBuffer, Element, Error, Gpu, ReduceKernel, Shape, TransposeKernel, cpu, timing};
 use libtest_mimic::{Arguments, Failed, Trial};
 use rand::{RngCore, SeedableRng, rngs::SmallRng};
 
@@ -78,6 +79,8 @@ fn main() {
     add("copy/f32/past_2^31_bytes".into(), Box::new(|g| check_copy::<f32>(g, (1 << 29) + 3)));
     add("launchers_reject_bad_arguments".into(), Box::new(launchers_reject_bad_arguments));
     add("missing_device_is_reported".into(), Box::new(missing_device_is_reported));
+    add("timing/spin_wait_holds_the_gpu".into(), Box::new(spin_wait_holds_the_gpu));
+    add("timing/measure_times_every_run_in_order".into(), Box::new(measure_times_every_run_in_order));
     probe_trials(&mut add);
     // Properties over random shapes and ranges (seeded, so a failure reproduces).
     for kernel in TransposeKernel::ALL {
@@ -278,6 +281,67 @@ fn missing_device_is_reported(_: &Gpu) -> Check {
         Err(Error::NoDevice { ordinal: 4096, count }) if count >= 1 => Ok(()),
         other => Err(format!("expected NoDevice, got {other:?}").into()),
     }
+}
+
+// ---- timing ----
+
+fn spin_wait_holds_the_gpu(gpu: &Gpu) -> Check {
+    let timer = timing::Timer::new(gpu)?;
+    for ms in [0.0, 0.5, 2.0, 10.0] {
+        let took = timer.time(|| timing::spin_wait(gpu, Duration::from_secs_f64(ms * 1e-3)))?;
+        // The global timer ticks at least every microsecond; the launch adds microseconds.
+        if !(took >= ms - 0.002 && took < ms + 5.0) {
+            return Err(format!("spin_wait of {ms} ms took {took} ms").into());
+        }
+    }
+    Ok(())
+}
+
+/// 37 runs, more than two batches and not a multiple of one: every run is timed, f and g
+/// alternate with the same index, and every time is a real, positive figure.
+fn measure_times_every_run_in_order(gpu: &Gpu) -> Check {
+    let n = 1 << 20;
+    let src = gpu.upload(&random::<f32>(n, 7))?;
+    let dst = std::cell::RefCell::new(gpu.alloc_zeros::<f32>(n)?);
+    let calls = std::cell::RefCell::new(Vec::new());
+    let (f, g) = timing::measure_pair(
+        gpu,
+        3,
+        37,
+        |i| {
+            calls.borrow_mut().push(('f', i));
+            gpu.copy(&src, &mut dst.borrow_mut())
+        },
+        Some(|i| {
+            calls.borrow_mut().push(('g', i));
+            gpu.copy_driver(&src, &mut dst.borrow_mut())
+        }),
+    )?;
+    let g = g.ok_or("no statistics for g")?;
+    if f.runs != 37 || g.runs != 37 {
+        return Err(format!("timed {} and {} runs, asked for 37", f.runs, g.runs).into());
+    }
+    for s in [f, g] {
+        if !(s.min_ms > 0.0 && s.min_ms <= s.median_ms && s.median_ms <= s.max_ms && s.max_ms < 1000.0) {
+            return Err(format!("implausible statistics {s:?}").into());
+        }
+    }
+    let calls = calls.into_inner();
+    let expected: Vec<_> = (0..calls.len() / 2).flat_map(|i| [('f', i), ('g', i)]).collect();
+    if calls != expected || calls.len() < 2 * (37 + 3) {
+        return Err(format!("calls out of order or missing: {calls:?}").into());
+    }
+    let (f_alone, none) = timing::measure_pair(
+        gpu,
+        0,
+        5,
+        |_| gpu.copy(&src, &mut dst.borrow_mut()),
+        None::<fn(usize) -> bankwise::Result<()>>,
+    )?;
+    if f_alone.runs != 5 || none.is_some() {
+        return Err(format!("one function: {f_alone:?}, {none:?}").into());
+    }
+    Ok(())
 }
 
 // ---- bank-conflict probes ----

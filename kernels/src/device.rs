@@ -99,6 +99,15 @@ pub fn clock64() -> u64 {
     t
 }
 
+/// `%globaltimer`: nanoseconds of the GPU's global timer, the same on every SM (unlike
+/// [`clock64`], which counts one SM's cycles at whatever clock it runs).
+#[inline(always)]
+pub fn global_timer() -> u64 {
+    let t: u64;
+    unsafe { asm!("mov.u64 {t}, %globaltimer;", t = out(reg64) t, options(nomem, nostack)) }
+    t
+}
+
 /// The block's dynamic shared memory (sized by the launch's `shared_mem_bytes`) as a typed
 /// pointer in the shared address space, so accesses compile to `ld.shared`/`st.shared`
 /// (SASS `LDS`/`STS`) rather than generic loads.

@@ -20,6 +20,7 @@ pub mod copy;
 pub mod device;
 pub mod probe;
 pub mod reduce;
+pub mod timing;
 pub mod transpose;
 
 #[panic_handler]
