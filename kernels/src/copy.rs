@@ -4,7 +4,7 @@
 //! (`LDG.E.128`/`STG.E.128`), [`UNROLL`] of them with all loads issued before the first store,
 //! spaced a block's width apart so every warp access is one contiguous 512-byte run.
 //!
-//! Measured (H100, 2026-11-22): 2852 GB/s on 8192×8192 f32, 98.4% of the driver's
+//! Measured (H100, 2026-11-22): 2900 GB/s on 8192×8192 f32, 97.8% of the driver's
 //! `cuMemcpyDtoD` in the same run; ≥ 95% of it from 4096² up (`docs/benchmarks.md`).
 
 use crate::device::{block_dim_x, block_x, grid_dim_x, load_global_v4, store_global_v4, thread_x};

@@ -67,7 +67,7 @@ fn for_each_ladder_tile(rows: u64, cols: u64, batch: u64, mut tile: impl FnMut(u
 /// 32 separate 32-byte sectors per warp store, most of each sector wasted).
 ///
 /// Teaches: coalescing. No shared memory, so no bank conflicts; the strided stores are what
-/// make it slow. Measured at 8192²: 494 GB/s f32, 17% of a copy; 879 GB/s f64 (30%), whose
+/// make it slow. Measured at 8192²: 495 GB/s f32, 17% of a copy; 882 GB/s f64 (30%), whose
 /// 8-byte stores waste half as much of each 32-byte sector.
 #[inline(always)]
 unsafe fn transpose_naive<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
@@ -151,7 +151,7 @@ unsafe fn transpose_tile<T: Copy>(layout: TileLayout, dst: *mut T, src: *const T
 ///
 /// Teaches: coalescing fixed, bank conflicts created. The column walk reads 32 elements one
 /// pitch (32 elements) apart: for 4-byte elements all in one bank, a 32-way conflict.
-/// Measured at 8192²: 1493 GB/s f32 (3× naive, 50.5% of a copy), 2536 f64 (85.7%); Nsight
+/// Measured at 8192²: 1491 GB/s f32 (3× naive, 49.8% of a copy), 2550 f64 (85.5%); Nsight
 /// Compute: 32.4 load wavefronts per column read for f32, 32 for f64 (16-way per half-warp).
 #[inline(always)]
 unsafe fn transpose_tiled<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
@@ -160,8 +160,8 @@ unsafe fn transpose_tiled<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols: 
 
 /// Step 3, `transpose_padded`: the same tile with a padded pitch (33 elements for 4- and
 /// 8-byte elements, 34 and 36 for 2- and 1-byte ones), so consecutive rows start in different
-/// banks and the column walk is conflict-free. Measured at 8192²: 2580 GB/s f32 (+73%, 87.9%
-/// of a copy), 2868 f64 (+13%, 97.4%); 1.1 load wavefronts per column read.
+/// banks and the column walk is conflict-free. Measured at 8192²: 2609 GB/s f32 (+75%, 87.7%
+/// of a copy), 2893 f64 (+13%, 97.2%); 1.1 load wavefronts per column read.
 #[inline(always)]
 unsafe fn transpose_padded<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
     unsafe { transpose_tile(TileLayout::Padded, dst, src, rows, cols, batch) }
@@ -170,7 +170,7 @@ unsafe fn transpose_padded<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols:
 /// Step 4, `transpose_swizzled`: no padding; element `(r, c)` lives at column `c ^ r` of row
 /// `r`. Row writes stay a permutation of one row, column reads hit 32 different banks, and the
 /// tile is exactly 32×32 elements. Measured at 8192²: conflict-free too (1.1 wavefronts) and
-/// as fast as padding, 2566 GB/s f32 and 2881 f64: the 128 bytes it saves per block never
+/// as fast as padding, 2587 GB/s f32 and 2894 f64: the 128 bytes it saves per block never
 /// limited occupancy, which registers set (six blocks of 256 threads per SM for f32).
 #[inline(always)]
 unsafe fn transpose_swizzled<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
@@ -219,12 +219,13 @@ fn each_tile<H: Copy>(
 /// - 256-thread blocks of one tile each (`tuned::Tiles`, taken down each column of tiles as
 ///   in the ladder), each thread with all its loads (4 vectors for f32) in flight at once.
 ///
-/// Measured (H100, each against the driver's copy timed in interleaved runs): 2846 GB/s f32 at
-/// 8192² in the full run of 2026-11-22, 97.1% of the copy; over thirty runs in two sessions
-/// 96.6–97.8%, median 97.1% (cuBLAS `geam` 96.1–96.6%). Walking the tiles row by row it
-/// measured 95.4–96.4%; a 16-register software pipeline with a persistent grid 7% less; a
-/// 1-D grid numbered by division, or residency capped at 4 or 5 blocks per SM (by asking for
-/// more shared memory), no different.
+/// Measured (H100, each against the driver's copy timed in interleaved, back-to-back runs):
+/// 2862–2866 GB/s f32 at 8192², 96.6–96.9% of the copy over eleven runs, median 96.8%
+/// (cuBLAS `geam` 2839–2844, 95.9–96.1%); 2902 GB/s at 16384². Walking the tiles row by row
+/// it measured about a point less; a 16-register software pipeline with a persistent grid 7%
+/// less; a 1-D grid numbered by division, or residency capped at 4 or 5 blocks per SM, no
+/// different; a Hopper bulk-tensor-copy (TMA) version in CUDA C++ as fast, not faster
+/// (`docs/benchmarks.md`).
 ///
 /// For the 1-, 2- and 4-byte kernels; `V` is the vector's element count and `N` the vectors
 /// per thread (`tuned::vectors_per_thread`). Needs every row of the input and output to start
@@ -294,8 +295,8 @@ unsafe fn transpose_vectorized<T: Copy, const V: usize, const N: usize>(
 /// chunks, the tile taking `V − 1` halo rows above its own so that it owns whole chunks.
 /// Only the chunks that straddle two output rows are written element by element.
 /// `L` and `S` are the load and store slots per thread. Measured (H100, 8191 × 8193 f32):
-/// 2592–2676 GB/s over the runs of two sessions, 91–94% of the aligned kernel at 8192²,
-/// against 2429 for the swizzled kernel and 2199–2224 for cuBLAS `geam`; walking the tiles
+/// 2688 GB/s, 94% of the aligned kernel at 8192², against 2448 for the swizzled kernel and
+/// 2240 for cuBLAS `geam`; walking the tiles
 /// row by row instead of down the columns it measured 2341–2425. Its element-wise staging is
 /// conflict-free (`unaligned::turn`).
 #[inline(always)]
@@ -409,9 +410,9 @@ unsafe fn transpose_unaligned<T: Copy, const V: usize, const L: usize, const S: 
 /// taller (64 input rows × 32 columns, `tuned::scalar`), 8 elements per thread, one block per
 /// tile, tiles taken down each column. Scalar 8-byte accesses already give each warp 256
 /// contiguous bytes, and they need no alignment: odd shapes take the same path. Measured
-/// (H100): 2857–2893 GB/s at 8192² (97.2–98.1% of the copy; cuBLAS 2775–2826; the 16-byte
-/// vector version 2844–2852), 2731–2760 at 8191 × 8193 (cuBLAS 2616–2653; the padded 32×32
-/// ladder kernel 2621–2626, 4% slower). Up to 2^22 elements the library takes
+/// (H100): 2893–2895 GB/s at 8192² (97.2–97.3% of the copy; cuBLAS 2835–2837; the 16-byte
+/// vector version 2844–2852 in an earlier sweep), 2767 at 8191 × 8193 (cuBLAS 2667; the padded
+/// 32×32 ladder kernel 2650, 4% slower). Up to 2^22 elements the library takes
 /// `transpose_padded` instead (`tuned::scalar::SMALL`): one wave of these tiles leaves the GPU
 /// idle in each load–barrier–store cycle.
 #[inline(always)]

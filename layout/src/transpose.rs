@@ -217,10 +217,10 @@ pub mod tuned {
         /// Up to this many elements (32 MiB of 8-byte ones) the tuned transpose takes the
         /// ladder's `transpose_padded` instead: one wave of blocks moves the whole matrix, and
         /// its 32 × 32 tiles, twice as many as these, keep more of the GPU busy through each
-        /// load–barrier–store cycle. Measured (H100, five runs): 1024² f64 1362–1584 GB/s against
-        /// 1299–1487 for this kernel and 953–1511 for cuBLAS `geam`; 2048² 2250–2352 against
-        /// 2232–2287; from 4096² on the two are within 1%, and at 8191 × 8193 this kernel is 4%
-        /// faster.
+        /// load–barrier–store cycle. Measured (H100, three back-to-back runs, % of the copy):
+        /// 1024² f64 75.4–75.8% against 71.2–71.8% for this kernel (cuBLAS `geam` 76.4–76.8%);
+        /// 2048² 93.3–93.7% against 93.0–93.1%; from 4096² on the two are within 0.1 point,
+        /// and at 8191 × 8193 this kernel is 4% faster.
         pub const SMALL: u64 = 1 << 22;
 
         /// Shared memory per block in bytes.
