@@ -96,9 +96,9 @@ pub fn spin_wait(gpu: &Gpu, duration: Duration) -> Result<()> {
     }
 }
 
-/// Runs `f(i)` untimed for at least `warmup` calls and [`MIN_WARMUP`], then `runs` times each
-/// between its own pair of events, and returns the statistics. `i` counts all calls, so `f` can
-/// rotate among buffer sets.
+/// Runs `f(i)` untimed for at least `warmup` calls and [`MIN_WARMUP`], then `runs` times, each
+/// timed from the end of the run before (see [`measure_pair`]), and returns the statistics.
+/// `i` counts all calls, so `f` can rotate among buffer sets.
 pub fn measure<E: From<Error>>(
     gpu: &Gpu,
     warmup: usize,
