@@ -36,6 +36,7 @@ pub fn plan<T: Element>(src_len: usize, dst_len: usize, multiprocessors: u32) ->
         grid: (blocks(bytes, max_blocks), 1, 1),
         block: (THREADS, 1, 1),
         shared_bytes: 0,
+        resident: None,
     }))
 }
 

@@ -24,6 +24,14 @@ pub struct DeviceInfo {
     pub l2_bytes: usize,
     /// Global memory in bytes.
     pub memory_bytes: usize,
+    /// Shared memory per SM in bytes, and the part of it the driver reserves for each resident
+    /// block: a launch caps its blocks per SM ([`Launch::resident`]) from these.
+    pub shared_per_sm: u32,
+    /// Shared memory the driver reserves per resident block, in bytes (1 KiB from sm_80).
+    pub shared_reserved_per_block: u32,
+    /// The most dynamic shared memory one block can be given, in bytes (past 48 KiB only after
+    /// raising the kernel's limit, which [`Gpu`] does when a launch asks for it).
+    pub shared_per_block_max: u32,
 }
 
 /// One GPU: a CUDA context, the stream every call is queued on, and bankwise's PTX module
@@ -90,6 +98,9 @@ impl Gpu {
             multiprocessors: attr(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32,
             l2_bytes: attr(Attr::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)? as usize,
             memory_bytes: ctx.total_mem()?,
+            shared_per_sm: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR)? as u32,
+            shared_reserved_per_block: attr(Attr::CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK)? as u32,
+            shared_per_block_max: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)? as u32,
         };
         Ok(Gpu { ctx, stream, _module: module, functions, info })
     }
@@ -171,6 +182,34 @@ impl Gpu {
         self.functions.get(name).ok_or(Error::MissingKernel(name))
     }
 
+    /// How many blocks of `launch` one SM holds at once, by the driver's occupancy calculator
+    /// (registers, threads, and the shared memory the launch is given, its residency cap
+    /// included): what the kernels' docs mean by "blocks per SM".
+    pub fn resident_blocks(&self, launch: &Launch) -> Result<u32> {
+        let function = self.raised_function(launch)?;
+        let threads = launch.block.0 * launch.block.1 * launch.block.2;
+        Ok(function.occupancy_max_active_blocks_per_multiprocessor(
+            threads,
+            launch.shared_bytes_on(&self.info) as usize,
+            None,
+        )?)
+    }
+
+    /// `launch`'s kernel, its dynamic shared-memory limit raised where the launch needs more
+    /// than the default 48 KiB.
+    fn raised_function(&self, launch: &Launch) -> Result<&CudaFunction> {
+        let function = self.function(launch.kernel)?;
+        let shared_bytes = launch.shared_bytes_on(&self.info);
+        if shared_bytes > DEFAULT_SHARED_LIMIT {
+            // Idempotent and cheap: only launches that ask for more than the default raise it.
+            function.set_attribute(
+                cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                shared_bytes as i32,
+            )?;
+        }
+        Ok(function)
+    }
+
     /// Queues a validated [`Launch`] with the kernel arguments `push` adds.
     ///
     /// # Safety
@@ -181,9 +220,15 @@ impl Gpu {
         plan: Launch,
         push: impl FnOnce(&mut cudarc::driver::LaunchArgs<'a>),
     ) -> Result<()> {
-        let mut args = self.stream.launch_builder(self.function(plan.kernel)?);
+        let function = self.raised_function(&plan)?;
+        let mut args = self.stream.launch_builder(function);
         push(&mut args);
-        unsafe { args.launch(plan.config()) }?;
+        let config = LaunchConfig {
+            grid_dim: plan.grid,
+            block_dim: plan.block,
+            shared_mem_bytes: plan.shared_bytes_on(&self.info),
+        };
+        unsafe { args.launch(config) }?;
         Ok(())
     }
 }
@@ -198,13 +243,30 @@ pub struct Launch {
     pub grid: (u32, u32, u32),
     /// Threads per block in x, y, z.
     pub block: (u32, u32, u32),
-    /// Dynamic shared memory per block in bytes.
+    /// Dynamic shared memory per block in bytes: what the kernel uses.
     pub shared_bytes: u32,
+    /// At most this many blocks resident per SM, where the kernel measured faster held to
+    /// fewer than its registers and shared memory would allow. Enforced by giving each block
+    /// more shared memory than it uses ([`Launch::shared_bytes_on`]).
+    pub resident: Option<u32>,
 }
 
+/// Dynamic shared memory a block can be given without raising the kernel's limit.
+const DEFAULT_SHARED_LIMIT: u32 = 48 * 1024;
+
 impl Launch {
-    fn config(&self) -> LaunchConfig {
-        LaunchConfig { grid_dim: self.grid, block_dim: self.block, shared_mem_bytes: self.shared_bytes }
+    /// The dynamic shared memory to launch with on `device`: [`Launch::shared_bytes`], or, for
+    /// a launch capped at `n` resident blocks per SM, enough that no more than `n` fit
+    /// (each block's share of the SM's shared memory, less the driver's reservation), within
+    /// the per-block maximum.
+    pub fn shared_bytes_on(&self, device: &DeviceInfo) -> u32 {
+        match self.resident {
+            Some(n) if n > 0 => {
+                let share = (device.shared_per_sm / n).saturating_sub(device.shared_reserved_per_block);
+                self.shared_bytes.max(share.min(device.shared_per_block_max))
+            }
+            _ => self.shared_bytes,
+        }
     }
 }
 

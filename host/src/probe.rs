@@ -119,6 +119,7 @@ pub fn plan(access: &Access, op: Op, iterations: u32) -> Result<ProbePlan> {
         block: (WARPS * 32, 1, 1),
         // Whole 128-byte bank rows, so the fill covers every word a lane can touch.
         shared_bytes: end.next_multiple_of(128),
+        resident: None,
     };
     Ok(ProbePlan { launch, offsets, mask: access.active_mask(), iterations })
 }

@@ -305,7 +305,8 @@ pub fn plan<T: Reducible, O: Operation<T>>(
     match kernel {
         ReduceKernel::Atomic => {
             let blocks = n.div_ceil(THREADS as u64).min(multiprocessors.max(1) as u64 * 32) as u32;
-            let launch = Launch { kernel: entry, grid: (blocks, 1, 1), block: (THREADS, 1, 1), shared_bytes: 0 };
+            let launch =
+                Launch { kernel: entry, grid: (blocks, 1, 1), block: (THREADS, 1, 1), shared_bytes: 0, resident: None };
             Ok(ReducePlan { passes: vec![Pass { launch, input: Slot::Source, len: n, output: Slot::Out }], ..empty })
         }
         ReduceKernel::Tuned => {
@@ -316,6 +317,7 @@ pub fn plan<T: Reducible, O: Operation<T>>(
                 grid: (grid, 1, 1),
                 block: (tuned::THREADS, 1, 1),
                 shared_bytes: tuned::SHARED_BYTES,
+                resident: None,
             };
             Ok(ReducePlan {
                 write_identity: false,
@@ -349,6 +351,7 @@ pub fn plan<T: Reducible, O: Operation<T>>(
                     grid: (blocks as u32, 1, 1),
                     block: (THREADS, 1, 1),
                     shared_bytes: THREADS * size as u32,
+                    resident: None,
                 };
                 passes.push(Pass { launch, input, len, output });
                 if output == Slot::Out {

@@ -86,7 +86,8 @@ const MAX_HOLD: Duration = Duration::from_millis(256);
 /// Holds the GPU for `duration` with the one-thread `spin_wait` kernel, so that the work the
 /// host queues next waits behind it and then runs back to back.
 pub fn spin_wait(gpu: &Gpu, duration: Duration) -> Result<()> {
-    let launch = Launch { kernel: kernels::SPIN_WAIT, grid: (1, 1, 1), block: (1, 1, 1), shared_bytes: 0 };
+    let launch =
+        Launch { kernel: kernels::SPIN_WAIT, grid: (1, 1, 1), block: (1, 1, 1), shared_bytes: 0, resident: None };
     let ns = u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX);
     // Safety: `spin_wait(ns: u64)` takes one integer and touches no memory.
     unsafe {

@@ -90,12 +90,15 @@ pub enum TransposeKernel {
     /// `transpose_swizzled`: an XOR swizzle instead of padding; conflict-free, no wasted bytes.
     Swizzled,
     /// `transpose`: the tuned kernel and the library's default: 16-byte vectors on both
-    /// global sides, larger tiles, a vector-granular swizzle, one block per tile. 8-byte
-    /// elements take a tall padded tile with scalar accesses at any shape, or `Padded` up to
-    /// 2^22 elements, where its smaller tiles keep more of the GPU busy. Where rows
-    /// do not all start 16-byte aligned (a dimension not a multiple of 16 / element size),
-    /// 4-byte elements take `transpose_unaligned_u32` (vectors on misaligned rows) and 1- and
-    /// 2-byte ones `Swizzled`, each the fastest measured for them.
+    /// global sides, larger tiles, a vector-granular swizzle, exactly one tile per block (no
+    /// tile loop, so 32 registers and eight blocks per SM for f32), and from 2^26 4-byte
+    /// elements a cap of four resident blocks per SM. 8-byte elements take a tall padded tile
+    /// with scalar accesses at any shape, or, up to 2^22 elements whose rows start on a
+    /// 32-byte sector, the padded 32 × 32 tile in blocks of 128 threads. Where rows do not all
+    /// start 16-byte aligned (a dimension not a multiple of 16 / element size), 4-byte
+    /// elements take `transpose_unaligned_u32` (vectors on misaligned rows) and 1- and 2-byte
+    /// ones `Swizzled`, each the fastest measured for them; so do shapes with more than 65 535
+    /// columns of tiles, past the grid's limit for one tile per block.
     #[default]
     Tuned,
 }
@@ -144,31 +147,52 @@ impl TransposeKernel {
 }
 
 /// Validates a transpose of `shape` from a buffer of `src_len` elements of `T` into one of
-/// `dst_len`, and plans the launch of `kernel`'s entry for `T`'s width.
+/// `dst_len`, and plans the launch of `kernel`'s entry for `T`'s width. One launch covers
+/// `grid.2` matrices of the batch (the grid's z limit, 65 535, or 65 532 for the tuned
+/// kernels): the launcher repeats it, one launch after another, over the rest.
 pub fn plan<T: Element>(kernel: TransposeKernel, src_len: usize, dst_len: usize, shape: Shape) -> Result<Launch> {
-    shape.check_buffers(src_len, dst_len)?;
+    let elements = shape.check_buffers(src_len, dst_len)? as u64;
     let (rows, cols, batch) = (shape.rows as u64, shape.cols as u64, shape.batch as u64);
     let bytes = T::WIDTH.bytes() as u32;
     let entry = kernel.entries()[T::WIDTH.index()];
     if kernel == TransposeKernel::Tuned {
+        let one_per_block = |kernel, tiles: tuned::Tiles, block, shared_bytes, resident| {
+            tiles.fits().then_some(Launch { kernel, grid: tiles.grid(), block, shared_bytes, resident })
+        };
+        let threads = (tuned::THREADS, 1, 1);
         let square = |side| tuned::Tiles::new(side, rows, cols, batch);
-        let (entry, tiles, shared_bytes) = if bytes == 8 && batch * rows * cols <= tuned::scalar::SMALL {
-            return plan::<T>(TransposeKernel::Padded, src_len, dst_len, shape);
+        let planned = if bytes == 8 && tuned::small::applies(rows, cols, batch) {
+            let tiles = tuned::Tiles::new(TILE, rows, cols, batch);
+            let block = (TILE, tuned::small::BLOCK_ROWS, 1);
+            one_per_block(kernels::TRANSPOSE_SMALL_U64, tiles, block, TileLayout::Padded.tile_bytes(bytes), None)
         } else if bytes == 8 {
             let tiles = tuned::Tiles::rect(tuned::scalar::ROWS, tuned::scalar::COLS, rows, cols, batch);
-            (entry, tiles, tuned::scalar::tile_bytes(bytes))
+            one_per_block(entry, tiles, threads, tuned::scalar::tile_bytes(bytes), None)
         } else if tuned::aligned(rows, cols, bytes) {
-            (entry, square(tuned::side(bytes)), tuned::tile_bytes(bytes))
+            let (tiles, resident) = (square(tuned::side(bytes)), tuned::residency(bytes, elements));
+            one_per_block(entry, tiles, threads, tuned::tile_bytes(bytes), resident)
         } else if bytes == 4 {
-            (kernels::TRANSPOSE_UNALIGNED_U32, square(tuned::side(bytes)), tuned::unaligned::tile_bytes(bytes))
+            let tiles = square(tuned::side(bytes));
+            one_per_block(kernels::TRANSPOSE_UNALIGNED_U32, tiles, threads, tuned::unaligned::tile_bytes(bytes), None)
         } else {
             // Measured fastest for 1- and 2-byte elements of shapes with misaligned rows.
-            return plan::<T>(TransposeKernel::Swizzled, src_len, dst_len, shape);
+            None
         };
-        return Ok(Launch { kernel: entry, grid: tiles.grid(), block: (tuned::THREADS, 1, 1), shared_bytes });
+        // Past the grid's limit on columns of tiles (over 4 million columns), or for 1- and
+        // 2-byte shapes with misaligned rows: the swizzled ladder kernel, which loops.
+        return match planned {
+            Some(launch) => Ok(launch),
+            None => plan::<T>(TransposeKernel::Swizzled, src_len, dst_len, shape),
+        };
     }
     let shared_bytes = kernel.tile_layout().map_or(0, |l| l.tile_bytes(bytes));
-    Ok(Launch { kernel: entry, grid: grid(rows, cols, batch), block: (TILE, BLOCK_ROWS, 1), shared_bytes })
+    Ok(Launch {
+        kernel: entry,
+        grid: grid(rows, cols, batch),
+        block: (TILE, BLOCK_ROWS, 1),
+        shared_bytes,
+        resident: None,
+    })
 }
 
 impl Gpu {
@@ -198,14 +222,23 @@ impl Gpu {
         shape: Shape,
     ) -> Result<()> {
         let launch = plan::<T>(kernel, src.len(), dst.len(), shape)?;
-        let (rows, cols, batch) = (shape.rows as u64, shape.cols as u64, shape.batch as u64);
-        // Safety: `plan` checked that both buffers hold exactly batch·rows·cols elements; the
-        // kernels cover the grid with bounds-checked grid-stride loops.
-        unsafe {
-            self.launch(launch, |b| {
-                b.arg(&mut dst.slice).arg(&src.slice).arg(&rows).arg(&cols).arg(&batch);
-            })
+        let (rows, cols) = (shape.rows as u64, shape.cols as u64);
+        let (matrix, per_launch) = (shape.rows * shape.cols, launch.grid.2 as usize);
+        for first in (0..shape.batch).step_by(per_launch) {
+            let count = per_launch.min(shape.batch - first);
+            let span = first * matrix..(first + count) * matrix;
+            let (from, mut to) = (src.slice.slice(span.clone()), dst.slice.slice_mut(span));
+            let count = count as u64;
+            // Safety: `plan` checked that both buffers hold exactly batch·rows·cols elements,
+            // so each launch's `count` matrices lie inside them; the kernels bound-check every
+            // element of every tile they take.
+            unsafe {
+                self.launch(launch, |b| {
+                    b.arg(&mut to).arg(&from).arg(&rows).arg(&cols).arg(&count);
+                })?;
+            }
         }
+        Ok(())
     }
 }
 

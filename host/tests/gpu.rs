@@ -78,6 +78,7 @@ fn main() {
     }
     add("copy/f32/past_2^31_bytes".into(), Box::new(|g| check_copy::<f32>(g, (1 << 29) + 3)));
     add("launchers_reject_bad_arguments".into(), Box::new(launchers_reject_bad_arguments));
+    add("transpose/residency_is_as_measured".into(), Box::new(transpose_residency_is_as_measured));
     add("missing_device_is_reported".into(), Box::new(missing_device_is_reported));
     add("timing/spin_wait_holds_the_gpu".into(), Box::new(spin_wait_holds_the_gpu));
     add("timing/measure_times_every_run_in_order".into(), Box::new(measure_times_every_run_in_order));
@@ -248,6 +249,38 @@ fn check_transpose<T: Element>(gpu: &Gpu, kernel: TransposeKernel, shape: Shape)
     gpu.fill_bytes(&mut dst, POISON)?;
     gpu.transpose_with(kernel, &src, &mut dst, shape)?;
     compare(&format!("{} of {shape} × {}", kernel.name(), std::any::type_name::<T>()), &gpu.download(&dst)?, &want)
+}
+
+/// The tuned transposes' blocks per SM, by the driver's occupancy calculator: on sm_90 the
+/// residencies their figures were measured with (docs/benchmarks.md); anywhere, a residency
+/// cap that holds the kernel to fewer blocks than it would otherwise get.
+fn transpose_residency_is_as_measured(gpu: &Gpu) -> Check {
+    use bankwise::transpose::plan;
+    let tuned = TransposeKernel::Tuned;
+    let (big, mid, small) = (Shape::new(8192, 8192), Shape::new(4096, 4096), Shape::new(1024, 1024));
+    let (nb, nm, ns) = (big.elements()?, mid.elements()?, small.elements()?);
+    let capped = plan::<f32>(tuned, nb, nb, big)?;
+    let uncapped = plan::<f32>(tuned, nm, nm, mid)?;
+    let cap = capped.resident.ok_or("8192² f32 should be capped")?;
+    let (held, free) = (gpu.resident_blocks(&capped)?, gpu.resident_blocks(&uncapped)?);
+    if held != cap || free <= cap {
+        return Err(format!("transpose_u32: {held} blocks per SM capped at {cap}, {free} uncapped").into());
+    }
+    if gpu.info().compute_capability == (9, 0) {
+        for (launch, want) in [
+            (uncapped, 8),
+            (plan::<f64>(tuned, ns, ns, small)?, 16),
+            (plan::<f64>(tuned, nb, nb, big)?, 5),
+            (plan::<u16>(tuned, nb, nb, big)?, 4),
+            (plan::<u8>(tuned, nb, nb, big)?, 8),
+        ] {
+            let got = gpu.resident_blocks(&launch)?;
+            if got != want {
+                return Err(format!("{}: {got} blocks per SM on sm_90, measured with {want}", launch.kernel).into());
+            }
+        }
+    }
+    Ok(())
 }
 
 fn launchers_reject_bad_arguments(gpu: &Gpu) -> Check {

@@ -160,6 +160,10 @@ fn tuned_transpose_moves_16_byte_vectors_through_shared_memory() {
         assert!(sass.contains(op), "transpose_u64 must use {op}:\n{sass}");
     }
     assert!(!sass.contains(".128"), "transpose_u64 moves no 16-byte vectors:\n{sass}");
+    let sass = sass_of("transpose_small_u64");
+    for op in ["LDG.E.64", "STG.E.64", "LDS.64", "STS.64", "BAR.SYNC"] {
+        assert!(sass.contains(op), "transpose_small_u64 must use {op}:\n{sass}");
+    }
     // Unaligned rows: still 16-byte vectors on both global sides, elements into shared memory.
     for width in ["u32"] {
         let sass = sass_of(&format!("transpose_unaligned_{width}"));
@@ -248,22 +252,25 @@ fn tuned_reduce_fits_its_blocks_per_sm() {
 
 #[test]
 fn transposes_keep_the_registers_their_residency_was_measured_with() {
-    // Blocks of 256 threads resident per SM on sm_90, as measured in docs/benchmarks.md: the
-    // ladder's kernels and the f32 tuned one at 40 registers or fewer (six blocks). A separate
-    // path for one tile per block beside the tile loop once doubled these, and cost 6% (f64).
-    let min_blocks = |name: &str| match name {
-        "transpose_u64" => 3,
-        "transpose_u16" | "transpose_unaligned_u32" => 4,
-        "transpose_swizzled_u64" => 5,
-        _ => 6,
+    // Blocks resident per SM on sm_90, as measured in docs/benchmarks.md: the ladder's kernels
+    // at 40 registers or fewer (six blocks of 256 threads); the tuned kernels, one tile per
+    // block with no loop, at 32 for 1-, 4-byte and small 8-byte elements (eight blocks of 256
+    // threads, sixteen of 128). A loop over tiles, or over the batch alone, once held them at
+    // 40–68 registers, three to six blocks.
+    let layout = |name: &str| match name {
+        "transpose_small_u64" => (128, 16),
+        "transpose_u8" | "transpose_u32" => (256, 8),
+        "transpose_u64" | "transpose_unaligned_u32" | "transpose_swizzled_u64" => (256, 5),
+        "transpose_u16" => (256, 4),
+        _ => (256, 6),
     };
     let kernels = assemble("sm_90");
     let transposes: Vec<_> = kernels.iter().filter(|k| k.name.starts_with("transpose")).collect();
-    assert_eq!(transposes.len(), 21, "every transpose entry");
+    assert_eq!(transposes.len(), 22, "every transpose entry");
     for k in transposes {
+        let (threads, min_blocks) = layout(&k.name);
         // 64 Ki registers per SM, allocated per warp in units of 256 (8 per thread).
-        let per_block = k.registers.div_ceil(8) * 8 * 256;
-        let blocks = 65_536 / per_block;
-        assert!(blocks >= min_blocks(&k.name), "{} uses {} registers: {blocks} blocks per SM", k.name, k.registers);
+        let blocks = 65_536 / (k.registers.div_ceil(8) * 8 * threads);
+        assert!(blocks >= min_blocks, "{} uses {} registers: {blocks} blocks of {threads} per SM", k.name, k.registers);
     }
 }

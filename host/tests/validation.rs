@@ -136,8 +136,8 @@ fn tuned_transpose_takes_vectors_where_rows_and_columns_allow_and_falls_back_oth
     // for f32, 64 × 32 for f64 (padded to a pitch of 33), 128² for u8.
     let plan = transpose::plan::<f32>(TransposeKernel::Tuned, n, n, aligned).unwrap();
     assert_eq!(
-        (plan.kernel, plan.grid, plan.block, plan.shared_bytes),
-        ("transpose_u32", (128, 128, 1), (256, 1, 1), 16384)
+        (plan.kernel, plan.grid, plan.block, plan.shared_bytes, plan.resident),
+        ("transpose_u32", (128, 128, 1), (256, 1, 1), 16384, Some(4))
     );
     let plan = transpose::plan::<f64>(TransposeKernel::Tuned, n, n, aligned).unwrap();
     assert_eq!((plan.kernel, plan.grid, plan.shared_bytes), ("transpose_u64", (128, 256, 1), 64 * 33 * 8));
@@ -165,17 +165,84 @@ fn tuned_transpose_takes_vectors_where_rows_and_columns_allow_and_falls_back_oth
     // 8-byte elements take the same scalar kernel at any shape: ⌈8191/64⌉ × ⌈8193/32⌉ tiles.
     let plan = transpose::plan::<f64>(TransposeKernel::Tuned, n, n, odd).unwrap();
     assert_eq!((plan.kernel, plan.grid), ("transpose_u64", (128, 257, 1)));
-    // Up to 2^22 8-byte elements, the padded ladder kernel: twice as many tiles for one wave.
+    // Up to 2^22 8-byte elements whose rows start on a 32-byte sector (both dimensions
+    // multiples of 4), the small kernel: 32 × 32 tiles in blocks of 32 × 4 threads.
     for (shape, kernel) in [
-        (Shape::new(1024, 1024), "transpose_padded_u64"),
-        (Shape::new(2048, 2048), "transpose_padded_u64"),
+        (Shape::new(1024, 1024), "transpose_small_u64"),
+        (Shape::new(2048, 2048), "transpose_small_u64"),
         (Shape::new(2048, 2049), "transpose_u64"),
-        (Shape::batched(2, 2048, 1024), "transpose_padded_u64"),
+        (Shape::new(2046, 2048), "transpose_u64"),
+        (Shape::new(1023, 1025), "transpose_u64"),
+        (Shape::batched(2, 2048, 1024), "transpose_small_u64"),
         (Shape::batched(3, 2048, 1024), "transpose_u64"),
     ] {
         assert_eq!(entry::<u64>(shape), kernel, "{shape}");
     }
+    let small = Shape::new(1000, 4);
+    let plan = transpose::plan::<f64>(TransposeKernel::Tuned, 4000, 4000, small).unwrap();
+    assert_eq!((plan.grid, plan.block, plan.shared_bytes, plan.resident), ((32, 1, 1), (32, 4, 1), 32 * 33 * 8, None));
     // 1- and 2-byte elements of unaligned shapes take the swizzled ladder kernel.
     assert_eq!(transpose::plan::<u16>(TransposeKernel::Tuned, n, n, odd).unwrap().kernel, "transpose_swizzled_u16");
     assert_eq!(TransposeKernel::default(), TransposeKernel::Tuned);
+}
+
+#[test]
+fn tuned_transpose_takes_one_tile_per_block_within_the_grid_and_falls_back_past_it() {
+    fn tuned<T: bankwise::Element>(shape: Shape) -> bankwise::gpu::Launch {
+        let n = shape.elements().unwrap();
+        transpose::plan::<T>(TransposeKernel::Tuned, n, n, shape).unwrap()
+    }
+    // Batches past the grid's z limit: launches of 65 532 matrices (a multiple of 4, so each
+    // launch's first matrix stays 16-byte aligned), one after another.
+    assert_eq!(tuned::<f32>(Shape::batched(70_001, 16, 16)).grid, (1, 1, 65_532));
+    assert_eq!(tuned::<f32>(Shape::batched(70_001, 2, 3)).kernel, "transpose_unaligned_u32");
+    assert_eq!(tuned::<f64>(Shape::batched(70_001, 2, 3)).grid, (1, 1, 65_532));
+    // More columns of tiles than the grid's y limit (65 535): the swizzled ladder kernel,
+    // which loops over tiles.
+    for (shape, kernel) in
+        [(Shape::new(16, 8_388_736), "transpose_swizzled_u8"), (Shape::new(16, 8_388_480), "transpose_u8")]
+    {
+        assert_eq!(tuned::<u8>(shape).kernel, kernel, "{shape}");
+    }
+    assert_eq!(tuned::<f32>(Shape::new(16, 4_194_240)).kernel, "transpose_u32");
+    assert_eq!(tuned::<f32>(Shape::new(16, 4_194_304)).kernel, "transpose_swizzled_u32");
+    assert_eq!(tuned::<f32>(Shape::new(3, 4_194_305)).kernel, "transpose_swizzled_u32");
+    assert_eq!(tuned::<f64>(Shape::new(4, 2_097_184)).kernel, "transpose_swizzled_u64");
+    // The residency cap: 4-byte aligned transposes from 2^26 elements on, nothing else.
+    assert_eq!(tuned::<f32>(Shape::new(8192, 8192)).resident, Some(4));
+    assert_eq!(tuned::<i32>(Shape::batched(4, 4096, 4096)).resident, Some(4));
+    assert_eq!(tuned::<f32>(Shape::new(8192, 8188)).resident, None);
+    assert_eq!(tuned::<u16>(Shape::new(8192, 8192)).resident, None);
+    assert_eq!(tuned::<f64>(Shape::new(8192, 8192)).resident, None);
+}
+
+#[test]
+fn a_residency_cap_becomes_enough_shared_memory_that_no_more_blocks_fit() {
+    let device = |per_sm, reserved, max| bankwise::gpu::DeviceInfo {
+        name: "test".into(),
+        compute_capability: (9, 0),
+        multiprocessors: 132,
+        l2_bytes: 50 << 20,
+        memory_bytes: 80 << 30,
+        shared_per_sm: per_sm,
+        shared_reserved_per_block: reserved,
+        shared_per_block_max: max,
+    };
+    let h100 = device(233_472, 1024, 232_448);
+    let shape = Shape::new(8192, 8192);
+    let n = shape.elements().unwrap();
+    let plan = transpose::plan::<f32>(TransposeKernel::Tuned, n, n, shape).unwrap();
+    let shared = plan.shared_bytes_on(&h100);
+    assert_eq!(shared, 57_344);
+    assert_eq!(h100.shared_per_sm / (shared + 1024), 4);
+    // A device with less shared memory per SM and no reservation (sm_70): 96 KiB / 4.
+    assert_eq!(plan.shared_bytes_on(&device(98_304, 0, 98_304)), 24_576);
+    // Never less than the tile itself, never more than a block may have.
+    assert_eq!(plan.shared_bytes_on(&device(32_768, 1024, 32_768)), 16_384);
+    let capped = bankwise::gpu::Launch { resident: Some(1), ..plan };
+    assert_eq!(capped.shared_bytes_on(&h100), 232_448);
+    // Uncapped launches keep what the kernel uses.
+    let plan =
+        transpose::plan::<f32>(TransposeKernel::Tuned, 4096 * 4096, 4096 * 4096, Shape::new(4096, 4096)).unwrap();
+    assert_eq!((plan.resident, plan.shared_bytes_on(&h100)), (None, 16_384));
 }

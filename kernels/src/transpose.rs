@@ -15,27 +15,43 @@ use crate::device::{
 use bankwise_layout::transpose::tuned::{self, Tiles, scalar, unaligned};
 use bankwise_layout::transpose::{BLOCK_ROWS, TILE, TileLayout, offset, tiles};
 
+/// Rows of the ladder's tile each thread moves: 32 × 32 tiles, blocks of 32 × [`BLOCK_ROWS`].
+const LADDER_K: usize = (TILE / BLOCK_ROWS) as usize;
+
 /// Calls `tile(b, down, across)` for every tile this block owns, `down` tiles down column of
 /// tiles `across` of matrix `b`, in a launch grid laid out the same way: block `(x, y, z)` takes
-/// tile `x` down column `y` of matrix `z`, and, past the grid's limits, every grid-size step
-/// after it. Consecutive tiles of one block are separated by a barrier: each reuses the shared
-/// memory of the one before. Used by every transpose (grids:
-/// [`bankwise_layout::transpose::grid`], [`Tiles::grid`]).
+/// tile `x` down column `y` of matrix `z`. The ladder's kernels (`ONE = false`) also take,
+/// past the grid's limits, every grid-size step after it, consecutive tiles separated by a
+/// barrier (each reuses the shared memory of the one before). The tuned kernels (`ONE = true`)
+/// take exactly one tile per block, from a grid with a block for every tile
+/// ([`Tiles::grid`]), and carry nothing from one tile to the next. Used by every transpose.
 ///
-/// Two choices here were measured (H100, `transpose_padded`, three runs each): tiles taken
-/// down each column, not along each row, so that the blocks in flight write whole output rows
-/// in sequence (8192² f32 85.3–85.9% → 88.3–88.4% of the copy; 8191 × 8193 f32 62.6–63.1% →
-/// 83.7–83.9%, f64 74.9–75.7% → 88.9–89.5%, where vertically adjacent tiles share the
-/// 32-byte sectors of each output row); and one loop that steps like an odometer, not three
-/// nested ones, which kept loop-invariant addresses live across the tile (48 registers for
-/// f32 on sm_90, five resident blocks per SM; now 40, six).
+/// Three choices here were measured (H100, three runs or more each): tiles taken down each
+/// column, not along each row, so that the blocks in flight write whole output rows in
+/// sequence (`transpose_padded`, 8192² f32 85.3–85.9% → 88.3–88.4% of the copy; 8191 × 8193
+/// f32 62.6–63.1% → 83.7–83.9%, f64 74.9–75.7% → 88.9–89.5%, where vertically adjacent tiles
+/// share the 32-byte sectors of each output row); one loop that steps like an odometer, not
+/// three nested ones, which kept loop-invariant addresses live across the tile (48 registers
+/// for f32 on sm_90, five resident blocks per SM; now 40, six); and, for the tuned kernels,
+/// no loop at all: the loop's state (six 64-bit counters and bounds) held `transpose_u32` at
+/// 40 registers, `transpose_u16` at 64 and `transpose_u64` at 68; one tile per block needs 32,
+/// 54 and 48, and 6–8 blocks of 256 threads fit an SM instead of 3–6 (+3 points of the copy
+/// for u16 and f32 at 1024², +2 for u16 at 4096²). A loop over the batch alone would have
+/// cost as many registers (54 for f32), so launches past the grid's z limit are split by the
+/// host instead.
 #[inline(always)]
-fn for_each_tile(down: u64, across: u64, batch: u64, mut tile: impl FnMut(u64, u64, u64)) {
+fn for_each_tile<const ONE: bool>(down: u64, across: u64, batch: u64, mut tile: impl FnMut(u64, u64, u64)) {
     let (bx, by, bz) = (block_x() as u64, block_y() as u64, block_z() as u64);
-    let (gx, gy, gz) = (grid_dim_x() as u64, grid_dim_y() as u64, grid_dim_z() as u64);
     if bx >= down || by >= across {
         return;
     }
+    if ONE {
+        if bz < batch {
+            tile(bz, bx, by);
+        }
+        return;
+    }
+    let (gx, gy, gz) = (grid_dim_x() as u64, grid_dim_y() as u64, grid_dim_z() as u64);
     // Each step keeps `d < down` and `a < across`, so only the matrix index can end the walk.
     let (mut b, mut d, mut a) = (bz, bx, by);
     while b < batch {
@@ -57,9 +73,9 @@ fn for_each_tile(down: u64, across: u64, batch: u64, mut tile: impl FnMut(u64, u
 
 /// [`for_each_tile`] over the ladder's 32 × 32 tiles, calling `tile(b, first_row, first_col)`.
 #[inline(always)]
-fn for_each_ladder_tile(rows: u64, cols: u64, batch: u64, mut tile: impl FnMut(u64, u64, u64)) {
+fn for_each_ladder_tile<const ONE: bool>(rows: u64, cols: u64, batch: u64, mut tile: impl FnMut(u64, u64, u64)) {
     let side = TILE as u64;
-    for_each_tile(tiles(rows), tiles(cols), batch, |b, d, a| tile(b, d * side, a * side));
+    for_each_tile::<ONE>(tiles(rows), tiles(cols), batch, |b, d, a| tile(b, d * side, a * side));
 }
 
 /// Step 1, `transpose_naive`: each thread reads `src` along a row (a warp reads 32 consecutive
@@ -72,7 +88,7 @@ fn for_each_ladder_tile(rows: u64, cols: u64, batch: u64, mut tile: impl FnMut(u
 #[inline(always)]
 unsafe fn transpose_naive<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
     let (tx, ty) = (thread_x() as u64, thread_y() as u64);
-    for_each_ladder_tile(rows, cols, batch, |b, r0, c0| {
+    for_each_ladder_tile::<false>(rows, cols, batch, |b, r0, c0| {
         let c = c0 + tx;
         if c >= cols {
             return;
@@ -96,13 +112,22 @@ unsafe fn transpose_naive<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols: 
 ///
 /// The loops over tiles are uniform across the block (they depend on block indices only), so
 /// every thread reaches both barriers; out-of-range elements are skipped, never the barriers.
+/// `K` is the rows each thread moves (blocks of 32 × `32 / K` threads); `ONE`, one tile per
+/// block (see [`for_each_tile`]). The ladder's kernels take `K = 4` (`BLOCK_ROWS` = 8) and loop.
 #[inline(always)]
-unsafe fn transpose_tile<T: Copy>(layout: TileLayout, dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
+unsafe fn transpose_tile<T: Copy, const K: usize, const ONE: bool>(
+    layout: TileLayout,
+    dst: *mut T,
+    src: *const T,
+    rows: u64,
+    cols: u64,
+    batch: u64,
+) {
     let tile = dynamic_shared::<T>();
     let size = size_of::<T>() as u32;
     let (tx, ty) = (thread_x(), thread_y());
-    const K: usize = (TILE / BLOCK_ROWS) as usize;
-    for_each_ladder_tile(rows, cols, batch, |b, r0, c0| {
+    let block_rows = TILE / K as u32;
+    for_each_ladder_tile::<ONE>(rows, cols, batch, |b, r0, c0| {
         // Safety (all accesses below): offsets within the tile, which lies inside the matrix
         // wherever an element is read or written.
         let from = unsafe { src.add(offset(b, r0, c0, rows, cols) as usize) };
@@ -110,7 +135,7 @@ unsafe fn transpose_tile<T: Copy>(layout: TileLayout, dst: *mut T, src: *const T
         // Interior tiles (all but the last row and column of tiles) skip the bounds checks, so
         // their loads issue back to back before the first one returns.
         let interior = r0 + TILE as u64 <= rows && c0 + TILE as u64 <= cols;
-        let row = |k: usize| ty + k as u32 * BLOCK_ROWS;
+        let row = |k: usize| ty + k as u32 * block_rows;
         let load = |k: usize| unsafe { from.add(row(k) as usize * cols as usize + tx as usize).read() };
         // Safety: the element types are integers, for which zero is valid.
         let mut held: [T; K] = unsafe { core::mem::zeroed() };
@@ -155,7 +180,7 @@ unsafe fn transpose_tile<T: Copy>(layout: TileLayout, dst: *mut T, src: *const T
 /// Compute: 32.4 load wavefronts per column read for f32, 32 for f64 (16-way per half-warp).
 #[inline(always)]
 unsafe fn transpose_tiled<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
-    unsafe { transpose_tile(TileLayout::Plain, dst, src, rows, cols, batch) }
+    unsafe { transpose_tile::<T, LADDER_K, false>(TileLayout::Plain, dst, src, rows, cols, batch) }
 }
 
 /// Step 3, `transpose_padded`: the same tile with a padded pitch (33 elements for 4- and
@@ -164,7 +189,7 @@ unsafe fn transpose_tiled<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols: 
 /// of a copy), 2893 f64 (+13%, 97.2%); 1.1 load wavefronts per column read.
 #[inline(always)]
 unsafe fn transpose_padded<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
-    unsafe { transpose_tile(TileLayout::Padded, dst, src, rows, cols, batch) }
+    unsafe { transpose_tile::<T, LADDER_K, false>(TileLayout::Padded, dst, src, rows, cols, batch) }
 }
 
 /// Step 4, `transpose_swizzled`: no padding; element `(r, c)` lives at column `c ^ r` of row
@@ -174,7 +199,7 @@ unsafe fn transpose_padded<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols:
 /// limited occupancy, which registers set (six blocks of 256 threads per SM for f32).
 #[inline(always)]
 unsafe fn transpose_swizzled<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
-    unsafe { transpose_tile(TileLayout::Swizzled, dst, src, rows, cols, batch) }
+    unsafe { transpose_tile::<T, LADDER_K, false>(TileLayout::Swizzled, dst, src, rows, cols, batch) }
 }
 
 /// A 16-byte vector, aligned so that shared-memory accesses to it are `STS.128`/`LDS.128`.
@@ -182,14 +207,11 @@ unsafe fn transpose_swizzled<T: Copy>(dst: *mut T, src: *const T, rows: u64, col
 #[repr(C, align(16))]
 struct Vector([u32; 4]);
 
-/// The tile loop of the tuned kernels: for each tile the block owns ([`for_each_tile`] over
-/// [`Tiles`]), `load` it into registers, `stage` them into shared memory, and `store` the
-/// transposed tile. Nothing is carried from one
-/// tile to the next: a software-pipelined version that loaded the next tile while storing this
-/// one kept 16 more registers live (58 against 40 for f32 on sm_90: 4 resident blocks per SM
-/// instead of 6), and a persistent grid built on it measured 7% slower (H100). A separate
-/// straight-line path for the usual one tile per block, beside the loop, doubled the
-/// registers (80 f32, 110 f64) and cost f64 6%.
+/// The tile of a tuned kernel's block ([`for_each_tile`] with one tile per block, over
+/// [`Tiles`]): `load` it into registers, `stage` them into shared memory, and `store` the
+/// transposed tile. A software-pipelined version that loaded the next tile while storing this
+/// one kept 16 more registers live (58 against 40 for f32 on sm_90, when the kernels still
+/// looped over tiles), and a persistent grid built on it measured 7% slower (H100).
 #[inline(always)]
 fn each_tile<H: Copy>(
     tiles: &Tiles,
@@ -198,7 +220,7 @@ fn each_tile<H: Copy>(
     stage: impl Fn((u64, u64, u64), &H),
     store: impl Fn((u64, u64, u64)),
 ) {
-    for_each_tile(tiles.down, tiles.across, tiles.batch, |b, down, across| {
+    for_each_tile::<true>(tiles.down, tiles.across, tiles.batch, |b, down, across| {
         let here = tiles.origin(b, down, across);
         let mut held = empty;
         load(here, &mut held);
@@ -412,9 +434,8 @@ unsafe fn transpose_unaligned<T: Copy, const V: usize, const L: usize, const S: 
 /// contiguous bytes, and they need no alignment: odd shapes take the same path. Measured
 /// (H100): 2893–2895 GB/s at 8192² (97.2–97.3% of the copy; cuBLAS 2835–2837; the 16-byte
 /// vector version 2844–2852 in an earlier sweep), 2767 at 8191 × 8193 (cuBLAS 2667; the padded
-/// 32×32 ladder kernel 2650, 4% slower). Up to 2^22 elements the library takes
-/// `transpose_padded` instead (`tuned::scalar::SMALL`): one wave of these tiles leaves the GPU
-/// idle in each load–barrier–store cycle.
+/// 32×32 ladder kernel 2650, 4% slower). Small matrices whose rows start on a sector take
+/// [`transpose_small`] (`tuned::small`).
 #[inline(always)]
 unsafe fn transpose_scalar<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
     const N: usize = scalar::PER_THREAD as usize;
@@ -453,6 +474,21 @@ unsafe fn transpose_scalar<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols:
     // Safety: the kernels' element types are integers, for which zero is valid.
     let empty: [T; N] = unsafe { core::mem::zeroed() };
     each_tile(&Tiles::rect(scalar::ROWS, scalar::COLS, rows, cols, batch), empty, load, stage, store);
+}
+
+/// `transpose` for small 8-byte matrices (up to `tuned::small::ELEMENTS`) whose rows all start
+/// on a 32-byte sector: the padded 32 × 32 tile of `transpose_padded`, one tile per block, in
+/// blocks of 32 × 4 threads that move 8 elements each. Small blocks of 32 registers let 16
+/// fit an SM: at 1024² f64 every tile is in flight at once, and each SM's share of the matrix
+/// is spread over many small blocks rather than a few large ones. Measured (H100, five runs,
+/// % of the copy): 1024² 78.9–79.5% (`transpose_padded` 75.3–75.9%, the 64 × 32 tile of
+/// `transpose_u64` 77.7–78.3%, cuBLAS `geam` 76.1–76.7%); 2048² 99.1–99.9% (93.6–93.9%,
+/// 96.1–96.5%, 97.8–98.7%). Where rows start off a sector (2047 × 2049) its 256-byte tile rows
+/// split sectors with the tiles beside them, and it fell to 95.0–95.4% against 100.1–100.7%
+/// for `transpose_u64`, which takes those shapes.
+#[inline(always)]
+unsafe fn transpose_small<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
+    unsafe { transpose_tile::<T, { tuned::small::PER_THREAD as usize }, true>(TileLayout::Padded, dst, src, rows, cols, batch) }
 }
 
 /// `a` rotated left by `by` places (`a[by]` first), for a `by` known only at run time and `V`
@@ -521,6 +557,14 @@ tuned!(u8: transpose_u8(16, 4), u16: transpose_u16(8, 8), u32: transpose_u32(4, 
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn transpose_u64(dst: *mut u64, src: *const u64, rows: u64, cols: u64, batch: u64) {
     unsafe { transpose_scalar::<u64>(dst, src, rows, cols, batch) }
+}
+
+/// # Safety
+/// As for the other transposes; the launch takes one block of 32 × `32 / PER_THREAD` threads
+/// per 32 × 32 tile (`bankwise_layout::transpose::tuned::small`).
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn transpose_small_u64(dst: *mut u64, src: *const u64, rows: u64, cols: u64, batch: u64) {
+    unsafe { transpose_small::<u64>(dst, src, rows, cols, batch) }
 }
 
 /// Instantiates `transpose_unaligned_<t>`. Only for 4-byte elements: measured on an H100 at

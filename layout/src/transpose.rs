@@ -138,6 +138,22 @@ pub mod tuned {
         side(elem_bytes) * side(elem_bytes) * elem_bytes
     }
 
+    /// Blocks per SM the aligned 4-byte kernel is held to from [`CAPPED_FROM`] elements on:
+    /// its 32 registers and 16 KiB tile would let 8 in, and with 4 the transposes of 8192² and
+    /// 16384² f32 measured 0.3–0.4 points of the copy faster (H100, 8192²: 97.0–97.2% against
+    /// 96.7–96.8%, five runs, twice), 11584² as fast, and 4096²–6144² 0.6–1.4 points slower.
+    /// The host enforces it by asking for more shared memory than the tile needs
+    /// (`Launch::resident`).
+    pub const CAPPED_RESIDENCY: u32 = 4;
+
+    /// Elements from which [`CAPPED_RESIDENCY`] applies.
+    pub const CAPPED_FROM: u64 = 1 << 26;
+
+    /// The residency cap for an aligned `elem_bytes` transpose of `elements` elements, if any.
+    pub const fn residency(elem_bytes: u32, elements: u64) -> Option<u32> {
+        if elem_bytes == 4 && elements >= CAPPED_FROM { Some(CAPPED_RESIDENCY) } else { None }
+    }
+
     /// Whether every row of a `rows × cols` matrix of `elem_bytes`-byte elements, and of its
     /// transpose, starts 16-byte aligned: then the aligned kernel applies, else the unaligned one.
     pub const fn aligned(rows: u64, cols: u64, elem_bytes: u32) -> bool {
@@ -180,11 +196,22 @@ pub mod tuned {
             Tiles { tall, wide, down: rows.div_ceil(tall), across: cols.div_ceil(wide), batch }
         }
 
+        /// Whether a grid of one block per tile fits the hardware: at most 2^31 − 1 tiles down
+        /// a column and 65 535 columns of tiles. Batches past 65 535 matrices are split into
+        /// launches of at most that many ([`Tiles::grid`]'s z).
+        pub const fn fits(&self) -> bool {
+            use super::{MAX_GRID_X, MAX_GRID_YZ};
+            self.down <= MAX_GRID_X as u64 && self.across <= MAX_GRID_YZ as u64
+        }
+
         /// The launch grid: one block per tile, `(down, across, batch)`, each capped at the
-        /// hardware's limit (the kernels loop over the tiles past it).
+        /// hardware's limit. The tuned kernels take one tile per block: the host launches them
+        /// only where the tiles [`fit`](Tiles::fits), once per `z` matrices.
         pub const fn grid(&self) -> (u32, u32, u32) {
             use super::{MAX_GRID_X, MAX_GRID_YZ, cap};
-            (cap(self.down, MAX_GRID_X), cap(self.across, MAX_GRID_YZ), cap(self.batch, MAX_GRID_YZ))
+            // z a multiple of 4, so that every launch's first matrix starts 16-byte aligned
+            // wherever the first one does (the unaligned kernel reads aligned vectors).
+            (cap(self.down, MAX_GRID_X), cap(self.across, MAX_GRID_YZ), cap(self.batch, MAX_GRID_YZ & !3))
         }
 
         /// `(matrix, first row, first column)` of the tile `down` tiles down column `across`
@@ -214,15 +241,6 @@ pub mod tuned {
         pub const PITCH: u32 = COLS + 1;
         /// Elements each thread moves per tile.
         pub const PER_THREAD: u32 = ROWS * COLS / THREADS;
-        /// Up to this many elements (32 MiB of 8-byte ones) the tuned transpose takes the
-        /// ladder's `transpose_padded` instead: one wave of blocks moves the whole matrix, and
-        /// its 32 × 32 tiles, twice as many as these, keep more of the GPU busy through each
-        /// load–barrier–store cycle. Measured (H100, three back-to-back runs, % of the copy):
-        /// 1024² f64 75.4–75.8% against 71.2–71.8% for this kernel (cuBLAS `geam` 76.4–76.8%);
-        /// 2048² 93.3–93.7% against 93.0–93.1%; from 4096² on the two are within 0.1 point,
-        /// and at 8191 × 8193 this kernel is 4% faster.
-        pub const SMALL: u64 = 1 << 22;
-
         /// Shared memory per block in bytes.
         pub const fn tile_bytes(elem_bytes: u32) -> u32 {
             ROWS * PITCH * elem_bytes
@@ -240,6 +258,37 @@ pub mod tuned {
         #[inline(always)]
         pub const fn store_role(idx: u32) -> (u32, u32) {
             (idx / ROWS, idx % ROWS)
+        }
+    }
+
+    /// The tuned kernel for small 8-byte matrices (`transpose_small_u64`): the ladder's padded
+    /// 32 × 32 tile, one per block, in blocks of 32 × [`BLOCK_ROWS`](small::BLOCK_ROWS) threads.
+    pub mod small {
+        use super::super::TILE;
+
+        /// Rows of the tile each thread moves.
+        pub const PER_THREAD: u32 = 8;
+        /// Threads per block in y (32 in x): 128 threads, 16 blocks per SM at 32 registers.
+        pub const BLOCK_ROWS: u32 = TILE / PER_THREAD;
+        /// Up to this many elements (32 MiB of 8-byte ones) the small kernel applies. Measured
+        /// (H100) at 1024² and 2048² f64: 3–6 points of the copy ahead of `transpose_u64`;
+        /// from 4096² the two are within 0.2 point, and the small kernel's 32 × 32 tiles lose
+        /// 12–14 points on shapes whose rows start off a sector.
+        pub const ELEMENTS: u64 = 1 << 22;
+
+        /// Whether a `[batch, rows, cols]` transpose of 8-byte elements takes the small
+        /// kernel: at most [`ELEMENTS`], and every row of input and output starting on a
+        /// 32-byte sector (both dimensions multiples of 4), where its tiles share no sectors.
+        pub const fn applies(rows: u64, cols: u64, batch: u64) -> bool {
+            rows.is_multiple_of(4)
+                && cols.is_multiple_of(4)
+                && match batch.checked_mul(rows) {
+                    Some(n) => match n.checked_mul(cols) {
+                        Some(n) => n <= ELEMENTS,
+                        None => false,
+                    },
+                    None => false,
+                }
         }
     }
 
