@@ -24,8 +24,8 @@ pub struct DeviceInfo {
     pub l2_bytes: usize,
     /// Global memory in bytes.
     pub memory_bytes: usize,
-    /// Shared memory per SM in bytes, and the part of it the driver reserves for each resident
-    /// block: a launch caps its blocks per SM ([`Launch::resident`]) from these.
+    /// Shared memory per SM in bytes: with the next two, what a launch's cap on blocks per SM
+    /// ([`Launch::resident`]) is computed from.
     pub shared_per_sm: u32,
     /// Shared memory the driver reserves per resident block, in bytes (1 KiB from sm_80).
     pub shared_reserved_per_block: u32,

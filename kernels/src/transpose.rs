@@ -5,8 +5,11 @@
 //! tiles down each column of tiles, and grid-stride loops over tiles so that any shape fits
 //! the hardware's grid limits. Figures below: H100, 2026-11-22, GB/s of 2 × the matrix, and %
 //! of the driver's copy timed in interleaved runs (`docs/benchmarks.md`). The tuned kernels
-//! (`transpose_u8` … `transpose_u64`, `transpose_unaligned_u32`) take 256-thread blocks, one
-//! per tile, in the grid of `bankwise_layout::transpose::tuned::Tiles`.
+//! (`transpose_u8` … `transpose_u64`, `transpose_unaligned_u32`, and `transpose_small_u64` in
+//! blocks of 128 threads) take 256-thread blocks, exactly one per tile, in the grid of
+//! `bankwise_layout::transpose::tuned::Tiles`, with no loop: the host splits batches past the
+//! grid's z limit into several launches and gives shapes past its y limit to the swizzled
+//! ladder kernel.
 
 use crate::device::{
     block_x, block_y, block_z, dynamic_shared, grid_dim_x, grid_dim_y, grid_dim_z, load_global_v4, store_global_v4,
@@ -35,10 +38,10 @@ const LADDER_K: usize = (TILE / BLOCK_ROWS) as usize;
 /// for f32 on sm_90, five resident blocks per SM; now 40, six); and, for the tuned kernels,
 /// no loop at all: the loop's state (six 64-bit counters and bounds) held `transpose_u32` at
 /// 40 registers, `transpose_u16` at 64 and `transpose_u64` at 68; one tile per block needs 32,
-/// 54 and 48, and 6–8 blocks of 256 threads fit an SM instead of 3–6 (+3 points of the copy
-/// for u16 and f32 at 1024², +2 for u16 at 4096²). A loop over the batch alone would have
-/// cost as many registers (54 for f32), so launches past the grid's z limit are split by the
-/// host instead.
+/// 54 and 48, and 4–8 blocks of 256 threads fit an SM instead of 3–6 (+3 points of the copy
+/// for f32 and +2 for u16 at 1024², +2.4 for u16 at 4096²). A loop over the batch alone would
+/// have cost as many registers (54 for f32), so launches past the grid's z limit are split by
+/// the host instead.
 #[inline(always)]
 fn for_each_tile<const ONE: bool>(down: u64, across: u64, batch: u64, mut tile: impl FnMut(u64, u64, u64)) {
     let (bx, by, bz) = (block_x() as u64, block_y() as u64, block_z() as u64);
@@ -238,16 +241,23 @@ fn each_tile<H: Copy>(
 ///   streams longer runs;
 /// - a swizzle at vector granularity (`tuned::swizzle`) so the row write is one `STS.128` per
 ///   lane and the column gather is conflict-free;
-/// - 256-thread blocks of one tile each (`tuned::Tiles`, taken down each column of tiles as
-///   in the ladder), each thread with all its loads (4 vectors for f32) in flight at once.
+/// - 256-thread blocks of exactly one tile each (`tuned::Tiles`, taken down each column of
+///   tiles as in the ladder) with no tile loop, each thread with all its loads (4 vectors for
+///   f32) in flight at once: 32 registers for f32, so eight blocks fit an SM;
+/// - from 2^26 4-byte elements, at most four resident blocks per SM (`tuned::residency`,
+///   enforced by the host through shared memory).
 ///
 /// Measured (H100, each against the driver's copy timed in interleaved, back-to-back runs):
-/// 2862–2866 GB/s f32 at 8192², 96.6–96.9% of the copy over eleven runs, median 96.8%
-/// (cuBLAS `geam` 2839–2844, 95.9–96.1%); 2902 GB/s at 16384². Walking the tiles row by row
-/// it measured about a point less; a 16-register software pipeline with a persistent grid 7%
-/// less; a 1-D grid numbered by division, or residency capped at 4 or 5 blocks per SM, no
-/// different; a Hopper bulk-tensor-copy (TMA) version in CUDA C++ as fast, not faster
-/// (`docs/benchmarks.md`).
+/// 2875–2881 GB/s f32 at 8192², 96.97–97.20% of the copy over nine runs, median 97.03%
+/// (cuBLAS `geam` 2839–2842, 96.0–96.1%); 2914 GB/s (96.9%) at 16384²; 1208–1242 GB/s
+/// (77.3–79.3%) at 1024², where cuBLAS reaches 63–65%. One tile per block instead of the
+/// odometer loop it shared with the ladder (40 registers, six blocks) gained 3 points at
+/// 1024² and 0.3–0.4 at 5792² and 6144²; at 8192² only with the four-block cap (96.8% →
+/// 97.1%; without the loop and uncapped, 96.7%). The cap costs 0.6–2.7 points from 1024² to
+/// 6144² and gains nothing at 11584², hence the threshold. Walking the tiles row by row measured about a
+/// point less, diagonally 3.4 points less; a 16-register software pipeline with a persistent
+/// grid 7% less; a 1-D grid numbered by division 0.2 point less; a Hopper bulk-tensor-copy
+/// (TMA) version in CUDA C++ as fast, not faster (`docs/benchmarks.md`).
 ///
 /// For the 1-, 2- and 4-byte kernels; `V` is the vector's element count and `N` the vectors
 /// per thread (`tuned::vectors_per_thread`). Needs every row of the input and output to start
@@ -317,10 +327,11 @@ unsafe fn transpose_vectorized<T: Copy, const V: usize, const N: usize>(
 /// chunks, the tile taking `V − 1` halo rows above its own so that it owns whole chunks.
 /// Only the chunks that straddle two output rows are written element by element.
 /// `L` and `S` are the load and store slots per thread. Measured (H100, 8191 × 8193 f32):
-/// 2688 GB/s, 94% of the aligned kernel at 8192², against 2448 for the swizzled kernel and
-/// 2240 for cuBLAS `geam`; walking the tiles
-/// row by row instead of down the columns it measured 2341–2425. Its element-wise staging is
-/// conflict-free (`unaligned::turn`).
+/// 2695 GB/s, 94% of the aligned kernel at 8192², against 2448 for the swizzled kernel and
+/// 2236 for cuBLAS `geam`; walking the tiles row by row instead of down the columns it
+/// measured 2341–2425, and with the tile loop it had before (61 registers against 48 now)
+/// the same within 0.4 point, except 1.1 points less at 4095 × 4097. Its element-wise
+/// staging is conflict-free (`unaligned::turn`).
 #[inline(always)]
 unsafe fn transpose_unaligned<T: Copy, const V: usize, const L: usize, const S: usize>(
     dst: *mut T,
@@ -432,10 +443,11 @@ unsafe fn transpose_unaligned<T: Copy, const V: usize, const L: usize, const S: 
 /// taller (64 input rows × 32 columns, `tuned::scalar`), 8 elements per thread, one block per
 /// tile, tiles taken down each column. Scalar 8-byte accesses already give each warp 256
 /// contiguous bytes, and they need no alignment: odd shapes take the same path. Measured
-/// (H100): 2893–2895 GB/s at 8192² (97.2–97.3% of the copy; cuBLAS 2835–2837; the 16-byte
-/// vector version 2844–2852 in an earlier sweep), 2767 at 8191 × 8193 (cuBLAS 2667; the padded
-/// 32×32 ladder kernel 2650, 4% slower). Small matrices whose rows start on a sector take
-/// [`transpose_small`] (`tuned::small`).
+/// (H100): 2891–2895 GB/s at 8192² (97.2–97.3% of the copy; cuBLAS 2834–2837; the 16-byte
+/// vector version 2844–2852 in an earlier sweep), 2757 at 8191 × 8193 (cuBLAS 2665; the padded
+/// 32×32 ladder kernel 2652, 4% slower). Without the tile loop it needs 48 registers instead
+/// of 68 (five blocks per SM instead of three): 98.5% of the copy at 4096² against 97.7%.
+/// Small matrices whose rows start on a sector take [`transpose_small`] (`tuned::small`).
 #[inline(always)]
 unsafe fn transpose_scalar<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
     const N: usize = scalar::PER_THREAD as usize;
@@ -488,7 +500,8 @@ unsafe fn transpose_scalar<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols:
 /// for `transpose_u64`, which takes those shapes.
 #[inline(always)]
 unsafe fn transpose_small<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
-    unsafe { transpose_tile::<T, { tuned::small::PER_THREAD as usize }, true>(TileLayout::Padded, dst, src, rows, cols, batch) }
+    const K: usize = tuned::small::PER_THREAD as usize;
+    unsafe { transpose_tile::<T, K, true>(TileLayout::Padded, dst, src, rows, cols, batch) }
 }
 
 /// `a` rotated left by `by` places (`a[by]` first), for a `by` known only at run time and `V`
@@ -563,7 +576,13 @@ pub unsafe extern "ptx-kernel" fn transpose_u64(dst: *mut u64, src: *const u64, 
 /// As for the other transposes; the launch takes one block of 32 × `32 / PER_THREAD` threads
 /// per 32 × 32 tile (`bankwise_layout::transpose::tuned::small`).
 #[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn transpose_small_u64(dst: *mut u64, src: *const u64, rows: u64, cols: u64, batch: u64) {
+pub unsafe extern "ptx-kernel" fn transpose_small_u64(
+    dst: *mut u64,
+    src: *const u64,
+    rows: u64,
+    cols: u64,
+    batch: u64,
+) {
     unsafe { transpose_small::<u64>(dst, src, rows, cols, batch) }
 }
 

@@ -23,9 +23,13 @@ mod tests {
         assert_eq!(tiles.origin(1, 1, 2), (1, 64, 128));
         let tall = tuned::Tiles::rect(64, 32, 65, 33, 1); // 2 × 2 tiles of 64 × 32
         assert_eq!((tall.grid(), tall.origin(0, 1, 1)), ((2, 2, 1), (0, 64, 32)));
-        // Past the hardware's limits the grid is capped and the kernels loop.
+        // Past the hardware's limits the grid is capped: one block per tile no longer fits
+        // (the host then takes the swizzled ladder kernel, which loops), and batches are
+        // launched 65 532 matrices at a time, a multiple of 4.
         let huge = tuned::Tiles::new(64, 64, 64 * 70_000, 70_000);
-        assert_eq!(huge.grid(), (1, 65_535, 65_535));
+        assert_eq!((huge.grid(), huge.fits()), ((1, 65_535, 65_532), false));
+        let edge = tuned::Tiles::new(64, 64, 64 * 65_535, 70_000);
+        assert_eq!((edge.grid(), edge.fits()), ((1, 65_535, 65_532), true));
     }
 
     #[test]

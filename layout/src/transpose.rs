@@ -140,8 +140,9 @@ pub mod tuned {
 
     /// Blocks per SM the aligned 4-byte kernel is held to from [`CAPPED_FROM`] elements on:
     /// its 32 registers and 16 KiB tile would let 8 in, and with 4 the transposes of 8192² and
-    /// 16384² f32 measured 0.3–0.4 points of the copy faster (H100, 8192²: 97.0–97.2% against
-    /// 96.7–96.8%, five runs, twice), 11584² as fast, and 4096²–6144² 0.6–1.4 points slower.
+    /// 16384² f32 measured 0.3–0.4 and 0.5–0.6 points of the copy faster (H100, 8192²:
+    /// 97.0–97.2% against 96.7–96.9%, five runs each in three sweeps), 11584² as fast, and
+    /// 1024²–6144² 0.6–2.7 points slower. The 1- and 2-byte kernels lost 1–6 points with it.
     /// The host enforces it by asking for more shared memory than the tile needs
     /// (`Launch::resident`).
     pub const CAPPED_RESIDENCY: u32 = 4;
@@ -223,10 +224,11 @@ pub mod tuned {
     }
 
     /// The tuned kernel for 8-byte elements (`transpose_u64`): scalar accesses through a
-    /// padded tile of [`ROWS`] × [`COLS`] elements, at any shape. A warp's 32 8-byte accesses
-    /// already cover 256 contiguous bytes, so 16-byte vectors gain nothing (measured 0.5%
-    /// slower at 8192²), and scalar accesses need no alignment, so odd shapes need no other
-    /// path.
+    /// padded tile of [`ROWS`](scalar::ROWS) × [`COLS`](scalar::COLS) elements, at any shape.
+    /// A warp's 32 8-byte accesses already cover 256 contiguous bytes, so 16-byte vectors gain
+    /// nothing (measured 0.5% slower at 8192²), and scalar accesses need no alignment, so odd
+    /// shapes need no other path. Small matrices whose rows start on a sector take
+    /// [`small`]'s kernel.
     pub mod scalar {
         use super::THREADS;
 
@@ -271,7 +273,7 @@ pub mod tuned {
         /// Threads per block in y (32 in x): 128 threads, 16 blocks per SM at 32 registers.
         pub const BLOCK_ROWS: u32 = TILE / PER_THREAD;
         /// Up to this many elements (32 MiB of 8-byte ones) the small kernel applies. Measured
-        /// (H100) at 1024² and 2048² f64: 3–6 points of the copy ahead of `transpose_u64`;
+        /// (H100) at 1024² and 2048² f64: 2–3 points of the copy ahead of `transpose_u64`;
         /// from 4096² the two are within 0.2 point, and the small kernel's 32 × 32 tiles lose
         /// 12–14 points on shapes whose rows start off a sector.
         pub const ELEMENTS: u64 = 1 << 22;
@@ -301,7 +303,7 @@ pub mod tuned {
     /// (`lead` = that output row's misalignment), so nearly every store is a whole 16-byte
     /// chunk and no two tiles write parts of one chunk except at the ends of an output row.
     /// Those chunks need input rows from `r0 − (vector − 1)` on: the tile holds
-    /// [`halo`] extra rows above its own.
+    /// [`halo`](unaligned::halo) extra rows above its own.
     pub mod unaligned {
         use super::{THREADS, side, vector, vectors_per_row};
 
