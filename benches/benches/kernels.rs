@@ -1,5 +1,6 @@
 //! Criterion benchmarks of the kernels, timed on the GPU with CUDA events (`iter_custom`), with
-//! throughput in bytes moved (read + written). Without a GPU they print why and do nothing.
+//! throughput in bytes moved (read + written), beside the driver's copy and cuBLAS's `geam`
+//! transpose of the same shapes. Without a GPU they print why and do nothing.
 //!
 //! `cargo bench -p bankwise-benches` (or `./run.sh criterion` from a bundle).
 
@@ -7,6 +8,7 @@ use std::time::Duration;
 
 use bankwise::timing::{Timer, rotation, spin_wait};
 use bankwise::{DeviceBuffer, Element, Gpu, Shape, TransposeKernel};
+use bankwise_benches::cublas::{self, Geam};
 use criterion::{BenchmarkId, Criterion, Throughput};
 use rand::{RngCore, SeedableRng, rngs::SmallRng};
 
@@ -19,15 +21,20 @@ fn main() {
         }
     };
     let mut c = Criterion::default().configure_from_args().sample_size(20).warm_up_time(Duration::from_millis(500));
+    let blas = cublas::open(&gpu);
     // The shapes of `bankwise bench transpose`: squares and an odd one next to 8192².
     let shapes = [(1024, 1024), (4096, 4096), (8192, 8192), (16384, 16384), (8191, 8193)];
     for (rows, cols) in shapes {
         let shape = Shape::new(rows, cols);
-        bench::<f32>(&mut c, &gpu, "copy_bytes", shape, |g, s, d| g.copy(s, d));
-        bench::<f32>(&mut c, &gpu, "cuMemcpyDtoD", shape, |g, s, d| g.copy_driver(s, d));
+        bench::<f32>(&mut c, &gpu, "copy_bytes", shape, |g, s, d| Ok(g.copy(s, d)?));
+        bench::<f32>(&mut c, &gpu, "cuMemcpyDtoD", shape, |g, s, d| Ok(g.copy_driver(s, d)?));
         for kernel in TransposeKernel::ALL {
-            bench::<f32>(&mut c, &gpu, kernel.name(), shape, move |g, s, d| g.transpose_with(kernel, s, d, shape));
-            bench::<f64>(&mut c, &gpu, kernel.name(), shape, move |g, s, d| g.transpose_with(kernel, s, d, shape));
+            bench::<f32>(&mut c, &gpu, kernel.name(), shape, move |g, s, d| Ok(g.transpose_with(kernel, s, d, shape)?));
+            bench::<f64>(&mut c, &gpu, kernel.name(), shape, move |g, s, d| Ok(g.transpose_with(kernel, s, d, shape)?));
+        }
+        if let Some(blas) = &blas {
+            bench::<f32>(&mut c, &gpu, "cublas_geam", shape, |g, s, d| f32::geam(blas, g, s, d, shape));
+            bench::<f64>(&mut c, &gpu, "cublas_geam", shape, |g, s, d| f64::geam(blas, g, s, d, shape));
         }
     }
     c.final_summary();
@@ -38,7 +45,7 @@ fn bench<T: Element>(
     gpu: &Gpu,
     name: &str,
     shape: Shape,
-    op: impl Fn(&Gpu, &DeviceBuffer<T>, &mut DeviceBuffer<T>) -> bankwise::Result<()>,
+    op: impl Fn(&Gpu, &DeviceBuffer<T>, &mut DeviceBuffer<T>) -> anyhow::Result<()>,
 ) {
     let n = shape.elements().expect("valid shape");
     let bytes = n * size_of::<T>();
@@ -64,7 +71,7 @@ fn bench<T: Element>(
             // Queued behind a hold, the first launch's latency stays out of the timing.
             spin_wait(gpu, Duration::from_millis(1)).expect("spin_wait");
             let ms = timer
-                .time(|| -> bankwise::Result<()> {
+                .time(|| -> anyhow::Result<()> {
                     for i in 0..iters as usize {
                         op(gpu, &srcs[i % sets], &mut dsts[i % sets])?;
                     }

@@ -14,7 +14,7 @@ use bankwise::reduce::{Operation, Reducible};
 use bankwise::timing::{Stats, measure, measure_pair, rotation};
 use bankwise::{DeviceBuffer, Element, Gpu, Max, Min, ReduceKernel, Shape, Sum, TransposeKernel};
 
-use crate::cublas::Geam;
+use bankwise_benches::cublas::{self, Geam};
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::{RngCore, SeedableRng, rngs::SmallRng};
 
@@ -115,7 +115,7 @@ pub fn run(args: &Args) -> Result<()> {
     if !args.shapes.is_empty() {
         shapes = args.shapes.clone();
     }
-    let blas = if suites.contains(&Suite::Transpose) { crate::cublas::open(&gpu) } else { None };
+    let blas = if suites.contains(&Suite::Transpose) { cublas::open(&gpu) } else { None };
     let per_suite = |s: Suite| match s {
         Suite::Copy => shapes.len() * 2,
         Suite::Transpose => shapes.len() * 2 * (TransposeKernel::ALL.len() + usize::from(blas.is_some())),

@@ -9,7 +9,6 @@
 
 mod banks;
 mod bench;
-mod cublas;
 mod ncu;
 mod probe;
 mod ptx;
