@@ -29,6 +29,8 @@ pub const TRANSPOSE_TUNED: [&str; 4] = ["transpose_u8", "transpose_u16", "transp
 pub const TRANSPOSE_UNALIGNED_U32: &str = "transpose_unaligned_u32";
 /// The tuned transpose of small 8-byte matrices whose rows start on a 32-byte sector.
 pub const TRANSPOSE_SMALL_U64: &str = "transpose_small_u64";
+/// [`TRANSPOSE_SMALL_U64`] with cache-streaming loads and stores, for the smallest of them.
+pub const TRANSPOSE_SMALL_STREAMING_U64: &str = "transpose_small_streaming_u64";
 /// `spin_wait`: holds the GPU while the host queues timed runs (see [`crate::timing`]).
 pub const SPIN_WAIT: &str = "spin_wait";
 /// `probe_load_*`, indexed by access width (1, 2, 4, 8, 16 bytes): see [`crate::probe`].
@@ -64,6 +66,7 @@ pub const ALL: &[&str] = &[
     TRANSPOSE_TUNED[3],
     TRANSPOSE_UNALIGNED_U32,
     TRANSPOSE_SMALL_U64,
+    TRANSPOSE_SMALL_STREAMING_U64,
     SPIN_WAIT,
     PROBE_LOAD[0],
     PROBE_LOAD[1],

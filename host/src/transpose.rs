@@ -94,7 +94,8 @@ pub enum TransposeKernel {
     /// tile loop, so 32 registers and eight blocks per SM for f32), and from 2^26 4-byte
     /// elements a cap of four resident blocks per SM. 8-byte elements take a tall padded tile
     /// with scalar accesses at any shape, or, up to 2^22 elements whose rows start on a
-    /// 32-byte sector, the padded 32 × 32 tile in blocks of 128 threads. Where rows do not all
+    /// 32-byte sector, the padded 32 × 32 tile in blocks of 128 threads (up to 2^20, with
+    /// cache-streaming loads and stores). Where rows do not all
     /// start 16-byte aligned (a dimension not a multiple of 16 / element size), 4-byte
     /// elements take `transpose_unaligned_u32` (vectors on misaligned rows) and 1- and 2-byte
     /// ones `Swizzled`, each the fastest measured for them; so do shapes with more than 65 535
@@ -164,7 +165,12 @@ pub fn plan<T: Element>(kernel: TransposeKernel, src_len: usize, dst_len: usize,
         let planned = if bytes == 8 && tuned::small::applies(rows, cols, batch) {
             let tiles = tuned::Tiles::new(TILE, rows, cols, batch);
             let block = (TILE, tuned::small::BLOCK_ROWS, 1);
-            one_per_block(kernels::TRANSPOSE_SMALL_U64, tiles, block, TileLayout::Padded.tile_bytes(bytes), None)
+            let small = if elements <= tuned::small::STREAMING_UP_TO {
+                kernels::TRANSPOSE_SMALL_STREAMING_U64
+            } else {
+                kernels::TRANSPOSE_SMALL_U64
+            };
+            one_per_block(small, tiles, block, TileLayout::Padded.tile_bytes(bytes), None)
         } else if bytes == 8 {
             let tiles = tuned::Tiles::rect(tuned::scalar::ROWS, tuned::scalar::COLS, rows, cols, batch);
             one_per_block(entry, tiles, threads, tuned::scalar::tile_bytes(bytes), None)

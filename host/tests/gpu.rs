@@ -137,6 +137,9 @@ const TRANSPOSE_SHAPES: &[(usize, usize, usize)] = &[
     (1, 4097, 3),
     (1, 3, 4097),
     (1, 4096, 4096),
+    // Between 2^20 and 2^22 elements, both dimensions multiples of 4: the tuned f64 kernel's
+    // small tile without the streaming hint (smaller shapes of that kind take it with one).
+    (1, 1536, 1536),
     (1, 8191, 8193),
     (1, 3_000_017, 1),
     (1, 2, 3_000_017),

@@ -164,6 +164,12 @@ fn tuned_transpose_moves_16_byte_vectors_through_shared_memory() {
     for op in ["LDG.E.64", "STG.E.64", "LDS.64", "STS.64", "BAR.SYNC"] {
         assert!(sass.contains(op), "transpose_small_u64 must use {op}:\n{sass}");
     }
+    assert!(!sass.contains(".EF"), "transpose_small_u64 takes no cache hint:\n{sass}");
+    // The streaming variant: the same accesses, evict-first in the caches.
+    let sass = sass_of("transpose_small_streaming_u64");
+    for op in ["LDG.E.EF.64", "STG.E.EF.64", "LDS.64", "STS.64", "BAR.SYNC"] {
+        assert!(sass.contains(op), "transpose_small_streaming_u64 must use {op}:\n{sass}");
+    }
     // Unaligned rows: still 16-byte vectors on both global sides, elements into shared memory.
     for width in ["u32"] {
         let sass = sass_of(&format!("transpose_unaligned_{width}"));
@@ -258,7 +264,7 @@ fn transposes_keep_the_registers_their_residency_was_measured_with() {
     // threads, sixteen of 128). A loop over tiles, or over the batch alone, once held them at
     // 40–68 registers, three to six blocks.
     let layout = |name: &str| match name {
-        "transpose_small_u64" => (128, 16),
+        "transpose_small_u64" | "transpose_small_streaming_u64" => (128, 16),
         "transpose_u8" | "transpose_u32" => (256, 8),
         "transpose_u64" | "transpose_unaligned_u32" | "transpose_swizzled_u64" => (256, 5),
         "transpose_u16" => (256, 4),
@@ -266,7 +272,7 @@ fn transposes_keep_the_registers_their_residency_was_measured_with() {
     };
     let kernels = assemble("sm_90");
     let transposes: Vec<_> = kernels.iter().filter(|k| k.name.starts_with("transpose")).collect();
-    assert_eq!(transposes.len(), 22, "every transpose entry");
+    assert_eq!(transposes.len(), 23, "every transpose entry");
     for k in transposes {
         let (threads, min_blocks) = layout(&k.name);
         // 64 Ki registers per SM, allocated per warp in units of 256 (8 per thread).

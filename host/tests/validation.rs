@@ -166,9 +166,12 @@ fn tuned_transpose_takes_vectors_where_rows_and_columns_allow_and_falls_back_oth
     let plan = transpose::plan::<f64>(TransposeKernel::Tuned, n, n, odd).unwrap();
     assert_eq!((plan.kernel, plan.grid), ("transpose_u64", (128, 257, 1)));
     // Up to 2^22 8-byte elements whose rows start on a 32-byte sector (both dimensions
-    // multiples of 4), the small kernel: 32 × 32 tiles in blocks of 32 × 4 threads.
+    // multiples of 4), the small kernel: 32 × 32 tiles in blocks of 32 × 4 threads; up to 2^20,
+    // its cache-streaming version.
     for (shape, kernel) in [
-        (Shape::new(1024, 1024), "transpose_small_u64"),
+        (Shape::new(1024, 1024), "transpose_small_streaming_u64"),
+        (Shape::new(1024, 1028), "transpose_small_u64"),
+        (Shape::batched(4, 512, 512), "transpose_small_streaming_u64"),
         (Shape::new(2048, 2048), "transpose_small_u64"),
         (Shape::new(2048, 2049), "transpose_u64"),
         (Shape::new(2046, 2048), "transpose_u64"),
@@ -180,7 +183,10 @@ fn tuned_transpose_takes_vectors_where_rows_and_columns_allow_and_falls_back_oth
     }
     let small = Shape::new(1000, 4);
     let plan = transpose::plan::<f64>(TransposeKernel::Tuned, 4000, 4000, small).unwrap();
-    assert_eq!((plan.grid, plan.block, plan.shared_bytes, plan.resident), ((32, 1, 1), (32, 4, 1), 32 * 33 * 8, None));
+    assert_eq!(
+        (plan.kernel, plan.grid, plan.block, plan.shared_bytes, plan.resident),
+        ("transpose_small_streaming_u64", (32, 1, 1), (32, 4, 1), 32 * 33 * 8, None)
+    );
     // 1- and 2-byte elements of unaligned shapes take the swizzled ladder kernel.
     assert_eq!(transpose::plan::<u16>(TransposeKernel::Tuned, n, n, odd).unwrap().kernel, "transpose_swizzled_u16");
     assert_eq!(TransposeKernel::default(), TransposeKernel::Tuned);

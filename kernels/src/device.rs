@@ -143,3 +143,27 @@ pub unsafe fn store_global_v4(p: *mut [u32; 4], v: [u32; 4]) {
             options(nostack, preserves_flags))
     }
 }
+
+/// An 8-byte global load with the cache-streaming hint, `ld.global.cs.u64`: the line is
+/// expected to be read once, and the caches evict it first.
+///
+/// # Safety
+/// `p` must be a valid, 8-byte-aligned global address.
+#[inline(always)]
+pub unsafe fn load_global_streaming(p: *const u64) -> u64 {
+    let v: u64;
+    unsafe {
+        asm!("ld.global.cs.u64 {v}, [{p}];", v = out(reg64) v, p = in(reg64) p, options(readonly, nostack, preserves_flags))
+    }
+    v
+}
+
+/// An 8-byte global store with the cache-streaming hint, `st.global.cs.u64`: the line will
+/// not be touched again soon, and L2 evicts it first.
+///
+/// # Safety
+/// `p` must be a valid, 8-byte-aligned global address.
+#[inline(always)]
+pub unsafe fn store_global_streaming(p: *mut u64, v: u64) {
+    unsafe { asm!("st.global.cs.u64 [{p}], {v};", p = in(reg64) p, v = in(reg64) v, options(nostack, preserves_flags)) }
+}

@@ -12,8 +12,8 @@
 //! ladder kernel.
 
 use crate::device::{
-    block_x, block_y, block_z, dynamic_shared, grid_dim_x, grid_dim_y, grid_dim_z, load_global_v4, store_global_v4,
-    sync_threads, thread_x, thread_y,
+    block_x, block_y, block_z, dynamic_shared, grid_dim_x, grid_dim_y, grid_dim_z, load_global_streaming,
+    load_global_v4, store_global_streaming, store_global_v4, sync_threads, thread_x, thread_y,
 };
 use bankwise_layout::transpose::tuned::{self, Tiles, scalar, unaligned};
 use bankwise_layout::transpose::{BLOCK_ROWS, TILE, TileLayout, offset, tiles};
@@ -116,9 +116,11 @@ unsafe fn transpose_naive<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols: 
 /// The loops over tiles are uniform across the block (they depend on block indices only), so
 /// every thread reaches both barriers; out-of-range elements are skipped, never the barriers.
 /// `K` is the rows each thread moves (blocks of 32 × `32 / K` threads); `ONE`, one tile per
-/// block (see [`for_each_tile`]). The ladder's kernels take `K = 4` (`BLOCK_ROWS` = 8) and loop.
+/// block (see [`for_each_tile`]); `STREAM`, 8-byte elements loaded and stored with the
+/// cache-streaming hint (`ld/st.global.cs`). The ladder's kernels take `K = 4` (`BLOCK_ROWS` =
+/// 8), loop, and use no hint.
 #[inline(always)]
-unsafe fn transpose_tile<T: Copy, const K: usize, const ONE: bool>(
+unsafe fn transpose_tile<T: Copy, const K: usize, const ONE: bool, const STREAM: bool>(
     layout: TileLayout,
     dst: *mut T,
     src: *const T,
@@ -139,7 +141,15 @@ unsafe fn transpose_tile<T: Copy, const K: usize, const ONE: bool>(
         // their loads issue back to back before the first one returns.
         let interior = r0 + TILE as u64 <= rows && c0 + TILE as u64 <= cols;
         let row = |k: usize| ty + k as u32 * block_rows;
-        let load = |k: usize| unsafe { from.add(row(k) as usize * cols as usize + tx as usize).read() };
+        let load = |k: usize| unsafe {
+            let p = from.add(row(k) as usize * cols as usize + tx as usize);
+            // Safety: T is 8 bytes here, so it and u64 are the same plain bytes.
+            if STREAM && size_of::<T>() == 8 {
+                core::mem::transmute_copy(&load_global_streaming(p.cast()))
+            } else {
+                p.read()
+            }
+        };
         // Safety: the element types are integers, for which zero is valid.
         let mut held: [T; K] = unsafe { core::mem::zeroed() };
         if interior {
@@ -161,7 +171,12 @@ unsafe fn transpose_tile<T: Copy, const K: usize, const ONE: bool>(
         // Output row `c0 + j` is input column `c0 + j`; lane `tx` writes output column r0 + tx.
         let store = |j: u32| unsafe {
             let v = tile.add(layout.offset(tx, j, size) as usize).read();
-            to.add(j as usize * rows as usize + tx as usize).write(v);
+            let p = to.add(j as usize * rows as usize + tx as usize);
+            if STREAM && size_of::<T>() == 8 {
+                store_global_streaming(p.cast(), core::mem::transmute_copy(&v));
+            } else {
+                p.write(v);
+            }
         };
         if interior {
             (0..K).for_each(|k| store(row(k)));
@@ -183,7 +198,7 @@ unsafe fn transpose_tile<T: Copy, const K: usize, const ONE: bool>(
 /// Compute: 32.4 load wavefronts per column read for f32, 32 for f64 (16-way per half-warp).
 #[inline(always)]
 unsafe fn transpose_tiled<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
-    unsafe { transpose_tile::<T, LADDER_K, false>(TileLayout::Plain, dst, src, rows, cols, batch) }
+    unsafe { transpose_tile::<T, LADDER_K, false, false>(TileLayout::Plain, dst, src, rows, cols, batch) }
 }
 
 /// Step 3, `transpose_padded`: the same tile with a padded pitch (33 elements for 4- and
@@ -192,7 +207,7 @@ unsafe fn transpose_tiled<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols: 
 /// of a copy), 2893 f64 (+13%, 97.2%); 1.1 load wavefronts per column read.
 #[inline(always)]
 unsafe fn transpose_padded<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
-    unsafe { transpose_tile::<T, LADDER_K, false>(TileLayout::Padded, dst, src, rows, cols, batch) }
+    unsafe { transpose_tile::<T, LADDER_K, false, false>(TileLayout::Padded, dst, src, rows, cols, batch) }
 }
 
 /// Step 4, `transpose_swizzled`: no padding; element `(r, c)` lives at column `c ^ r` of row
@@ -202,7 +217,7 @@ unsafe fn transpose_padded<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols:
 /// limited occupancy, which registers set (six blocks of 256 threads per SM for f32).
 #[inline(always)]
 unsafe fn transpose_swizzled<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
-    unsafe { transpose_tile::<T, LADDER_K, false>(TileLayout::Swizzled, dst, src, rows, cols, batch) }
+    unsafe { transpose_tile::<T, LADDER_K, false, false>(TileLayout::Swizzled, dst, src, rows, cols, batch) }
 }
 
 /// A 16-byte vector, aligned so that shared-memory accesses to it are `STS.128`/`LDS.128`.
@@ -248,16 +263,16 @@ fn each_tile<H: Copy>(
 ///   enforced by the host through shared memory).
 ///
 /// Measured (H100, each against the driver's copy timed in interleaved, back-to-back runs):
-/// 2875–2881 GB/s f32 at 8192², 96.97–97.20% of the copy over nine runs, median 97.03%
-/// (cuBLAS `geam` 2839–2842, 96.0–96.1%); 2914 GB/s (96.9%) at 16384²; 1208–1242 GB/s
-/// (77.3–79.3%) at 1024², where cuBLAS reaches 63–65%. One tile per block instead of the
-/// odometer loop it shared with the ladder (40 registers, six blocks) gained 3 points at
-/// 1024² and 0.3–0.4 at 5792² and 6144²; at 8192² only with the four-block cap (96.8% →
-/// 97.1%; without the loop and uncapped, 96.7%). The cap costs 0.6–2.7 points from 1024² to
-/// 6144² and gains nothing at 11584², hence the threshold. Walking the tiles row by row measured about a
-/// point less, diagonally 3.4 points less; a 16-register software pipeline with a persistent
-/// grid 7% less; a 1-D grid numbered by division 0.2 point less; a Hopper bulk-tensor-copy
-/// (TMA) version in CUDA C++ as fast, not faster (`docs/benchmarks.md`).
+/// 2875–2881 GB/s f32 at 8192², 96.97–97.20% of the copy over fifteen runs, median 97.03–97.06%
+/// (cuBLAS `geam` 2834–2842, 95.8–96.1%); 2914 GB/s (96.9%) at 16384²; 1120–1160 GB/s at 1024²,
+/// where cuBLAS reaches 936–953. One tile per block instead of the odometer loop it shared with
+/// the ladder (40 registers, six blocks) gained 3 points at 1024² and 0.3–0.4 at 5792² and
+/// 6144²; at 8192² only with the four-block cap (96.8% → 97.1%; without the loop and uncapped,
+/// 96.7%). The cap costs 0.6–2.7 points from 1024² to 6144² and gains nothing at 11584², hence
+/// the threshold. Walking the tiles row by row measured about a point less, diagonally 3.4
+/// points less; a 16-register software pipeline with a persistent grid 7% less; a 1-D grid
+/// numbered by division 0.2 point less; a Hopper bulk-tensor-copy (TMA) version in CUDA C++ as
+/// fast, not faster (`docs/benchmarks.md`).
 ///
 /// For the 1-, 2- and 4-byte kernels; `V` is the vector's element count and `N` the vectors
 /// per thread (`tuned::vectors_per_thread`). Needs every row of the input and output to start
@@ -490,21 +505,23 @@ unsafe fn transpose_scalar<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols:
 
 /// `transpose` for small 8-byte matrices (up to `tuned::small::ELEMENTS`) whose rows all start
 /// on a 32-byte sector: the padded 32 × 32 tile of `transpose_padded`, one tile per block, in
-/// blocks of 32 × 4 threads that move 8 elements each. Small blocks of 32 registers let 16
-/// fit an SM: at 1024² f64 every tile is in flight at once, and each SM's share of the matrix
-/// is spread over many small blocks rather than a few large ones. Measured (H100, five runs,
-/// % of the copy): 1024² 78.9–79.5% (`transpose_padded` 75.3–75.9%, the 64 × 32 tile of
+/// blocks of 32 × 4 threads that move 8 elements each. Small blocks of 32 registers let 16 fit
+/// an SM: at 1024² f64 every tile is in flight at once, and each SM's share of the matrix is
+/// spread over many small blocks rather than a few large ones. Measured (H100, five runs, % of
+/// the copy): 1024² 78.9–79.5% (`transpose_padded` 75.3–75.9%, the 64 × 32 tile of
 /// `transpose_u64` 77.7–78.3%, cuBLAS `geam` 76.1–76.7%); 2048² 99.1–99.9% (93.6–93.9%,
 /// 96.1–96.5%, 97.8–98.7%). Where rows start off a sector (2047 × 2049) its 256-byte tile rows
-/// split sectors with the tiles beside them, and it fell to 95.0–95.4% against 100.1–100.7%
-/// for `transpose_u64`, which takes those shapes. Those runs each follow a copy; a run that
-/// follows another of its own finds the L2 full of dirty output, and there this kernel is
-/// level with cuBLAS at 1024² (9.65–9.71 µs against 9.60–9.66) and ahead at 2048² (26.6 µs
-/// against 27.1).
+/// split sectors with the tiles beside them, and it fell to 95.0–95.4% against 100.1–100.7% for
+/// `transpose_u64`, which takes those shapes. Those runs each follow a copy; a run that follows
+/// another of its own finds the L2 full of dirty output, and there this kernel was only level
+/// with cuBLAS at 1024² (9.65–9.71 µs against 9.60–9.66). With every global access hinted
+/// cache-streaming (`STREAM`, `transpose_small_streaming_u64`, taken up to 2^20 elements) it is
+/// 2–6% faster after itself at 512²–1024² and as fast after a copy: at 1024² 9.54–9.57 µs
+/// against cuBLAS's 9.70–9.78, and under criterion 7.99–8.15 against 8.55–8.87.
 #[inline(always)]
-unsafe fn transpose_small<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
+unsafe fn transpose_small<T: Copy, const STREAM: bool>(dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
     const K: usize = tuned::small::PER_THREAD as usize;
-    unsafe { transpose_tile::<T, K, true>(TileLayout::Padded, dst, src, rows, cols, batch) }
+    unsafe { transpose_tile::<T, K, true, STREAM>(TileLayout::Padded, dst, src, rows, cols, batch) }
 }
 
 /// `a` rotated left by `by` places (`a[by]` first), for a `by` known only at run time and `V`
@@ -586,7 +603,24 @@ pub unsafe extern "ptx-kernel" fn transpose_small_u64(
     cols: u64,
     batch: u64,
 ) {
-    unsafe { transpose_small::<u64>(dst, src, rows, cols, batch) }
+    unsafe { transpose_small::<u64, false>(dst, src, rows, cols, batch) }
+}
+
+/// `transpose_small_u64` with every global load and store hinted cache-streaming
+/// (`ld/st.global.cs`, SASS `LDG.E.EF`/`STG.E.EF`), for matrices up to
+/// `tuned::small::STREAMING_UP_TO` elements.
+///
+/// # Safety
+/// As for `transpose_small_u64`.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn transpose_small_streaming_u64(
+    dst: *mut u64,
+    src: *const u64,
+    rows: u64,
+    cols: u64,
+    batch: u64,
+) {
+    unsafe { transpose_small::<u64, true>(dst, src, rows, cols, batch) }
 }
 
 /// Instantiates `transpose_unaligned_<t>`. Only for 4-byte elements: measured on an H100 at

@@ -277,6 +277,12 @@ pub mod tuned {
         /// from 4096² the two are within 0.2 point, and the small kernel's 32 × 32 tiles lose
         /// 12–14 points on shapes whose rows start off a sector.
         pub const ELEMENTS: u64 = 1 << 22;
+        /// Up to this many elements (8 MiB of 8-byte ones) the small kernel loads and stores
+        /// with the cache-streaming hint (`transpose_small_streaming_u64`). Measured (H100,
+        /// f64, µs, each run after a copy / after a run of its own): 1024² 8.93–8.99 /
+        /// 9.54–9.57 against 8.93–8.96 / 9.73–9.79 without the hint (cuBLAS 9.25–9.31 /
+        /// 9.70–9.78); at 512² and 768² the same; from 1024 × 1536 up 2–4% slower after a copy.
+        pub const STREAMING_UP_TO: u64 = 1 << 20;
 
         /// Whether a `[batch, rows, cols]` transpose of 8-byte elements takes the small
         /// kernel: at most [`ELEMENTS`], and every row of input and output starting on a
