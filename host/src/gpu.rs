@@ -186,18 +186,14 @@ impl Gpu {
     /// (registers, threads, and the shared memory the launch is given, its residency cap
     /// included): what the kernels' docs mean by "blocks per SM".
     pub fn resident_blocks(&self, launch: &Launch) -> Result<u32> {
-        let function = self.raised_function(launch)?;
+        let (function, shared_bytes) = self.raised_function(launch)?;
         let threads = launch.block.0 * launch.block.1 * launch.block.2;
-        Ok(function.occupancy_max_active_blocks_per_multiprocessor(
-            threads,
-            launch.shared_bytes_on(&self.info) as usize,
-            None,
-        )?)
+        Ok(function.occupancy_max_active_blocks_per_multiprocessor(threads, shared_bytes as usize, None)?)
     }
 
-    /// `launch`'s kernel, its dynamic shared-memory limit raised where the launch needs more
-    /// than the default 48 KiB.
-    fn raised_function(&self, launch: &Launch) -> Result<&CudaFunction> {
+    /// `launch`'s kernel and the dynamic shared memory it is launched with on this device, the
+    /// kernel's limit raised where that is more than the default 48 KiB.
+    fn raised_function(&self, launch: &Launch) -> Result<(&CudaFunction, u32)> {
         let function = self.function(launch.kernel)?;
         let shared_bytes = launch.shared_bytes_on(&self.info);
         if shared_bytes > DEFAULT_SHARED_LIMIT {
@@ -207,7 +203,7 @@ impl Gpu {
                 shared_bytes as i32,
             )?;
         }
-        Ok(function)
+        Ok((function, shared_bytes))
     }
 
     /// Queues a validated [`Launch`] with the kernel arguments `push` adds.
@@ -220,14 +216,10 @@ impl Gpu {
         plan: Launch,
         push: impl FnOnce(&mut cudarc::driver::LaunchArgs<'a>),
     ) -> Result<()> {
-        let function = self.raised_function(&plan)?;
+        let (function, shared_mem_bytes) = self.raised_function(&plan)?;
         let mut args = self.stream.launch_builder(function);
         push(&mut args);
-        let config = LaunchConfig {
-            grid_dim: plan.grid,
-            block_dim: plan.block,
-            shared_mem_bytes: plan.shared_bytes_on(&self.info),
-        };
+        let config = LaunchConfig { grid_dim: plan.grid, block_dim: plan.block, shared_mem_bytes };
         unsafe { args.launch(config) }?;
         Ok(())
     }

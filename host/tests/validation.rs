@@ -8,6 +8,12 @@ fn plan_t<T: bankwise::Element>(shape: Shape, src: usize, dst: usize) -> bankwis
     transpose::plan::<T>(TransposeKernel::Naive, src, dst, shape)
 }
 
+/// The tuned transpose's launch for `shape`, with buffers of exactly its size.
+fn tuned<T: bankwise::Element>(shape: Shape) -> bankwise::gpu::Launch {
+    let n = shape.elements().unwrap();
+    transpose::plan::<T>(TransposeKernel::Tuned, n, n, shape).unwrap()
+}
+
 #[test]
 fn transpose_rejects_each_zero_dimension_by_name() {
     for (shape, what) in [(Shape::batched(0, 4, 4), "batch"), (Shape::new(0, 4), "rows"), (Shape::new(4, 0), "cols")] {
@@ -143,10 +149,6 @@ fn tuned_transpose_takes_vectors_where_rows_and_columns_allow_and_falls_back_oth
     assert_eq!((plan.kernel, plan.grid, plan.shared_bytes), ("transpose_u64", (128, 256, 1), 64 * 33 * 8));
     let plan = transpose::plan::<u8>(TransposeKernel::Tuned, n, n, aligned).unwrap();
     assert_eq!((plan.kernel, plan.grid, plan.shared_bytes), ("transpose_u8", (64, 64, 1), 16384));
-    fn entry<T: bankwise::Element>(shape: Shape) -> &'static str {
-        let n = shape.elements().unwrap();
-        transpose::plan::<T>(TransposeKernel::Tuned, n, n, shape).unwrap().kernel
-    }
     // 16 / 4 = 4 elements per vector: rows of 8193 floats do not all start 16-byte aligned.
     for (shape, kernel) in [
         (Shape::new(8191, 8193), "transpose_unaligned_u32"),
@@ -155,7 +157,7 @@ fn tuned_transpose_takes_vectors_where_rows_and_columns_allow_and_falls_back_oth
         (Shape::batched(3, 4, 12), "transpose_u32"),
         (Shape::batched(3, 5, 12), "transpose_unaligned_u32"),
     ] {
-        assert_eq!(entry::<i32>(shape), kernel, "{shape}");
+        assert_eq!(tuned::<i32>(shape).kernel, kernel, "{shape}");
     }
     let odd = Shape::new(8191, 8193);
     let n = odd.elements().unwrap();
@@ -179,7 +181,7 @@ fn tuned_transpose_takes_vectors_where_rows_and_columns_allow_and_falls_back_oth
         (Shape::batched(2, 2048, 1024), "transpose_small_u64"),
         (Shape::batched(3, 2048, 1024), "transpose_u64"),
     ] {
-        assert_eq!(entry::<u64>(shape), kernel, "{shape}");
+        assert_eq!(tuned::<u64>(shape).kernel, kernel, "{shape}");
     }
     let small = Shape::new(1000, 4);
     let plan = transpose::plan::<f64>(TransposeKernel::Tuned, 4000, 4000, small).unwrap();
@@ -194,10 +196,6 @@ fn tuned_transpose_takes_vectors_where_rows_and_columns_allow_and_falls_back_oth
 
 #[test]
 fn tuned_transpose_takes_one_tile_per_block_within_the_grid_and_falls_back_past_it() {
-    fn tuned<T: bankwise::Element>(shape: Shape) -> bankwise::gpu::Launch {
-        let n = shape.elements().unwrap();
-        transpose::plan::<T>(TransposeKernel::Tuned, n, n, shape).unwrap()
-    }
     // Batches past the grid's z limit: launches of 65 532 matrices (a multiple of 4, so each
     // launch's first matrix stays 16-byte aligned), one after another.
     assert_eq!(tuned::<f32>(Shape::batched(70_001, 16, 16)).grid, (1, 1, 65_532));
@@ -235,9 +233,7 @@ fn a_residency_cap_becomes_enough_shared_memory_that_no_more_blocks_fit() {
         shared_per_block_max: max,
     };
     let h100 = device(233_472, 1024, 232_448);
-    let shape = Shape::new(8192, 8192);
-    let n = shape.elements().unwrap();
-    let plan = transpose::plan::<f32>(TransposeKernel::Tuned, n, n, shape).unwrap();
+    let plan = tuned::<f32>(Shape::new(8192, 8192));
     let shared = plan.shared_bytes_on(&h100);
     assert_eq!(shared, 57_344);
     assert_eq!(h100.shared_per_sm / (shared + 1024), 4);
@@ -248,7 +244,6 @@ fn a_residency_cap_becomes_enough_shared_memory_that_no_more_blocks_fit() {
     let capped = bankwise::gpu::Launch { resident: Some(1), ..plan };
     assert_eq!(capped.shared_bytes_on(&h100), 232_448);
     // Uncapped launches keep what the kernel uses.
-    let plan =
-        transpose::plan::<f32>(TransposeKernel::Tuned, 4096 * 4096, 4096 * 4096, Shape::new(4096, 4096)).unwrap();
+    let plan = tuned::<f32>(Shape::new(4096, 4096));
     assert_eq!((plan.resident, plan.shared_bytes_on(&h100)), (None, 16_384));
 }
