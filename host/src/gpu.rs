@@ -187,6 +187,8 @@ impl Gpu {
     /// included): what the kernels' docs mean by "blocks per SM".
     pub fn resident_blocks(&self, launch: &Launch) -> Result<u32> {
         let (function, shared_bytes) = self.raised_function(launch)?;
+        // The occupancy calculator, unlike launches, does not make the context current itself.
+        self.ctx.bind_to_thread()?;
         let threads = launch.block.0 * launch.block.1 * launch.block.2;
         Ok(function.occupancy_max_active_blocks_per_multiprocessor(threads, shared_bytes as usize, None)?)
     }
@@ -198,6 +200,8 @@ impl Gpu {
         let shared_bytes = launch.shared_bytes_on(&self.info);
         if shared_bytes > DEFAULT_SHARED_LIMIT {
             // Idempotent and cheap: only launches that ask for more than the default raise it.
+            // Unlike a launch, setting an attribute needs the context current on this thread.
+            self.ctx.bind_to_thread()?;
             function.set_attribute(
                 cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                 shared_bytes as i32,

@@ -79,6 +79,7 @@ fn main() {
     add("copy/f32/past_2^31_bytes".into(), Box::new(|g| check_copy::<f32>(g, (1 << 29) + 3)));
     add("launchers_reject_bad_arguments".into(), Box::new(launchers_reject_bad_arguments));
     add("transpose/residency_is_as_measured".into(), Box::new(transpose_residency_is_as_measured));
+    add("transpose/capped_on_a_fresh_thread".into(), Box::new(transpose_capped_on_a_fresh_thread));
     add("missing_device_is_reported".into(), Box::new(missing_device_is_reported));
     add("timing/spin_wait_holds_the_gpu".into(), Box::new(spin_wait_holds_the_gpu));
     add("timing/measure_times_every_run_in_order".into(), Box::new(measure_times_every_run_in_order));
@@ -284,6 +285,36 @@ fn transpose_residency_is_as_measured(gpu: &Gpu) -> Check {
         }
     }
     Ok(())
+}
+
+/// A capped launch raises its kernel's shared-memory limit, which, unlike a launch, needs the
+/// context current on the calling thread: a thread whose first call is the transpose (or the
+/// occupancy query) must still get it right.
+fn transpose_capped_on_a_fresh_thread(gpu: &Gpu) -> Check {
+    let shape = Shape::new(8192, 8192);
+    let n = shape.elements()?;
+    let plan = bankwise::transpose::plan::<f32>(TransposeKernel::Tuned, n, n, shape)?;
+    if plan.resident.is_none() {
+        return Err("8192² f32 should be capped".into());
+    }
+    let host: Vec<f32> = random(n, seed_of("capped_on_a_fresh_thread", n));
+    let src = gpu.upload(&host)?;
+    let mut dst: DeviceBuffer<f32> = gpu.alloc_zeros(n)?;
+    gpu.fill_bytes(&mut dst, POISON)?;
+    gpu.synchronize()?;
+    // Each on a thread of its own, so neither finds the context made current by the other.
+    let (blocks, transposed) = std::thread::scope(|s| {
+        let blocks = s.spawn(|| gpu.resident_blocks(&plan));
+        let transposed = s.spawn(|| gpu.transpose(&src, &mut dst, shape));
+        (blocks.join(), transposed.join())
+    });
+    let panicked = |_| "a fresh thread panicked";
+    transposed.map_err(panicked)??;
+    let blocks = blocks.map_err(panicked)??;
+    if Some(blocks) != plan.resident {
+        return Err(format!("{blocks} blocks per SM on a fresh thread, capped at {:?}", plan.resident).into());
+    }
+    compare("capped transpose from a fresh thread", &gpu.download(&dst)?, &cpu::transpose(&host, shape)?)
 }
 
 fn launchers_reject_bad_arguments(gpu: &Gpu) -> Check {
