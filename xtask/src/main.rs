@@ -11,7 +11,7 @@ use std::process::Command;
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
 
-/// The nightly that builds the kernels (keep in step with `kernels/rust-toolchain.toml`).
+/// The nightly that builds the kernels (keep in step with `crates/device/rust-toolchain.toml`).
 const TOOLCHAIN: &str = "nightly-2026-05-20";
 /// CUDA 13's ptxas matches the GPU machines' driver (CUDA 13.0); its nvdisasm starts at 13.2 on PyPI.
 const CUDA13_PACKAGES: &[&str] = &["nvidia-cuda-nvcc==13.0.88", "nvidia-cuda-nvdisasm==13.2.51"];
@@ -84,13 +84,17 @@ fn main() -> Result<()> {
             setup(&root)?;
             let counts = test(&root, &[])?;
             cargo(&root, &["fmt", "--all", "--check"])?;
-            cargo(&root, &["fmt", "--manifest-path", "kernels/Cargo.toml", "--check"])?;
+            cargo(&root, &["fmt", "--manifest-path", "crates/device/Cargo.toml", "--all", "--check"])?;
             cargo(&root, &["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"])?;
-            let kernels = root.join("kernels");
-            run(Command::new("cargo")
-                .current_dir(&kernels)
-                .args([&format!("+{TOOLCHAIN}"), "clippy", "--release", "--target", "nvptx64-nvidia-cuda"])
-                .args(["-Zbuild-std=core", "--", "-D", "warnings"]))?;
+            run(Command::new("cargo").current_dir(root.join("crates/device")).args([
+                &format!("+{TOOLCHAIN}"),
+                "clippy",
+                "--workspace",
+                "--release",
+                "--",
+                "-D",
+                "warnings",
+            ]))?;
             // Last, so that the closing line of CI's output counts the tests.
             println!("{counts}");
             Ok(())

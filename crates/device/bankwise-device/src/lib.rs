@@ -1,9 +1,11 @@
-//! The device prelude: our own small `cuda_std`.
+//! What a kernel calls on the device: bankwise's `cuda_std`.
 //!
 //! Thin, always-inlined wrappers over `core::arch::nvptx` and PTX inline assembly. Everything a
 //! kernel needs from the hardware goes through here, so the kernels themselves read like the
 //! CUDA C++ they are compared with.
-#![allow(dead_code)] // Not every kernel uses every primitive.
+#![no_std]
+#![feature(stdarch_nvptx, core_intrinsics, gpu_intrinsics, gpu_launch_sized_workgroup_mem, asm_experimental_arch)]
+#![allow(internal_features)]
 
 use core::arch::asm;
 use core::arch::nvptx;
@@ -166,4 +168,14 @@ pub unsafe fn load_global_streaming(p: *const u64) -> u64 {
 #[inline(always)]
 pub unsafe fn store_global_streaming(p: *mut u64, v: u64) {
     unsafe { asm!("st.global.cs.u64 [{p}], {v};", p = in(reg64) p, v = in(reg64) v, options(nostack, preserves_flags)) }
+}
+
+/// The panic handler: no unwinding on the GPU, so a panic (a failed bounds check, say) traps,
+/// which aborts the launch; the host sees `CUDA_ERROR_ILLEGAL_INSTRUCTION` from the next
+/// synchronising call. Behind the default feature `panic-handler`, so that a kernel crate can
+/// define its own instead.
+#[cfg(all(feature = "panic-handler", target_arch = "nvptx64"))]
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! {
+    unsafe { nvptx::trap() }
 }

@@ -11,7 +11,7 @@
 //! grid's z limit into several launches and gives shapes past its y limit to the swizzled
 //! ladder kernel.
 
-use crate::device::{
+use bankwise_device::{
     block_x, block_y, block_z, dynamic_shared, grid_dim_x, grid_dim_y, grid_dim_z, load_global_streaming,
     load_global_v4, store_global_streaming, store_global_v4, sync_threads, thread_x, thread_y,
 };
@@ -89,7 +89,7 @@ fn for_each_ladder_tile<const ONE: bool>(rows: u64, cols: u64, batch: u64, mut t
 /// make it slow. Measured at 8192²: 495 GB/s f32, 17% of a copy; 882 GB/s f64 (30%), whose
 /// 8-byte stores waste half as much of each 32-byte sector.
 #[inline(always)]
-unsafe fn transpose_naive<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
+pub unsafe fn transpose_naive<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
     let (tx, ty) = (thread_x() as u64, thread_y() as u64);
     for_each_ladder_tile::<false>(rows, cols, batch, |b, r0, c0| {
         let c = c0 + tx;
@@ -120,7 +120,7 @@ unsafe fn transpose_naive<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols: 
 /// cache-streaming hint (`ld/st.global.cs`). The ladder's kernels take `K = 4` (`BLOCK_ROWS` =
 /// 8), loop, and use no hint.
 #[inline(always)]
-unsafe fn transpose_tile<T: Copy, const K: usize, const ONE: bool, const STREAM: bool>(
+pub unsafe fn transpose_tile<T: Copy, const K: usize, const ONE: bool, const STREAM: bool>(
     layout: TileLayout,
     dst: *mut T,
     src: *const T,
@@ -197,7 +197,7 @@ unsafe fn transpose_tile<T: Copy, const K: usize, const ONE: bool, const STREAM:
 /// Measured at 8192²: 1491 GB/s f32 (3× naive, 49.8% of a copy), 2550 f64 (85.5%); Nsight
 /// Compute: 32.4 load wavefronts per column read for f32, 32 for f64 (16-way per half-warp).
 #[inline(always)]
-unsafe fn transpose_tiled<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
+pub unsafe fn transpose_tiled<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
     unsafe { transpose_tile::<T, LADDER_K, false, false>(TileLayout::Plain, dst, src, rows, cols, batch) }
 }
 
@@ -206,7 +206,7 @@ unsafe fn transpose_tiled<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols: 
 /// banks and the column walk is conflict-free. Measured at 8192²: 2609 GB/s f32 (+75%, 87.7%
 /// of a copy), 2893 f64 (+13%, 97.2%); 1.1 load wavefronts per column read.
 #[inline(always)]
-unsafe fn transpose_padded<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
+pub unsafe fn transpose_padded<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
     unsafe { transpose_tile::<T, LADDER_K, false, false>(TileLayout::Padded, dst, src, rows, cols, batch) }
 }
 
@@ -216,7 +216,7 @@ unsafe fn transpose_padded<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols:
 /// as fast as padding, 2587 GB/s f32 and 2894 f64: the 128 bytes it saves per block never
 /// limited occupancy, which registers set (six blocks of 256 threads per SM for f32).
 #[inline(always)]
-unsafe fn transpose_swizzled<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
+pub unsafe fn transpose_swizzled<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
     unsafe { transpose_tile::<T, LADDER_K, false, false>(TileLayout::Swizzled, dst, src, rows, cols, batch) }
 }
 
@@ -278,7 +278,7 @@ fn each_tile<H: Copy>(
 /// per thread (`tuned::vectors_per_thread`). Needs every row of the input and output to start
 /// 16-byte aligned (`tuned::aligned`); other 4-byte shapes take [`transpose_unaligned`].
 #[inline(always)]
-unsafe fn transpose_vectorized<T: Copy, const V: usize, const N: usize>(
+pub unsafe fn transpose_vectorized<T: Copy, const V: usize, const N: usize>(
     dst: *mut T,
     src: *const T,
     rows: u64,
@@ -348,7 +348,7 @@ unsafe fn transpose_vectorized<T: Copy, const V: usize, const N: usize>(
 /// the same within 0.4 point, except 1.1 points less at 4095 × 4097. Its element-wise
 /// staging is conflict-free (`unaligned::turn`).
 #[inline(always)]
-unsafe fn transpose_unaligned<T: Copy, const V: usize, const L: usize, const S: usize>(
+pub unsafe fn transpose_unaligned<T: Copy, const V: usize, const L: usize, const S: usize>(
     dst: *mut T,
     src: *const T,
     rows: u64,
@@ -464,7 +464,7 @@ unsafe fn transpose_unaligned<T: Copy, const V: usize, const L: usize, const S: 
 /// of 68 (five blocks per SM instead of three): 98.5% of the copy at 4096² against 97.7%.
 /// Small matrices whose rows start on a sector take [`transpose_small`] (`tuned::small`).
 #[inline(always)]
-unsafe fn transpose_scalar<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
+pub unsafe fn transpose_scalar<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
     const N: usize = scalar::PER_THREAD as usize;
     let tile = dynamic_shared::<T>();
     let t = thread_x();
@@ -519,7 +519,13 @@ unsafe fn transpose_scalar<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols:
 /// 2–6% faster after itself at 512²–1024² and as fast after a copy: at 1024² 9.54–9.57 µs
 /// against cuBLAS's 9.70–9.78, and under criterion 7.99–8.15 against 8.55–8.87.
 #[inline(always)]
-unsafe fn transpose_small<T: Copy, const STREAM: bool>(dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
+pub unsafe fn transpose_small<T: Copy, const STREAM: bool>(
+    dst: *mut T,
+    src: *const T,
+    rows: u64,
+    cols: u64,
+    batch: u64,
+) {
     const K: usize = tuned::small::PER_THREAD as usize;
     unsafe { transpose_tile::<T, K, true, STREAM>(TileLayout::Padded, dst, src, rows, cols, batch) }
 }
@@ -539,103 +545,3 @@ fn rotate<T: Copy, const V: usize>(mut a: [T; V], by: u32) -> [T; V] {
     }
     a
 }
-
-/// Instantiates a generic transpose for each element width, as `<kernel>_u8` … `<kernel>_u64`.
-macro_rules! per_width {
-    ($generic:ident: $($name:ident => $t:ty),+ $(,)?) => {$(
-        /// # Safety
-        /// `src` and `dst` must be valid, non-overlapping buffers of `batch * rows * cols`
-        /// elements, and the launch must use the grid and block of
-        /// `bankwise_layout::transpose`.
-        #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $name(dst: *mut $t, src: *const $t, rows: u64, cols: u64, batch: u64) {
-            unsafe { $generic::<$t>(dst, src, rows, cols, batch) }
-        }
-    )+};
-}
-
-per_width!(transpose_naive:
-    transpose_naive_u8 => u8, transpose_naive_u16 => u16,
-    transpose_naive_u32 => u32, transpose_naive_u64 => u64);
-
-per_width!(transpose_tiled:
-    transpose_tiled_u8 => u8, transpose_tiled_u16 => u16,
-    transpose_tiled_u32 => u32, transpose_tiled_u64 => u64);
-
-per_width!(transpose_padded:
-    transpose_padded_u8 => u8, transpose_padded_u16 => u16,
-    transpose_padded_u32 => u32, transpose_padded_u64 => u64);
-
-per_width!(transpose_swizzled:
-    transpose_swizzled_u8 => u8, transpose_swizzled_u16 => u16,
-    transpose_swizzled_u32 => u32, transpose_swizzled_u64 => u64);
-
-/// Instantiates the vectorized tuned kernel `transpose_<t>` for a 1-, 2- or 4-byte element
-/// type, with its vector size and vectors per thread.
-macro_rules! tuned {
-    ($($t:ty: $name:ident($v:literal, $n:literal)),+ $(,)?) => {$(
-        /// # Safety
-        /// As for the other transposes, and every row of `src` and `dst` 16-byte aligned.
-        #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $name(dst: *mut $t, src: *const $t, rows: u64, cols: u64, batch: u64) {
-            unsafe { transpose_vectorized::<$t, $v, $n>(dst, src, rows, cols, batch) }
-        }
-    )+};
-}
-
-tuned!(u8: transpose_u8(16, 4), u16: transpose_u16(8, 8), u32: transpose_u32(4, 4));
-
-/// # Safety
-/// As for the other transposes.
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn transpose_u64(dst: *mut u64, src: *const u64, rows: u64, cols: u64, batch: u64) {
-    unsafe { transpose_scalar::<u64>(dst, src, rows, cols, batch) }
-}
-
-/// # Safety
-/// As for the other transposes; the launch takes one block of 32 × `32 / PER_THREAD` threads
-/// per 32 × 32 tile (`bankwise_layout::transpose::tuned::small`).
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn transpose_small_u64(
-    dst: *mut u64,
-    src: *const u64,
-    rows: u64,
-    cols: u64,
-    batch: u64,
-) {
-    unsafe { transpose_small::<u64, false>(dst, src, rows, cols, batch) }
-}
-
-/// `transpose_small_u64` with every global load and store hinted cache-streaming
-/// (`ld/st.global.cs`, SASS `LDG.E.EF`/`STG.E.EF`), for matrices up to
-/// `tuned::small::STREAMING_UP_TO` elements.
-///
-/// # Safety
-/// As for `transpose_small_u64`.
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn transpose_small_streaming_u64(
-    dst: *mut u64,
-    src: *const u64,
-    rows: u64,
-    cols: u64,
-    batch: u64,
-) {
-    unsafe { transpose_small::<u64, true>(dst, src, rows, cols, batch) }
-}
-
-/// Instantiates `transpose_unaligned_<t>`. Only for 4-byte elements: measured on an H100 at
-/// 8191 × 8193, the 8-byte version (2219 GB/s) lost to scalar 8-byte accesses (now
-/// `transpose_u64`), which already fill half a sector each; and for 1- and 2-byte elements
-/// the per-element staging of 16 or 8 elements per vector costs more than it saves.
-macro_rules! unaligned {
-    ($($t:ty: $name:ident($v:literal, $l:literal, $s:literal)),+ $(,)?) => {$(
-        /// # Safety
-        /// As for the other transposes; `src` and `dst` start 16-byte aligned.
-        #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $name(dst: *mut $t, src: *const $t, rows: u64, cols: u64, batch: u64) {
-            unsafe { transpose_unaligned::<$t, $v, $l, $s>(dst, src, rows, cols, batch) }
-        }
-    )+};
-}
-
-unaligned!(u32: transpose_unaligned_u32(4, 5, 5));

@@ -72,7 +72,7 @@
 //!
 //! ## Measuring it: the probes
 //!
-//! [`crate::probe`] checks this model on the GPU. A probe kernel (`probe_load_u8` …
+//! `bankwise::probe` checks this model on the GPU. A probe kernel (`probe_load_u8` …
 //! `probe_store_u128`, SASS `LDS.U8` … `STS.128`) has 16 warps issue one access pattern (32 lane
 //! offsets and an active mask) thousands of times back to back; the shared-memory pipe is then
 //! the bottleneck, so cycles per warp-access ÷ those of a conflict-free 4-byte access (1
@@ -238,6 +238,20 @@ pub enum Op {
     Load,
     /// `STS*`.
     Store,
+}
+
+impl Op {
+    /// Both, in table order.
+    pub const ALL: [Op; 2] = [Op::Load, Op::Store];
+}
+
+impl std::fmt::Display for Op {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Op::Load => "load",
+            Op::Store => "store",
+        })
+    }
 }
 
 /// One warp-wide shared-memory access: which byte address each lane touches (`None` =

@@ -6,15 +6,15 @@
 //! 2.4% of a 180 µs copy and half of a 1024² one). Queued behind this kernel, a batch of runs
 //! starts back to back, and each event pair times only the GPU's work.
 
-use crate::device::global_timer;
+use bankwise_device::global_timer;
 
 /// Busy-waits until `ns` nanoseconds of the GPU's global timer have passed. Launch it with one
 /// thread: the others would only spin beside it.
 ///
 /// # Safety
 /// Safe for any argument: it reads no memory. (`unsafe` only because every kernel entry is.)
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn spin_wait(ns: u64) {
+#[inline(always)]
+pub unsafe fn spin_wait(ns: u64) {
     let start = global_timer();
     while global_timer().wrapping_sub(start) < ns {}
 }

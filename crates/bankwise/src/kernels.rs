@@ -2,7 +2,7 @@
 
 /// bankwise's kernels as one PTX module for `sm_70` and later, built by `host/build.rs` from
 /// the `kernels/` crate with rustc's `nvptx64-nvidia-cuda` backend.
-pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/bankwise_kernels.ptx"));
+pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/bankwise-builtin.ptx"));
 
 /// `copy_bytes`: the bandwidth baseline.
 pub const COPY_BYTES: &str = "copy_bytes";

@@ -35,7 +35,7 @@
 
 use core::arch::asm;
 
-use crate::device::{
+use bankwise_device::{
     block_x, dynamic_shared, grid_dim_x, load_global_v4, shfl_down, sync_threads, sync_warp, thread_x,
 };
 use bankwise_layout::reduce::{
@@ -667,7 +667,3 @@ macro_rules! reduce_ladder {
         };
     };
 }
-
-reduce_ladder!(sum: Sum; f32, f64, i32, u32, i64, u64);
-reduce_ladder!(min: Min; f32, f64, i32, u32, i64, u64);
-reduce_ladder!(max: Max; f32, f64, i32, u32, i64, u64);

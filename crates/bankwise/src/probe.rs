@@ -10,8 +10,6 @@
 //! [`plan`] validates a probe without a GPU; [`Gpu::probe`] runs one and checks that every lane
 //! read (or wrote) exactly its offset, from checksums of a known fill pattern.
 
-use std::fmt;
-
 use cudarc::driver::PushKernelArg;
 
 use crate::banks::{self, Access, Analysis, Geometry, MAX_LANES, Width};
@@ -31,20 +29,6 @@ pub const MAX_ITERATIONS: u32 = 1 << 21;
 pub const DEFAULT_ITERATIONS: u32 = 256;
 
 pub use crate::banks::Op;
-
-impl Op {
-    /// Both, in table order.
-    pub const ALL: [Op; 2] = [Op::Load, Op::Store];
-}
-
-impl fmt::Display for Op {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Op::Load => "load",
-            Op::Store => "store",
-        })
-    }
-}
 
 /// A validated probe: the launch and its arguments.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -21,7 +21,6 @@
 //! is tested against. [`timing`] holds the event-based measurement the benchmarks use, and
 //! [`tools`] the offline checks of the PTX (ptxas, nvdisasm).
 
-pub mod banks;
 pub mod copy;
 pub mod cpu;
 pub mod element;
@@ -34,6 +33,7 @@ pub mod timing;
 pub mod tools;
 pub mod transpose;
 
+pub use bankwise_banks as banks;
 pub use element::{Element, Width};
 pub use error::{Error, Result};
 pub use gpu::{DeviceBuffer, DeviceInfo, Gpu};
@@ -41,6 +41,6 @@ pub use reduce::{Max, Min, ReduceKernel, Sum};
 pub use transpose::{Shape, TransposeKernel};
 
 /// The README's examples, compiled as doc-tests so that they cannot drift from the API.
-#[doc = include_str!("../../README.md")]
+#[doc = include_str!("../../../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;

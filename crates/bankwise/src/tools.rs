@@ -32,7 +32,7 @@ pub const CUDA13_DIR: &str = ".tools/cuda13/nvidia/cu13/bin";
 pub const CUDA12_DIR: &str = ".tools/cuda12/nvidia/cuda_nvcc/bin";
 
 fn workspace() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap_or(Path::new("."))
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
 }
 
 fn search(name: &str, mut dirs: Vec<PathBuf>) -> Option<PathBuf> {

@@ -13,11 +13,11 @@
 
 use core::arch::asm;
 
-use crate::device::{block_dim_x, clock64, dynamic_shared, sync_threads, thread_x};
+use bankwise_device::{block_dim_x, clock64, dynamic_shared, sync_threads, thread_x};
 use bankwise_layout::probe::{UNROLL, VERIFY, fill_word, store_value, store_word};
 
 /// One access width: a predicated shared load (its value folded to 32 bits) and store.
-trait Access {
+pub trait Access {
     const BYTES: u32;
     /// Loads at `addr` if `active != 0`; returns the sum of the 32-bit parts read
     /// (meaningless for an inactive lane, whose registers are left as they were).
@@ -29,7 +29,7 @@ trait Access {
 /// Narrow widths: `ld.u8`/`ld.u16` zero-extend into a 32-bit register; `st` truncates.
 macro_rules! narrow {
     ($name:ident, $bytes:literal, $ld:literal, $st:literal) => {
-        struct $name;
+        pub struct $name;
         impl Access for $name {
             const BYTES: u32 = $bytes;
             #[inline(always)]
@@ -56,7 +56,7 @@ narrow!(B1, 1, "ld.volatile.shared.u8", "st.volatile.shared.u8");
 narrow!(B2, 2, "ld.volatile.shared.u16", "st.volatile.shared.u16");
 narrow!(B4, 4, "ld.volatile.shared.u32", "st.volatile.shared.u32");
 
-struct B8;
+pub struct B8;
 impl Access for B8 {
     const BYTES: u32 = 8;
     #[inline(always)]
@@ -79,7 +79,7 @@ impl Access for B8 {
     }
 }
 
-struct B16;
+pub struct B16;
 impl Access for B16 {
     const BYTES: u32 = 16;
     #[inline(always)]
@@ -145,7 +145,7 @@ fn unrolled(mut f: impl FnMut()) {
 /// The probe. `cycles[warp]`: the warp's clock64 cycles for all its accesses; `sums[thread]`:
 /// the sum of what a load probe read, or what a store probe reads back afterwards.
 #[inline(always)]
-unsafe fn probe<W: Access, const STORE: bool>(
+pub unsafe fn probe<W: Access, const STORE: bool>(
     cycles: *mut u64,
     sums: *mut u32,
     offsets: *const u32,
@@ -194,27 +194,3 @@ unsafe fn probe<W: Access, const STORE: bool>(
         unsafe { cycles.add((tid / 32) as usize).write(end - start) };
     }
 }
-
-/// Instantiates the probe per width and direction as `probe_load_u8` … `probe_store_u128`.
-macro_rules! probes {
-    ($($name:ident => $w:ty, $store:literal);+ $(;)?) => {$(
-        /// # Safety
-        /// `offsets` holds 32 offsets, each aligned to the width and inside the launch's
-        /// `shared_bytes` of dynamic shared memory; `cycles` holds one `u64` per warp and `sums`
-        /// one `u32` per thread (`bankwise::probe::plan` checks all of it).
-        #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $name(
-            cycles: *mut u64, sums: *mut u32, offsets: *const u32,
-            mask: u32, iterations: u32, shared_bytes: u32, flags: u32,
-        ) {
-            unsafe { probe::<$w, $store>(cycles, sums, offsets, mask, iterations, shared_bytes, flags) }
-        }
-    )+};
-}
-
-probes!(
-    probe_load_u8 => B1, false; probe_load_u16 => B2, false; probe_load_u32 => B4, false;
-    probe_load_u64 => B8, false; probe_load_u128 => B16, false;
-    probe_store_u8 => B1, true; probe_store_u16 => B2, true; probe_store_u32 => B4, true;
-    probe_store_u64 => B8, true; probe_store_u128 => B16, true;
-);
