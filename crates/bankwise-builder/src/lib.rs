@@ -46,6 +46,7 @@ pub struct PtxBuilder {
     arch: String,
     release: bool,
     llvm_args: Vec<String>,
+    features: Vec<String>,
     out_dir: Option<PathBuf>,
     rerun: bool,
 }
@@ -192,7 +193,15 @@ impl PtxBuilder {
             Some(dir) if path.is_relative() => PathBuf::from(dir).join(path),
             _ => path.to_path_buf(),
         };
-        PtxBuilder { path, arch: DEFAULT_ARCH.into(), release: true, llvm_args: Vec::new(), out_dir: None, rerun: true }
+        PtxBuilder {
+            path,
+            arch: DEFAULT_ARCH.into(),
+            release: true,
+            llvm_args: Vec::new(),
+            features: Vec::new(),
+            out_dir: None,
+            rerun: true,
+        }
     }
 
     /// The architecture the PTX targets (`sm_70`, `sm_80`, `sm_90`, …): the oldest GPU that
@@ -211,6 +220,12 @@ impl PtxBuilder {
     /// An extra argument for LLVM (`-C llvm-args=…`), such as `-unroll-threshold=1500`.
     pub fn llvm_arg(mut self, arg: impl Into<String>) -> Self {
         self.llvm_args.push(arg.into());
+        self
+    }
+
+    /// Enables a cargo feature of the kernel crate.
+    pub fn feature(mut self, feature: impl Into<String>) -> Self {
+        self.features.push(feature.into());
         self
     }
 
@@ -252,8 +267,11 @@ impl PtxBuilder {
             .args(["rustc", "--lib", "--profile", profile, "--target", TARGET, "-Zbuild-std=core", "--manifest-path"])
             .arg(&manifest_path)
             .arg("--target-dir")
-            .arg(&target_dir)
-            .args(["--", "--emit=asm", "-C", &format!("target-cpu={}", self.arch), "-C", "linker=true"]);
+            .arg(&target_dir);
+        if !self.features.is_empty() {
+            cmd.args(["--features", &self.features.join(",")]);
+        }
+        cmd.args(["--", "--emit=asm", "-C", &format!("target-cpu={}", self.arch), "-C", "linker=true"]);
         for arg in &self.llvm_args {
             cmd.args(["-C", &format!("llvm-args={arg}")]);
         }
@@ -348,10 +366,17 @@ fn check_toolchain(toolchain: &str, file: &Path) -> Result<(), BuildError> {
         Ok(out) if out.status.success() => PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()),
         _ => return Err(BuildError::ToolchainMissing { toolchain: toolchain.into(), file: file.into() }),
     };
-    if !sysroot.join("lib/rustlib/src/rust/library/Cargo.lock").is_file() {
+    if !rust_src_present(&sysroot) {
         return Err(BuildError::RustSrcMissing { toolchain: toolchain.into() });
     }
     Ok(())
+}
+
+/// Whether the toolchain at `sysroot` has the `rust-src` component: the standard library's
+/// sources and lock file, which `-Zbuild-std` reads.
+fn rust_src_present(sysroot: &Path) -> bool {
+    let library = sysroot.join("lib/rustlib/src/rust/library");
+    library.join("Cargo.lock").is_file() && library.join("core/src/lib.rs").is_file()
 }
 
 /// A command for the pinned toolchain's `cargo`/`rustc`, with the outer build's variables
@@ -435,5 +460,33 @@ mod tests {
         assert!(is_cdylib(toml));
         assert!(!is_cdylib("[package]\nname = \"x\"\n"));
         assert!(!is_cdylib("[package]\nname = \"x\"\n[lib]\ncrate-type = [\"rlib\"]\n"));
+    }
+
+    #[test]
+    fn rust_src_is_found_only_where_it_is() {
+        let sysroot = std::env::temp_dir().join(format!("bankwise-builder-sysroot-{}", std::process::id()));
+        let library = sysroot.join("lib/rustlib/src/rust/library");
+        std::fs::create_dir_all(library.join("core/src")).unwrap();
+        assert!(!rust_src_present(&sysroot), "no lock file yet");
+        std::fs::write(library.join("Cargo.lock"), "").unwrap();
+        std::fs::write(library.join("core/src/lib.rs"), "").unwrap();
+        assert!(rust_src_present(&sysroot));
+        std::fs::remove_dir_all(&sysroot).unwrap();
+        let message = BuildError::RustSrcMissing { toolchain: "nightly-2026-05-20".into() }.to_string();
+        assert!(message.contains("rustup component add rust-src --toolchain nightly-2026-05-20"), "{message}");
+        let message = BuildError::NoRustup.to_string();
+        assert!(message.contains("install rustup"), "{message}");
+    }
+
+    #[test]
+    fn the_legacy_toolchain_file_and_the_nearest_file_win() {
+        let dir = std::env::temp_dir().join(format!("bankwise-builder-pin-{}", std::process::id()));
+        let inner = dir.join("kernels");
+        std::fs::create_dir_all(&inner).unwrap();
+        std::fs::write(dir.join("rust-toolchain.toml"), "[toolchain]\nchannel = \"nightly-2026-01-01\"\n").unwrap();
+        assert_eq!(pinned_toolchain(&inner).unwrap().0, "nightly-2026-01-01");
+        std::fs::write(inner.join("rust-toolchain"), "nightly-2026-05-20\n").unwrap();
+        assert_eq!(pinned_toolchain(&inner).unwrap(), ("nightly-2026-05-20".into(), inner.join("rust-toolchain")));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
