@@ -1,15 +1,15 @@
 //! Builds a Rust GPU kernel crate into one PTX module, from a build script: bankwise's
 //! `cuda_builder`.
 //!
+//! In the `build.rs` of the host crate that launches the kernels, for a kernel crate in its
+//! `kernels/` folder (package name `kernels`):
+//!
 //! ```no_run
-//! // build.rs of the host crate that launches the kernels
-//! fn main() {
-//!     let built = bankwise_builder::PtxBuilder::new("kernels").build().unwrap_or_else(|e| e.fail());
-//!     // $OUT_DIR/kernels.ptx and $OUT_DIR/kernels.entries; in the crate:
-//!     // const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels.ptx"));
-//!     # let _ = built;
-//! }
+//! bankwise_builder::PtxBuilder::new("kernels").build().unwrap_or_else(|e| e.fail());
 //! ```
+//!
+//! and in the host crate, `include_str!(concat!(env!("OUT_DIR"), "/kernels.ptx"))` is the PTX
+//! and `kernels.entries` beside it the entries manifest.
 //!
 //! The recipe (rustc's own `nvptx64-nvidia-cuda` target, no LLVM of our own): the kernel
 //! crate is a `cdylib`, compiled with fat LTO into a single codegen unit, `panic = "abort"`,
