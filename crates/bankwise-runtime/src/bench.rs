@@ -10,7 +10,7 @@
 //! let n = 1 << 24;
 //! let (src, mut dst) = (dev.alloc_zeros::<f32>(n)?, dev.alloc_zeros::<f32>(n)?);
 //! // Time the driver's own copy against itself: about 100% of the copy.
-//! let run = bench::versus_copy(&dev, 10, 50, 4 * n, |_| dev.copy(&src, &mut dst))?;
+//! let run = bench::versus_copy(&dev, 10, 50, 4 * n, |_| dev.copy_dtod(&src, &mut dst))?;
 //! println!("{:.1} µs, {:.1}% of the copy", run.kernel.median_ms * 1e3, 100.0 * run.fraction_of_copy(8 * n as u64));
 //! # Ok(()) }
 //! ```
@@ -229,7 +229,7 @@ pub fn versus_copy<E: From<Error>>(
     let sets = rotation(device.info().l2_bytes, 2 * copy_bytes);
     let buffers = || (0..sets).map(|_| device.alloc_zeros::<u8>(copy_bytes)).collect::<Result<Vec<DeviceBuffer<u8>>>>();
     let (srcs, mut dsts) = (buffers()?, buffers()?);
-    let copy = |i: usize| -> Result<(), E> { Ok(device.copy(&srcs[i % sets], &mut dsts[i % sets])?) };
+    let copy = |i: usize| -> Result<(), E> { Ok(device.copy_dtod(&srcs[i % sets], &mut dsts[i % sets])?) };
     let (kernel, copy) = measure_pair(device, warmup, runs, f, Some(copy))?;
     let copy = copy.expect("measure_pair times g when given");
     Ok(VersusCopy { kernel, copy, copy_bytes: copy_bytes as u64 })

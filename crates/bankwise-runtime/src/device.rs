@@ -232,8 +232,8 @@ impl Device {
 
     /// Copies `src` into `dst` with the driver (`cuMemcpyDtoDAsync`): the bandwidth reference
     /// of [`crate::bench::versus_copy`].
-    pub fn copy<T: DeviceRepr>(&self, src: &DeviceBuffer<T>, dst: &mut DeviceBuffer<T>) -> Result<()> {
-        self.stream().copy(src, dst)
+    pub fn copy_dtod<T: DeviceRepr>(&self, src: &DeviceBuffer<T>, dst: &mut DeviceBuffer<T>) -> Result<()> {
+        self.stream().copy_dtod(src, dst)
     }
 
     /// Holds the device's stream for `duration` with a one-thread kernel that spins on
@@ -342,7 +342,7 @@ impl Stream {
     }
 
     /// Copies `src` into `dst` (same length) with the driver's `cuMemcpyDtoDAsync`.
-    pub fn copy<T: DeviceRepr>(&self, src: &DeviceBuffer<T>, dst: &mut DeviceBuffer<T>) -> Result<()> {
+    pub fn copy_dtod<T: DeviceRepr>(&self, src: &DeviceBuffer<T>, dst: &mut DeviceBuffer<T>) -> Result<()> {
         if src.len() != dst.len() {
             return Err(Error::CopyLengthMismatch { src: src.len(), dst: dst.len() });
         }

@@ -302,7 +302,7 @@ fn measure_pair_times_every_run_in_order(dev: &Device) -> Check {
         },
         Some(|i| {
             calls.borrow_mut().push(('g', i));
-            dev.copy(&src, &mut dst.borrow_mut())
+            dev.copy_dtod(&src, &mut dst.borrow_mut())
         }),
     )?;
     let g = g.ok_or("no statistics for g")?;
