@@ -4,7 +4,7 @@
 //! open a [`Device`], load a [`Module`] from PTX, cubin or fatbin, look up a [`Kernel`] by
 //! name, launch it with arguments checked against the module's entries and a
 //! [`LaunchConfig`] checked against the device's limits, [`verify`] the output, and time it
-//! with the [`bench`] harness beside the driver's own copy.
+//! with the [`bench`](mod@bench) harness beside the driver's own copy.
 //!
 //! ```no_run
 //! use bankwise_runtime::{Device, LaunchConfig, ModuleImage, bench, verify};
