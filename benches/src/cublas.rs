@@ -3,7 +3,6 @@
 use anyhow::{Result, bail};
 use bankwise::{DeviceBuffer, Gpu, Shape};
 use cudarc::cublas::{CudaBlas, sys};
-use cudarc::driver::{DevicePtr, DevicePtrMut};
 
 /// A cuBLAS handle on the GPU's stream; `None` where libcublas cannot be loaded.
 pub fn open(gpu: &Gpu) -> Option<CudaBlas> {
@@ -11,7 +10,7 @@ pub fn open(gpu: &Gpu) -> Option<CudaBlas> {
         eprintln!("cuBLAS not found (libcublas): the geam baseline is skipped");
         return None;
     }
-    CudaBlas::new(gpu.stream().clone()).map_err(|e| eprintln!("cuBLAS handle failed: {e}")).ok()
+    CudaBlas::new(gpu.stream().as_cuda().clone()).map_err(|e| eprintln!("cuBLAS handle failed: {e}")).ok()
 }
 
 /// Element types cuBLAS transposes with `geam`.
@@ -31,7 +30,7 @@ macro_rules! geam {
         impl Geam for $t {
             fn geam(
                 blas: &CudaBlas,
-                gpu: &Gpu,
+                _gpu: &Gpu,
                 src: &DeviceBuffer<$t>,
                 dst: &mut DeviceBuffer<$t>,
                 shape: Shape,
@@ -44,8 +43,7 @@ macro_rules! geam {
                 // beta = 0, which cuBLAS allows.
                 let (m, n) = (shape.rows as i64, shape.cols as i64);
                 let (one, zero): ($t, $t) = (1.0, 0.0);
-                let (a, _ra) = src.as_cuda_slice().device_ptr(gpu.stream());
-                let (c, _rc) = dst.as_cuda_slice_mut().device_ptr_mut(gpu.stream());
+                let (a, c) = (src.device_ptr(), dst.device_ptr());
                 let status = unsafe {
                     sys::$f(
                         *blas.handle(),

@@ -1,6 +1,6 @@
 //! `bankwise bench`: times every kernel on the GPU and prints a table.
 //!
-//! Method (`bankwise::timing::measure_pair`): inputs are random (never zeros), the timed runs
+//! Method (`bankwise::timing::{measure, versus_copy}`, the runtime's harness): inputs are random (never zeros), the timed runs
 //! are queued back to back behind a `spin_wait` and each is timed from the end of the one before,
 //! the first runs are discarded as warm-up, the median of the rest is reported, and small
 //! problems rotate among enough buffer sets that no run finds its data in L2. Bandwidth counts
@@ -13,7 +13,7 @@ use std::io::Write;
 
 use anyhow::{Context, Result};
 use bankwise::reduce::{Operation, Reducible};
-use bankwise::timing::{Stats, measure, measure_pair, rotation};
+use bankwise::timing::{Stats, VersusCopy, measure, rotation, versus_copy};
 use bankwise::{DeviceBuffer, Element, Gpu, Max, Min, ReduceKernel, Shape, Sum, TransposeKernel};
 
 use bankwise_benches::cublas::{self, Geam};
@@ -191,19 +191,12 @@ impl Bench<'_> {
         let bytes = n * size_of::<T>();
         let sets = rotation(self.gpu.info().l2_bytes, 2 * bytes);
         let host = random::<T>(n);
-        // The copy rotates over buffer sets of its own: reading the source the kernel had just
-        // read, it found that source in L2 wherever a set fits there, and ran up to 30% faster.
-        let sources = || (0..sets).map(|_| self.gpu.upload(&host)).collect::<bankwise::Result<Vec<_>>>();
-        let outputs = || (0..sets).map(|_| self.gpu.alloc_zeros::<T>(n)).collect::<bankwise::Result<Vec<_>>>();
-        let (srcs, mut dsts, copy_srcs, mut copy_dsts) = (sources()?, outputs()?, sources()?, outputs()?);
+        let srcs = (0..sets).map(|_| self.gpu.upload(&host)).collect::<bankwise::Result<Vec<_>>>()?;
+        let mut dsts = (0..sets).map(|_| self.gpu.alloc_zeros::<T>(n)).collect::<bankwise::Result<Vec<_>>>()?;
         let (warmup, runs) = if self.args.quick { (2, 5) } else { (self.args.warmup, self.args.runs) };
-        let (stats, copy) = measure_pair(
-            self.gpu,
-            warmup,
-            runs,
-            |i| op(self.gpu, &srcs[i % sets], &mut dsts[i % sets]),
-            Some(|i| Ok(self.gpu.copy_driver(&copy_srcs[i % sets], &mut copy_dsts[i % sets])?)),
-        )?;
+        // The driver's copy of the same bytes, interleaved, on rotated buffer sets of its own.
+        let VersusCopy { kernel: stats, copy, .. } =
+            versus_copy(self.gpu, warmup, runs, bytes, |i| op(self.gpu, &srcs[i % sets], &mut dsts[i % sets]))?;
         let bytes = 2 * bytes as u64;
         self.rows.push(Row {
             kernel: kernel.to_string(),
@@ -211,7 +204,7 @@ impl Bench<'_> {
             shape: shape.to_string(),
             bytes,
             stats,
-            copy: copy.expect("a copy was timed"),
+            copy,
             copy_bytes: bytes,
         });
         self.progress.inc(1);

@@ -1,8 +1,6 @@
 //! Device-to-device copy through bankwise's own kernel: the baseline every bandwidth figure
 //! is compared with.
 
-use cudarc::driver::PushKernelArg;
-
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::gpu::{DeviceBuffer, Gpu, Launch};
@@ -48,17 +46,13 @@ impl Gpu {
         let bytes = src.bytes() as u64;
         // Safety: both buffers hold `bytes` bytes and are distinct allocations (the borrow
         // checker forbids src == dst); cudarc allocations are 256-byte aligned.
-        unsafe {
-            self.launch(launch, |b| {
-                b.arg(&mut dst.slice).arg(&src.slice).arg(&bytes);
-            })
-        }
+        unsafe { self.launch(launch, (dst, src, bytes)) }
     }
 
     /// Copies with the driver's `cuMemcpyDtoDAsync`: the vendor reference for [`Gpu::copy`].
     pub fn copy_driver<T: Element>(&self, src: &DeviceBuffer<T>, dst: &mut DeviceBuffer<T>) -> Result<()> {
         if plan::<T>(src.len(), dst.len(), 1)?.is_some() {
-            self.stream().memcpy_dtod(&src.slice, &mut dst.slice)?;
+            self.device().copy_dtod(src, dst)?;
         }
         Ok(())
     }

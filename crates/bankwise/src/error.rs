@@ -3,7 +3,9 @@
 use cudarc::driver::DriverError;
 
 /// Everything that can go wrong between a call and its result. Every launcher validates its
-/// arguments before touching the GPU, so a bad shape is reported, never launched.
+/// arguments before touching the GPU, so a bad shape is reported, never launched. Errors of
+/// the runtime underneath ([`bankwise_runtime::Error`]) arrive as [`Error::Runtime`], except
+/// that a missing driver, a missing device and a failed driver call keep their own variants.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
@@ -21,9 +23,10 @@ pub enum Error {
     /// A CUDA driver call failed.
     #[error("CUDA driver call failed: {0}")]
     Driver(#[from] DriverError),
-    /// The embedded PTX module does not define a kernel the host expects.
-    #[error("the PTX module has no kernel `{0}` (was it built from another version of kernels/?)")]
-    MissingKernel(&'static str),
+    /// The runtime rejected a call (a kernel missing from the module, a launch past the
+    /// device's limits, a host slice of the wrong length, …): see its message.
+    #[error(transparent)]
+    Runtime(bankwise_runtime::Error),
     /// A dimension is zero.
     #[error("{what} is 0; every dimension must be at least 1")]
     ZeroDimension {
@@ -47,14 +50,6 @@ pub enum Error {
         expected: usize,
         /// Elements the buffer holds.
         actual: usize,
-    },
-    /// A host slice's length does not match the device buffer it is copied to or from.
-    #[error("host slice holds {host} elements but the device buffer holds {device}")]
-    HostLengthMismatch {
-        /// Elements on the host.
-        host: usize,
-        /// Elements on the device.
-        device: usize,
     },
     /// A bank-conflict probe's mask selects no lane.
     #[error("probe mask selects no active lane; at least one of the 32 lanes must access")]
@@ -134,6 +129,17 @@ pub enum Error {
     /// operation needs `reduce_ladder!` in `kernels/` (see `bankwise::reduce`).
     #[error("the PTX module has no reduction kernel `{0}` (instantiate it with reduce_ladder! in kernels/)")]
     MissingReduction(String),
+}
+
+impl From<bankwise_runtime::Error> for Error {
+    fn from(e: bankwise_runtime::Error) -> Self {
+        match e {
+            bankwise_runtime::Error::NoDriver(why) => Error::NoDriver(why),
+            bankwise_runtime::Error::NoDevice { ordinal, count } => Error::NoDevice { ordinal, count },
+            bankwise_runtime::Error::Driver(e) => Error::Driver(e),
+            other => Error::Runtime(other),
+        }
+    }
 }
 
 /// `Result` with the library's [`Error`].

@@ -16,10 +16,20 @@
 //! # Ok(()) }
 //! ```
 //!
-//! Layers, as in cudarc: [`kernels`] (the raw PTX and entry names) → [`Gpu`] launchers that
-//! validate every argument and return [`Result`] → CPU references in [`cpu`] that every kernel
-//! is tested against. [`timing`] holds the event-based measurement the benchmarks use, and
-//! [`tools`] the offline checks of the PTX (ptxas, nvdisasm).
+//! Layers:
+//! - [`kernels`]: the raw PTX module and its entry names, built from Rust by
+//!   `bankwise-builder` at build time.
+//! - [`runtime`] (the `bankwise-runtime` crate): the generic CUDA layer on cudarc — a
+//!   [`runtime::Device`], modules from PTX/cubin/fatbin, kernels looked up by name with their
+//!   arguments checked against the module's manifest, launch configurations checked against the
+//!   device's limits, [`DeviceBuffer`]s, streams, events, [`runtime::verify`] and the benchmark
+//!   harness ([`timing`] re-exports it). Use it directly to launch your own kernels.
+//! - [`Gpu`]: a runtime device with bankwise's module loaded (it dereferences to the
+//!   [`runtime::Device`]), and bankwise's launchers — [`Gpu::transpose`], [`Gpu::reduce`],
+//!   [`Gpu::copy`], [`Gpu::probe`] — each validating its arguments with a pure `plan` function
+//!   (testable without a GPU) before launching through the runtime.
+//! - [`cpu`]: the references every kernel is tested against; [`tools`]: offline checks of the
+//!   PTX (ptxas, nvdisasm).
 
 pub mod copy;
 pub mod cpu;
@@ -34,6 +44,7 @@ pub mod tools;
 pub mod transpose;
 
 pub use bankwise_banks as banks;
+pub use bankwise_runtime as runtime;
 pub use element::{Element, Width};
 pub use error::{Error, Result};
 pub use gpu::{DeviceBuffer, DeviceInfo, Gpu};

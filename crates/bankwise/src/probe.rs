@@ -10,8 +10,6 @@
 //! [`plan`] validates a probe without a GPU; [`Gpu::probe`] runs one and checks that every lane
 //! read (or wrote) exactly its offset, from checksums of a known fill pattern.
 
-use cudarc::driver::PushKernelArg;
-
 use crate::banks::{self, Access, Analysis, Geometry, MAX_LANES, Width};
 use crate::error::{Error, Result};
 use crate::gpu::{Gpu, Launch};
@@ -181,12 +179,7 @@ impl Gpu {
         let (mask, iterations, shared) = (plan.mask, plan.iterations, plan.launch.shared_bytes);
         // Safety: `plan` checked that every active offset is aligned and inside `shared` bytes
         // of dynamic shared memory; the buffers hold one u64 per warp and one u32 per thread.
-        unsafe {
-            self.launch(plan.launch, |b| {
-                b.arg(&mut cycles.slice).arg(&mut sums.slice).arg(&offsets.slice);
-                b.arg(&mask).arg(&iterations).arg(&shared).arg(&flags);
-            })?;
-        }
+        unsafe { self.launch(plan.launch, (&mut cycles, &mut sums, &offsets, mask, iterations, shared, flags))? };
         Ok((self.download(&cycles)?, self.download(&sums)?))
     }
 }

@@ -26,12 +26,9 @@
 use std::ops::{Bound, Range, RangeBounds};
 use std::sync::OnceLock;
 
-use cudarc::driver::PushKernelArg;
-
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::gpu::{DeviceBuffer, Gpu, Launch};
-use crate::kernels;
 use bankwise_layout::reduce::{THREADS, split, tree_blocks, tuned};
 
 mod sealed {
@@ -275,7 +272,7 @@ pub fn resolve_range(bounds: impl RangeBounds<usize>, len: usize) -> Result<Rang
 pub fn entry<T: Reducible, O: Operation<T>>(kernel: ReduceKernel) -> Result<&'static str> {
     static ENTRIES: OnceLock<std::collections::HashSet<&'static str>> = OnceLock::new();
     let name = format!("{}_{}_{}", kernel.name(), O::NAME, T::NAME);
-    let all = ENTRIES.get_or_init(|| kernels::entries(kernels::PTX).into_iter().collect());
+    let all = ENTRIES.get_or_init(|| crate::gpu::module_entries().iter().map(|e| &*e.name).collect());
     all.get(name.as_str()).copied().ok_or(Error::MissingReduction(name))
 }
 
@@ -447,9 +444,9 @@ impl Gpu {
             return Err(Error::ScratchTooSmall { needed: need_a + need_b, actual: scratch.a.len() + scratch.b.len() });
         }
         if plan.write_identity {
-            self.stream().memcpy_htod(&[O::identity()], &mut out.slice.slice_mut(0..1))?;
+            self.stream().upload_into_slice(&[O::identity()], &mut out.slice_mut(0..1)?)?;
         }
-        let source = src.slice.slice(plan.range.clone());
+        let source = src.slice(plan.range.clone())?;
         for pass in &plan.passes {
             let n = pass.len;
             let ReduceScratch { a, b, counter } = scratch;
@@ -458,27 +455,15 @@ impl Gpu {
             // the kernel expects; A and B are distinct buffers, so no pass reads what it writes.
             unsafe {
                 match (pass.input, pass.output) {
-                    (Slot::Source, Slot::Out) if plan.counter => self.launch(pass.launch, |l| {
-                        l.arg(&mut out.slice).arg(&mut a.slice).arg(&mut counter.slice).arg(&source).arg(&n);
-                    })?,
-                    (Slot::Source, Slot::Out) => self.launch(pass.launch, |l| {
-                        l.arg(&mut out.slice).arg(&source).arg(&n);
-                    })?,
-                    (Slot::Source, Slot::A) => self.launch(pass.launch, |l| {
-                        l.arg(&mut a.slice).arg(&source).arg(&n);
-                    })?,
-                    (Slot::A, Slot::B) => self.launch(pass.launch, |l| {
-                        l.arg(&mut b.slice).arg(&a.slice).arg(&n);
-                    })?,
-                    (Slot::B, Slot::A) => self.launch(pass.launch, |l| {
-                        l.arg(&mut a.slice).arg(&b.slice).arg(&n);
-                    })?,
-                    (Slot::A, Slot::Out) => self.launch(pass.launch, |l| {
-                        l.arg(&mut out.slice).arg(&a.slice).arg(&n);
-                    })?,
-                    (Slot::B, Slot::Out) => self.launch(pass.launch, |l| {
-                        l.arg(&mut out.slice).arg(&b.slice).arg(&n);
-                    })?,
+                    (Slot::Source, Slot::Out) if plan.counter => {
+                        self.launch(pass.launch, (&mut *out, &mut *a, &mut *counter, source, n))?
+                    }
+                    (Slot::Source, Slot::Out) => self.launch(pass.launch, (&mut *out, source, n))?,
+                    (Slot::Source, Slot::A) => self.launch(pass.launch, (&mut *a, source, n))?,
+                    (Slot::A, Slot::B) => self.launch(pass.launch, (&mut *b, &*a, n))?,
+                    (Slot::B, Slot::A) => self.launch(pass.launch, (&mut *a, &*b, n))?,
+                    (Slot::A, Slot::Out) => self.launch(pass.launch, (&mut *out, &*a, n))?,
+                    (Slot::B, Slot::Out) => self.launch(pass.launch, (&mut *out, &*b, n))?,
                     other => unreachable!("reduce plan never routes {other:?}"),
                 }
             }

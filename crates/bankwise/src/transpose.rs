@@ -2,8 +2,6 @@
 
 use std::fmt;
 
-use cudarc::driver::PushKernelArg;
-
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::gpu::{DeviceBuffer, Gpu, Launch};
@@ -233,16 +231,12 @@ impl Gpu {
         for first in (0..shape.batch).step_by(per_launch) {
             let count = per_launch.min(shape.batch - first);
             let span = first * matrix..(first + count) * matrix;
-            let (from, mut to) = (src.slice.slice(span.clone()), dst.slice.slice_mut(span));
+            let (from, to) = (src.slice(span.clone())?, dst.slice_mut(span)?);
             let count = count as u64;
             // Safety: `plan` checked that both buffers hold exactly batch·rows·cols elements,
             // so each launch's `count` matrices lie inside them; the kernels bound-check every
             // element of every tile they take.
-            unsafe {
-                self.launch(launch, |b| {
-                    b.arg(&mut to).arg(&from).arg(&rows).arg(&cols).arg(&count);
-                })?;
-            }
+            unsafe { self.launch(launch, (to, from, rows, cols, count))? };
         }
         Ok(())
     }

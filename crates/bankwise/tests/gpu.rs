@@ -81,6 +81,7 @@ fn main() {
     add("transpose/residency_is_as_measured".into(), Box::new(transpose_residency_is_as_measured));
     add("transpose/capped_on_a_fresh_thread".into(), Box::new(transpose_capped_on_a_fresh_thread));
     add("missing_device_is_reported".into(), Box::new(missing_device_is_reported));
+    add("runtime/a_bankwise_kernel_launched_through_the_runtime".into(), Box::new(runtime_launch_of_copy_bytes));
     add("timing/spin_wait_holds_the_gpu".into(), Box::new(spin_wait_holds_the_gpu));
     add("timing/measure_times_every_run_in_order".into(), Box::new(measure_times_every_run_in_order));
     probe_trials(&mut add);
@@ -347,6 +348,37 @@ fn missing_device_is_reported(_: &Gpu) -> Check {
     match Gpu::with_ordinal(4096) {
         Err(Error::NoDevice { ordinal: 4096, count }) if count >= 1 => Ok(()),
         other => Err(format!("expected NoDevice, got {other:?}").into()),
+    }
+}
+
+/// bankwise's module through the runtime's public API: look a kernel up, launch it with a
+/// checked tuple of arguments, verify; a misspelt name and a wrong argument are typed errors.
+fn runtime_launch_of_copy_bytes(gpu: &Gpu) -> Check {
+    use bankwise::runtime::{LaunchConfig, verify};
+    let n = 100_003;
+    let host: Vec<u32> = random(n, 11);
+    let src = gpu.upload(&host)?;
+    let mut dst = gpu.alloc_zeros::<u32>(n)?;
+    gpu.fill_bytes(&mut dst, POISON)?;
+    let copy = gpu.kernel("copy_bytes")?;
+    // copy_bytes moves 16 bytes per thread with a grid-stride loop: any grid covers it.
+    let config = LaunchConfig::linear(64, 256);
+    let bytes = (n * 4) as u64;
+    unsafe {
+        let wrong = copy.launch(gpu.stream(), config, (&mut dst, &src, bytes as u32));
+        if !matches!(wrong, Err(bankwise::runtime::Error::ArgumentMismatch { index: 2, .. })) {
+            return Err(format!("a u32 byte count was not rejected: {wrong:?}").into());
+        }
+        copy.launch(gpu.stream(), config, (&mut dst, &src, bytes))?;
+    }
+    verify::exact(&gpu.download(&dst)?, &host)?.check()?;
+    match gpu.kernel("copy_byte") {
+        Err(Error::Runtime(bankwise::runtime::Error::MissingKernel { near, .. }))
+            if near.contains(&"copy_bytes".into()) =>
+        {
+            Ok(())
+        }
+        other => Err(format!("expected MissingKernel near copy_bytes, got {other:?}").into()),
     }
 }
 

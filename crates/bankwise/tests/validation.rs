@@ -223,14 +223,10 @@ fn tuned_transpose_takes_one_tile_per_block_within_the_grid_and_falls_back_past_
 #[test]
 fn a_residency_cap_becomes_enough_shared_memory_that_no_more_blocks_fit() {
     let device = |per_sm, reserved, max| bankwise::gpu::DeviceInfo {
-        name: "test".into(),
-        compute_capability: (9, 0),
-        multiprocessors: 132,
-        l2_bytes: 50 << 20,
-        memory_bytes: 80 << 30,
         shared_per_sm: per_sm,
         shared_reserved_per_block: reserved,
         shared_per_block_max: max,
+        ..bankwise::DeviceInfo::example_sm90()
     };
     let h100 = device(233_472, 1024, 232_448);
     let plan = tuned::<f32>(Shape::new(8192, 8192));
@@ -246,4 +242,42 @@ fn a_residency_cap_becomes_enough_shared_memory_that_no_more_blocks_fit() {
     // Uncapped launches keep what the kernel uses.
     let plan = tuned::<f32>(Shape::new(4096, 4096));
     assert_eq!((plan.resident, plan.shared_bytes_on(&h100)), (None, 16_384));
+}
+
+/// The launchers' argument tuples, by entry: each must be what the entry's manifest says the
+/// kernel takes, or the runtime rejects the launch (`ArgumentCount` / `ArgumentMismatch`).
+#[test]
+fn launchers_pass_what_each_entry_takes() {
+    use bankwise::runtime::ArgKind::{self, Ptr};
+    use bankwise::runtime::module::check_args;
+    let (s4, s8) = (ArgKind::Scalar { bytes: 4 }, ArgKind::Scalar { bytes: 8 });
+    let entries = bankwise::gpu::module_entries();
+    let tuned_reduction = |name: &str| {
+        ["sum", "min", "max"]
+            .iter()
+            .any(|op| name.strip_prefix("reduce_").is_some_and(|r| r.starts_with(&format!("{op}_"))))
+    };
+    for &name in kernels::ALL.iter().filter(|&&n| n != kernels::SPIN_WAIT) {
+        let passed: &[ArgKind] = match name {
+            "copy_bytes" => &[Ptr, Ptr, s8],
+            n if n.starts_with("transpose") => &[Ptr, Ptr, s8, s8, s8],
+            n if n.starts_with("probe_") => &[Ptr, Ptr, Ptr, s4, s4, s4, s4],
+            n if tuned_reduction(n) => &[Ptr, Ptr, Ptr, Ptr, s8],
+            n if n.starts_with("reduce_") => &[Ptr, Ptr, s8],
+            n => panic!("no launcher for {n}"),
+        };
+        check_args(entries.get(name).unwrap(), passed).unwrap_or_else(|e| panic!("{e}"));
+    }
+}
+
+#[test]
+fn a_missing_kernel_is_named_with_its_neighbours() {
+    let err = bankwise::Error::from(bankwise::gpu::module_entries().get("transpose_u33").unwrap_err());
+    match &err {
+        bankwise::Error::Runtime(bankwise::runtime::Error::MissingKernel { near, .. }) => {
+            assert!(near.iter().any(|n| n == "transpose_u32"), "{near:?}")
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(err.to_string().starts_with("the module has no kernel `transpose_u33`; similar entries"), "{err}");
 }

@@ -1,0 +1,379 @@
+//! Devices, streams and events: the context a launch runs in and the queues it is put on.
+
+use std::sync::{Arc, OnceLock};
+
+use cudarc::driver::sys::{CUdevice_attribute as Attr, CUevent_flags};
+use cudarc::driver::{CudaContext, CudaEvent, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, ValidAsZeroBits};
+
+use crate::error::{Error, Result};
+use crate::launch::DEFAULT_SHARED_PER_BLOCK;
+use crate::memory::{DeviceBuffer, DeviceSliceMut};
+use crate::module::{Kernel, Module, ModuleImage};
+
+/// The limits launches are checked against and the facts benchmarks depend on
+/// (CUDA C++: `cudaDeviceProp`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceInfo {
+    /// The device's name, as the driver reports it.
+    pub name: String,
+    /// Compute capability `(major, minor)`.
+    pub compute_capability: (i32, i32),
+    /// Streaming multiprocessors.
+    pub multiprocessors: u32,
+    /// L2 cache size in bytes: benchmarks rotate buffers so inputs never sit in it.
+    pub l2_bytes: usize,
+    /// Global memory in bytes.
+    pub memory_bytes: usize,
+    /// Most threads in one block.
+    pub max_threads_per_block: u32,
+    /// Most threads along each block axis (x, y, z).
+    pub max_block_dim: (u32, u32, u32),
+    /// Most blocks along each grid axis (x, y, z): 2^31 − 1, 65 535, 65 535 since Kepler.
+    pub max_grid_dim: (u32, u32, u32),
+    /// Dynamic shared memory a block gets without opting in: 48 KiB.
+    pub shared_per_block: u32,
+    /// The most shared memory one block can be given once its kernel opts in, in bytes
+    /// (`cudaDevAttrMaxSharedMemoryPerBlockOptin`).
+    pub shared_per_block_max: u32,
+    /// Shared memory per SM in bytes.
+    pub shared_per_sm: u32,
+    /// Shared memory the driver reserves per resident block, in bytes (1 KiB from sm_80).
+    pub shared_reserved_per_block: u32,
+}
+
+impl DeviceInfo {
+    /// The limits of an H100 SXM (sm_90, 132 SMs): for CPU tests of launch checks and plans.
+    pub fn example_sm90() -> Self {
+        DeviceInfo {
+            name: "NVIDIA H100 80GB HBM3 (example)".into(),
+            compute_capability: (9, 0),
+            multiprocessors: 132,
+            l2_bytes: 50 << 20,
+            memory_bytes: 80 << 30,
+            max_threads_per_block: 1024,
+            max_block_dim: (1024, 1024, 64),
+            max_grid_dim: (i32::MAX as u32, 65_535, 65_535),
+            shared_per_block: DEFAULT_SHARED_PER_BLOCK,
+            shared_per_block_max: 232_448,
+            shared_per_sm: 233_472,
+            shared_reserved_per_block: 1024,
+        }
+    }
+
+    fn query(ctx: &CudaContext) -> Result<Self> {
+        let attr = |a| -> Result<u32> { Ok(ctx.attribute(a)?.max(0) as u32) };
+        Ok(DeviceInfo {
+            name: ctx.name()?,
+            compute_capability: ctx.compute_capability()?,
+            multiprocessors: attr(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
+            l2_bytes: attr(Attr::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)? as usize,
+            memory_bytes: ctx.total_mem()?,
+            max_threads_per_block: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+            max_block_dim: (
+                attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X)?,
+                attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y)?,
+                attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z)?,
+            ),
+            max_grid_dim: (
+                attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)?,
+                attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)?,
+                attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)?,
+            ),
+            shared_per_block: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)?,
+            shared_per_block_max: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?,
+            shared_per_sm: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR)?,
+            shared_reserved_per_block: attr(Attr::CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK)?,
+        })
+    }
+}
+
+/// Fails with [`Error::NoDriver`] where `libcuda` cannot be loaded. cudarc would panic on the
+/// first driver call instead, so [`Device::new`] checks this first.
+pub fn driver_present() -> Result<()> {
+    if unsafe { cudarc::driver::sys::is_culib_present() } {
+        Ok(())
+    } else {
+        let names = cudarc::get_lib_name_candidates("cuda");
+        Err(Error::NoDriver(format!("tried {}", names.join(", "))))
+    }
+}
+
+/// How many CUDA devices the driver sees (0 where there is no driver or no device).
+pub fn device_count() -> Result<usize> {
+    if driver_present().is_err() {
+        return Ok(0);
+    }
+    match CudaContext::device_count() {
+        Ok(n) => Ok(n.max(0) as usize),
+        Err(e) if e.0 == cudarc::driver::sys::cudaError_enum::CUDA_ERROR_NO_DEVICE => Ok(0),
+        Err(e) => Err(e.into()),
+    }
+}
+
+struct Inner {
+    ctx: Arc<CudaContext>,
+    stream: Stream,
+    info: Arc<DeviceInfo>,
+    /// The `spin_wait` hold kernel, loaded on first use ([`Device::spin_wait`]).
+    hold: OnceLock<Kernel>,
+}
+
+/// One GPU: its primary context, the default stream every call of this handle is queued on,
+/// and its [`DeviceInfo`] (CUDA C++: a device after `cudaSetDevice`). Cheap to clone; the
+/// context lives while any clone, module, kernel or buffer of it does.
+///
+/// Work is asynchronous with respect to the host; [`Device::download`] and
+/// [`Device::synchronize`] wait for it and report any error it raised.
+#[derive(Clone)]
+pub struct Device {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Device {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Device").field("ordinal", &self.inner.ctx.ordinal()).field("info", &self.inner.info).finish()
+    }
+}
+
+impl Device {
+    /// Opens device `ordinal`.
+    ///
+    /// Errors: [`Error::NoDriver`] where `libcuda` cannot be loaded, [`Error::NoDevice`] where
+    /// the ordinal does not exist, [`Error::Driver`] for anything else the driver refuses.
+    pub fn new(ordinal: usize) -> Result<Self> {
+        driver_present()?;
+        let count = device_count()?;
+        if ordinal >= count {
+            return Err(Error::NoDevice { ordinal, count });
+        }
+        let ctx = CudaContext::new(ordinal)?;
+        // Streams are ordered queues, synchronised with events where work crosses them, as in
+        // CUDA C++: cudarc's per-buffer event tracking would only add host overhead to every
+        // launch and copy.
+        unsafe { ctx.disable_event_tracking() };
+        let stream = Stream { stream: ctx.default_stream() };
+        let info = Arc::new(DeviceInfo::query(&ctx)?);
+        Ok(Device { inner: Arc::new(Inner { ctx, stream, info, hold: OnceLock::new() }) })
+    }
+
+    /// The device's properties and limits.
+    pub fn info(&self) -> &DeviceInfo {
+        &self.inner.info
+    }
+
+    pub(crate) fn info_arc(&self) -> &Arc<DeviceInfo> {
+        &self.inner.info
+    }
+
+    /// The underlying cudarc context, for interoperation.
+    pub fn context(&self) -> &Arc<CudaContext> {
+        &self.inner.ctx
+    }
+
+    /// The stream this handle's calls are queued on (the context's default stream).
+    pub fn stream(&self) -> &Stream {
+        &self.inner.stream
+    }
+
+    /// A new stream of this device (CUDA C++: `cudaStreamCreate`). Work on it runs
+    /// concurrently with other streams' unless ordered with [`Stream::wait`].
+    pub fn new_stream(&self) -> Result<Stream> {
+        Ok(Stream { stream: self.inner.ctx.new_stream()? })
+    }
+
+    /// A new event with timing enabled (CUDA C++: `cudaEventCreate`).
+    pub fn new_event(&self) -> Result<Event> {
+        Ok(Event { event: self.inner.ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))? })
+    }
+
+    /// Loads a module from a PTX, cubin or fatbin image (CUDA C++: `cuModuleLoadData`).
+    /// `manifest` lists its entries (`name(ptr, u64)` per line, as `bankwise-builder` writes
+    /// it); without one they are read from the PTX text, and a binary image's are unknown, so
+    /// its kernels' arguments are not checked.
+    pub fn load_module(&self, image: ModuleImage<'_>, manifest: Option<&str>) -> Result<Module> {
+        Module::load(self, image, manifest)
+    }
+
+    /// Free and total device memory in bytes.
+    pub fn memory(&self) -> Result<(usize, usize)> {
+        Ok(self.inner.ctx.mem_get_info()?)
+    }
+
+    /// Waits for the work queued on [`Device::stream`]; returns the first error it raised.
+    pub fn synchronize(&self) -> Result<()> {
+        self.stream().synchronize()
+    }
+
+    /// Copies `data` to a new device buffer on [`Device::stream`].
+    pub fn upload<T: DeviceRepr>(&self, data: &[T]) -> Result<DeviceBuffer<T>> {
+        self.stream().upload(data)
+    }
+
+    /// A new device buffer of `len` zeroed elements.
+    pub fn alloc_zeros<T: DeviceRepr + ValidAsZeroBits>(&self, len: usize) -> Result<DeviceBuffer<T>> {
+        self.stream().alloc_zeros(len)
+    }
+
+    /// Copies a device buffer back to a new `Vec`, waiting for the queued work first.
+    pub fn download<T: DeviceRepr>(&self, buf: &DeviceBuffer<T>) -> Result<Vec<T>> {
+        self.stream().download(buf)
+    }
+
+    /// Overwrites a device buffer with `data` (same length).
+    pub fn upload_into<T: DeviceRepr>(&self, data: &[T], buf: &mut DeviceBuffer<T>) -> Result<()> {
+        self.stream().upload_into(data, buf)
+    }
+
+    /// Sets every byte of `buf` to `byte` (CUDA C++: `cudaMemsetAsync`): tests poison outputs
+    /// with it so that an element a kernel failed to write cannot pass for a correct one.
+    pub fn fill_bytes<T>(&self, buf: &mut DeviceBuffer<T>, byte: u8) -> Result<()> {
+        self.stream().fill_bytes(buf, byte)
+    }
+
+    /// Copies `src` into `dst` with the driver (`cuMemcpyDtoDAsync`): the bandwidth reference
+    /// of [`crate::bench::versus_copy`].
+    pub fn copy_dtod<T: DeviceRepr>(&self, src: &DeviceBuffer<T>, dst: &mut DeviceBuffer<T>) -> Result<()> {
+        self.stream().copy_dtod(src, dst)
+    }
+
+    /// Holds the device's stream for `duration` with a one-thread kernel that spins on
+    /// `%globaltimer`, so that the work the host queues next waits behind it and then runs back
+    /// to back (see [`crate::bench`]). The kernel is loaded from embedded PTX on first use.
+    pub fn spin_wait(&self, duration: std::time::Duration) -> Result<()> {
+        let kernel = match self.inner.hold.get() {
+            Some(k) => k,
+            None => {
+                let module = self.load_module(ModuleImage::Ptx(crate::bench::SPIN_WAIT_PTX), None)?;
+                let kernel = module.kernel(crate::bench::SPIN_WAIT)?;
+                // A racing thread may have set it first; either kernel is the same.
+                let _ = self.inner.hold.set(kernel);
+                self.inner.hold.get().expect("set above")
+            }
+        };
+        let ns = u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX);
+        // Safety: the hold kernel takes one u64 and touches no memory.
+        unsafe { kernel.launch(self.stream(), crate::LaunchConfig::linear(1, 1), (ns,)) }
+    }
+}
+
+/// An ordered queue of device work (CUDA C++: `cudaStream_t`). Cheap to clone.
+#[derive(Clone, Debug)]
+pub struct Stream {
+    stream: Arc<CudaStream>,
+}
+
+impl Stream {
+    /// The underlying cudarc stream, for interoperation (cuBLAS handles, cudarc launches).
+    pub fn as_cuda(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+
+    /// Waits for the work queued so far; returns the first error it raised.
+    pub fn synchronize(&self) -> Result<()> {
+        Ok(self.stream.synchronize()?)
+    }
+
+    /// Makes work queued after this call wait for `event` (CUDA C++: `cudaStreamWaitEvent`).
+    pub fn wait(&self, event: &Event) -> Result<()> {
+        Ok(self.stream.wait(&event.event)?)
+    }
+
+    fn wrap<T>(&self, slice: cudarc::driver::CudaSlice<T>) -> DeviceBuffer<T> {
+        let ptr = slice.device_ptr(&self.stream).0;
+        DeviceBuffer::from_parts(slice, ptr)
+    }
+
+    /// Copies `data` to a new device buffer (an empty slice gives an empty buffer).
+    pub fn upload<T: DeviceRepr>(&self, data: &[T]) -> Result<DeviceBuffer<T>> {
+        let slice = if data.is_empty() { self.stream.null()? } else { self.stream.clone_htod(data)? };
+        Ok(self.wrap(slice))
+    }
+
+    /// A new device buffer of `len` zeroed elements (`len` may be 0).
+    pub fn alloc_zeros<T: DeviceRepr + ValidAsZeroBits>(&self, len: usize) -> Result<DeviceBuffer<T>> {
+        let slice = if len == 0 { self.stream.null()? } else { self.stream.alloc_zeros(len)? };
+        Ok(self.wrap(slice))
+    }
+
+    /// Copies a device buffer back to a new `Vec`, waiting for the work queued before.
+    pub fn download<T: DeviceRepr>(&self, buf: &DeviceBuffer<T>) -> Result<Vec<T>> {
+        if buf.is_empty() {
+            self.synchronize()?;
+            return Ok(Vec::new());
+        }
+        Ok(self.stream.clone_dtoh(buf.as_cuda_slice())?)
+    }
+
+    /// Overwrites a device buffer with `data`, which must have its length.
+    pub fn upload_into<T: DeviceRepr>(&self, data: &[T], buf: &mut DeviceBuffer<T>) -> Result<()> {
+        if data.len() != buf.len() {
+            return Err(Error::HostLengthMismatch { host: data.len(), device: buf.len() });
+        }
+        if !data.is_empty() {
+            self.stream.memcpy_htod(data, buf.as_cuda_slice_mut())?;
+        }
+        Ok(())
+    }
+
+    /// Overwrites a part of a device buffer (a [`DeviceBuffer::slice_mut`]) with `data`, which
+    /// must have its length.
+    pub fn upload_into_slice<T: DeviceRepr>(&self, data: &[T], dst: &mut DeviceSliceMut<'_, T>) -> Result<()> {
+        if data.len() != dst.len() {
+            return Err(Error::HostLengthMismatch { host: data.len(), device: dst.len() });
+        }
+        if !data.is_empty() {
+            // Safety: `dst` is `data.len()` elements of a live allocation, borrowed mutably.
+            unsafe {
+                cudarc::driver::result::memcpy_htod_async(dst.device_ptr(), data, self.stream.cu_stream())?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Sets every byte of `buf` to `byte`.
+    pub fn fill_bytes<T>(&self, buf: &mut DeviceBuffer<T>, byte: u8) -> Result<()> {
+        if buf.is_empty() {
+            return Ok(());
+        }
+        let bytes = buf.bytes();
+        let (ptr, _sync) = buf.as_cuda_slice_mut().device_ptr_mut(&self.stream);
+        unsafe { cudarc::driver::result::memset_d8_async(ptr, byte, bytes, self.stream.cu_stream())? };
+        Ok(())
+    }
+
+    /// Copies `src` into `dst` (same length) with the driver's `cuMemcpyDtoDAsync`.
+    pub fn copy_dtod<T: DeviceRepr>(&self, src: &DeviceBuffer<T>, dst: &mut DeviceBuffer<T>) -> Result<()> {
+        if src.len() != dst.len() {
+            return Err(Error::CopyLengthMismatch { src: src.len(), dst: dst.len() });
+        }
+        if !src.is_empty() {
+            self.stream.memcpy_dtod(src.as_cuda_slice(), dst.as_cuda_slice_mut())?;
+        }
+        Ok(())
+    }
+}
+
+/// A marker in a stream's work: for ordering across streams and for device-side timing
+/// (CUDA C++: `cudaEvent_t`).
+#[derive(Debug)]
+pub struct Event {
+    event: CudaEvent,
+}
+
+impl Event {
+    /// Records the event after the work queued on `stream` so far (`cudaEventRecord`).
+    pub fn record(&self, stream: &Stream) -> Result<()> {
+        Ok(self.event.record(&stream.stream)?)
+    }
+
+    /// Waits until the recorded work has finished (`cudaEventSynchronize`).
+    pub fn synchronize(&self) -> Result<()> {
+        Ok(self.event.synchronize()?)
+    }
+
+    /// Milliseconds of device time from this event to `end`, both recorded and finished
+    /// (`cudaEventElapsedTime`, resolution about 0.5 µs).
+    pub fn elapsed_ms(&self, end: &Event) -> Result<f64> {
+        Ok(f64::from(self.event.elapsed_ms(&end.event)?))
+    }
+}
