@@ -152,7 +152,8 @@ atomic_type!(f32, reg32, add "add.f32");
 atomic_type!(f64, reg64, add "add.f64");
 
 /// `atomicAdd(p, v)` (PTX `atom.<scope>.global.add`, SASS `ATOMG.E.ADD`): `*p += v`, returning
-/// the old value. Integers wrap; floats round as a plain add would.
+/// the old value. Integers wrap; floats round to nearest, and `f32` adds flush subnormal inputs
+/// and results to zero (PTX `atom.add.f32`, SASS `.FTZ.RN`, as CUDA C++'s `atomicAdd`).
 ///
 /// # Safety
 /// `p` must be a valid, aligned global address; every other access to `*p` while kernels may
