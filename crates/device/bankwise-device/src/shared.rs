@@ -432,7 +432,7 @@ impl<T: Plain, const N: usize> SharedArray<T, N> {
 ///
 /// # Safety (every access)
 /// If `active`, `addr` lies, aligned to the access's width, inside the launch's dynamic shared
-/// memory (from [`base_address`]), and the access does not race (see the [module docs](super)).
+/// memory (from [`base_address`](probe::base_address)), and the access does not race (see the [module docs](super)).
 pub mod probe {
     use core::arch::asm;
 

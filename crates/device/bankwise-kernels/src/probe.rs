@@ -2,7 +2,7 @@
 //!
 //! Teaches: what a bank conflict costs. Every warp of a block issues the same access pattern
 //! (32 per-lane byte offsets from the host, plus an active-lane mask) `iterations × UNROLL`
-//! times back to back. The accesses are independent, so with [`WARPS`] warps in flight the
+//! times back to back. The accesses are independent, so with [`WARPS`](bankwise_layout::probe::WARPS) warps in flight the
 //! shared-memory pipe is the bottleneck and the block's time is proportional to the wavefronts
 //! one access needs; the host divides by a 1-wavefront pattern's time to count them.
 //!

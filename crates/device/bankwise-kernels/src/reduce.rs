@@ -25,6 +25,27 @@
 //! same identity and combine (the CPU reference). `reduce_atomic` uses a compare-and-swap loop
 //! unless the operation overrides [`ReduceOp::atomic_combine`] with a native atomic.
 //!
+//! ## A user-defined element type
+//!
+//! The element can be any [`Plain`] type of 4 or 8 bytes; shuffles and compare-and-swap move
+//! it as bits. An argmax over `(value, index)` pairs, in a kernel of one's own built on the
+//! building blocks ([`warp::reduce`], [`block::reduce`]):
+//!
+//! ```ignore
+//! #[derive(Clone, Copy)]
+//! #[repr(C)]
+//! pub struct ArgMax { value: f32, index: u32 }
+//! unsafe impl bankwise_device::Plain for ArgMax {} // 8 bytes, no padding, any bits valid
+//!
+//! pub struct Larger;
+//! impl ReduceOp<ArgMax> for Larger {
+//!     fn identity() -> ArgMax { ArgMax { value: f32::NEG_INFINITY, index: u32::MAX } }
+//!     fn combine(a: ArgMax, b: ArgMax) -> ArgMax { if b.value > a.value { b } else { a } }
+//! }
+//! // In a kernel of 256 threads: thread 0 gets the block's largest element and its index.
+//! let best = unsafe { block::reduce::<ArgMax, Larger, 256>(mine, shared::dynamic()) };
+//! ```
+//!
 //! ## Finishing
 //!
 //! The tree rungs (`reduce_interleaved_divergent` … `reduce_shuffle`) write one partial per

@@ -124,7 +124,7 @@ pub unsafe fn transpose_naive<T: Plain>(dst: *mut T, src: *const T, rows: u64, c
 /// The loops over tiles are uniform across the block (they depend on block indices only), so
 /// every thread reaches both barriers; out-of-range elements are skipped, never the barriers.
 /// `K` is the rows each thread moves (blocks of 32 × `32 / K` threads); `ONE`, one tile per
-/// block (see [`for_each_tile`]); `STREAM`, 8-byte elements loaded and stored with the
+/// block (see `for_each_tile`); `STREAM`, 8-byte elements loaded and stored with the
 /// cache-streaming hint (`ld/st.global.cs`). The ladder's kernels take `K = 4` (`BLOCK_ROWS` =
 /// 8), loop, and use no hint.
 ///

@@ -3,6 +3,11 @@
 //! that the whole device API builds for the GPU; launched, each entry is a GPU test of its
 //! primitive, to compare against the primitive's definition on the host.
 //!
+//! Build it by hand with `cd crates/device && cargo +nightly-2026-05-20 rustc -p
+//! bankwise-primitives --release -- --emit=asm -C target-cpu=sm_70 -C linker=true -D warnings`
+//! (`cargo clippy` alone does not instantiate the generic primitives, whose size checks fire only
+//! then), or from a host build script with `bankwise_builder::PtxBuilder`.
+//!
 //! Conventions. `g` is the thread's global index in a 1-D launch (`blockIdx.x · blockDim.x +
 //! threadIdx.x`), `t` its index in the block, `lane = t % 32`. Launches are 1-D and use whole
 //! warps unless an entry says otherwise. "Sample `i`" is the value [`Sample::sample`] gives for
