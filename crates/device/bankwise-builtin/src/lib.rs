@@ -2,25 +2,27 @@
 //! and compiled by rustc's `nvptx64-nvidia-cuda` backend into one PTX module that
 //! `bankwise`'s build script embeds (or ships prebuilt).
 //!
-//! Generic kernels are written once over the element type and instantiated per element size
+//! Every entry is a `#[kernel]` function (`bankwise_device::kernel`), so this crate needs no
+//! feature gate of its own. Generic kernels are written once over the element type and
+//! instantiated per element size
 //! (`transpose_naive_u8`, `_u16`, `_u32`, `_u64`): a transpose only moves bits, so the width is
 //! all that matters. Reductions are instantiated per operation and type by
 //! `bankwise_kernels::reduce_ladder!`.
 #![no_std]
-#![feature(abi_ptx)]
 
 mod probe;
 mod reduce;
 mod transpose;
 
+use bankwise_device::kernel;
 use bankwise_kernels::{copy, timing};
 
 /// See [`bankwise_kernels::copy::copy_bytes`].
 ///
 /// # Safety
 /// `src` and `dst` must be valid for `bytes` bytes and must not overlap.
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn copy_bytes(dst: *mut u8, src: *const u8, bytes: u64) {
+#[kernel]
+pub unsafe fn copy_bytes(dst: *mut u8, src: *const u8, bytes: u64) {
     unsafe { copy::copy_bytes(dst, src, bytes) }
 }
 
@@ -28,7 +30,7 @@ pub unsafe extern "ptx-kernel" fn copy_bytes(dst: *mut u8, src: *const u8, bytes
 ///
 /// # Safety
 /// Safe for any argument: it reads no memory.
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn spin_wait(ns: u64) {
+#[kernel]
+pub unsafe fn spin_wait(ns: u64) {
     unsafe { timing::spin_wait(ns) }
 }

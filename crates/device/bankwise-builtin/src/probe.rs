@@ -1,3 +1,4 @@
+use bankwise_device::kernel;
 use bankwise_kernels::probe::{B1, B2, B4, B8, B16, probe};
 
 /// Instantiates the probe per width and direction as `probe_load_u8` … `probe_store_u128`.
@@ -7,8 +8,8 @@ macro_rules! probes {
         /// `offsets` holds 32 offsets, each aligned to the width and inside the launch's
         /// `shared_bytes` of dynamic shared memory; `cycles` holds one `u64` per warp and `sums`
         /// one `u32` per thread (`bankwise::probe::plan` checks all of it).
-        #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $name(
+        #[kernel]
+        pub unsafe fn $name(
             cycles: *mut u64, sums: *mut u32, offsets: *const u32,
             mask: u32, iterations: u32, shared_bytes: u32, flags: u32,
         ) {

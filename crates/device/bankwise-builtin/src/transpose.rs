@@ -1,3 +1,4 @@
+use bankwise_device::kernel;
 use bankwise_kernels::transpose::{
     transpose_naive, transpose_padded, transpose_scalar, transpose_small, transpose_swizzled, transpose_tiled,
     transpose_unaligned, transpose_vectorized,
@@ -10,8 +11,8 @@ macro_rules! per_width {
         /// `src` and `dst` must be valid, non-overlapping buffers of `batch * rows * cols`
         /// elements, and the launch must use the grid and block of
         /// `bankwise_layout::transpose`.
-        #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $name(dst: *mut $t, src: *const $t, rows: u64, cols: u64, batch: u64) {
+        #[kernel]
+        pub unsafe fn $name(dst: *mut $t, src: *const $t, rows: u64, cols: u64, batch: u64) {
             unsafe { $generic::<$t>(dst, src, rows, cols, batch) }
         }
     )+};
@@ -39,8 +40,8 @@ macro_rules! tuned {
     ($($t:ty: $name:ident($v:literal, $n:literal)),+ $(,)?) => {$(
         /// # Safety
         /// As for the other transposes, and every row of `src` and `dst` 16-byte aligned.
-        #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $name(dst: *mut $t, src: *const $t, rows: u64, cols: u64, batch: u64) {
+        #[kernel]
+        pub unsafe fn $name(dst: *mut $t, src: *const $t, rows: u64, cols: u64, batch: u64) {
             unsafe { transpose_vectorized::<$t, $v, $n>(dst, src, rows, cols, batch) }
         }
     )+};
@@ -50,22 +51,16 @@ tuned!(u8: transpose_u8(16, 4), u16: transpose_u16(8, 8), u32: transpose_u32(4, 
 
 /// # Safety
 /// As for the other transposes.
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn transpose_u64(dst: *mut u64, src: *const u64, rows: u64, cols: u64, batch: u64) {
+#[kernel]
+pub unsafe fn transpose_u64(dst: *mut u64, src: *const u64, rows: u64, cols: u64, batch: u64) {
     unsafe { transpose_scalar::<u64>(dst, src, rows, cols, batch) }
 }
 
 /// # Safety
 /// As for the other transposes; the launch takes one block of 32 × `32 / PER_THREAD` threads
 /// per 32 × 32 tile (`bankwise_layout::transpose::tuned::small`).
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn transpose_small_u64(
-    dst: *mut u64,
-    src: *const u64,
-    rows: u64,
-    cols: u64,
-    batch: u64,
-) {
+#[kernel]
+pub unsafe fn transpose_small_u64(dst: *mut u64, src: *const u64, rows: u64, cols: u64, batch: u64) {
     unsafe { transpose_small::<u64, false>(dst, src, rows, cols, batch) }
 }
 
@@ -75,14 +70,8 @@ pub unsafe extern "ptx-kernel" fn transpose_small_u64(
 ///
 /// # Safety
 /// As for `transpose_small_u64`.
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn transpose_small_streaming_u64(
-    dst: *mut u64,
-    src: *const u64,
-    rows: u64,
-    cols: u64,
-    batch: u64,
-) {
+#[kernel]
+pub unsafe fn transpose_small_streaming_u64(dst: *mut u64, src: *const u64, rows: u64, cols: u64, batch: u64) {
     unsafe { transpose_small::<u64, true>(dst, src, rows, cols, batch) }
 }
 
@@ -94,8 +83,8 @@ macro_rules! unaligned {
     ($($t:ty: $name:ident($v:literal, $l:literal, $s:literal)),+ $(,)?) => {$(
         /// # Safety
         /// As for the other transposes; `src` and `dst` start 16-byte aligned.
-        #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $name(dst: *mut $t, src: *const $t, rows: u64, cols: u64, batch: u64) {
+        #[kernel]
+        pub unsafe fn $name(dst: *mut $t, src: *const $t, rows: u64, cols: u64, batch: u64) {
             unsafe { transpose_unaligned::<$t, $v, $l, $s>(dst, src, rows, cols, batch) }
         }
     )+};

@@ -1,181 +1,89 @@
 //! What a kernel calls on the device: bankwise's `cuda_std`.
 //!
-//! Thin, always-inlined wrappers over `core::arch::nvptx` and PTX inline assembly. Everything a
-//! kernel needs from the hardware goes through here, so the kernels themselves read like the
-//! CUDA C++ they are compared with.
+//! Thin, always-inlined wrappers over `core::arch::nvptx` and inline PTX, by concept:
+//! [`thread`] (indices, lane and warp, block barriers), [`warp`] (`__syncwarp`, shuffles,
+//! votes), [`fence`] (`__threadfence*`), [`atomic`] (global atomics; shared ones on the
+//! [`shared`] handles), [`shared`] (shared memory, with its safety contract), [`memory`]
+//! (vector and cache-hinted global accesses) and [`time`] (clocks), plus the [`kernel`]
+//! attribute that makes a function an entry. Each item's doc names its CUDA C++ equivalent and
+//! the PTX it emits. Kernel crates use no `asm!` and no `core::arch::nvptx` of their own:
+//! everything that touches the hardware goes through here, so kernels read like the CUDA C++
+//! they are compared with.
+//!
+//! A kernel crate is a `no_std` `cdylib` that depends on this crate (under the name
+//! `bankwise_device`, which `#[kernel]`'s expansion names) and is built for `nvptx64-nvidia-cuda`
+//! with the nightly in `crates/device/rust-toolchain.toml` (see `bankwise-builder`). It needs no
+//! `#![feature]` of its own. This crate provides the `#[panic_handler]` (it traps) unless its
+//! default feature `panic-handler` is turned off.
 #![no_std]
-#![feature(stdarch_nvptx, core_intrinsics, gpu_intrinsics, gpu_launch_sized_workgroup_mem, asm_experimental_arch)]
+#![feature(
+    stdarch_nvptx,
+    core_intrinsics,
+    gpu_intrinsics,
+    gpu_launch_sized_workgroup_mem,
+    asm_experimental_arch,
+    allow_internal_unstable
+)]
 #![allow(internal_features)]
 
-use core::arch::asm;
-use core::arch::nvptx;
+pub mod atomic;
+pub mod fence;
+pub mod memory;
+pub mod shared;
+pub mod thread;
+pub mod time;
+pub mod warp;
 
-/// `threadIdx.x`.
-#[inline(always)]
-pub fn thread_x() -> u32 {
-    unsafe { nvptx::_thread_idx_x() }
-}
-/// `threadIdx.y`.
-#[inline(always)]
-pub fn thread_y() -> u32 {
-    unsafe { nvptx::_thread_idx_y() }
-}
-/// `blockIdx.x`.
-#[inline(always)]
-pub fn block_x() -> u32 {
-    unsafe { nvptx::_block_idx_x() }
-}
-/// `blockIdx.y`.
-#[inline(always)]
-pub fn block_y() -> u32 {
-    unsafe { nvptx::_block_idx_y() }
-}
-/// `blockIdx.z`.
-#[inline(always)]
-pub fn block_z() -> u32 {
-    unsafe { nvptx::_block_idx_z() }
-}
-/// `blockDim.x`.
-#[inline(always)]
-pub fn block_dim_x() -> u32 {
-    unsafe { nvptx::_block_dim_x() }
-}
-/// `gridDim.x`.
-#[inline(always)]
-pub fn grid_dim_x() -> u32 {
-    unsafe { nvptx::_grid_dim_x() }
-}
-/// `gridDim.y`.
-#[inline(always)]
-pub fn grid_dim_y() -> u32 {
-    unsafe { nvptx::_grid_dim_y() }
-}
-/// `gridDim.z`.
-#[inline(always)]
-pub fn grid_dim_z() -> u32 {
-    unsafe { nvptx::_grid_dim_z() }
-}
+/// `#[kernel]`: makes a function a GPU kernel entry (CUDA C++ `extern "C" __global__`). See
+/// [`bankwise_macros::kernel`].
+pub use bankwise_macros::kernel;
 
-/// `__syncthreads()`: every thread of the block reaches it before any continues, and shared
-/// memory written before it is visible after it. Must be reached by all threads of the block.
-#[inline(always)]
-pub fn sync_threads() {
-    unsafe { nvptx::_syncthreads() }
-}
-
-/// `__syncwarp(mask)`: the lanes in `mask` reconverge and their shared-memory accesses are
-/// ordered. Since Volta, lanes of a warp are scheduled independently, so warp-synchronous code
-/// without it is a data race.
-#[inline(always)]
-pub fn sync_warp(mask: u32) {
-    unsafe { asm!("bar.warp.sync {m};", m = in(reg32) mask) }
-}
-
-/// `__shfl_down_sync(mask, value, delta)` for 32-bit values.
-#[inline(always)]
-pub fn shfl_down(mask: u32, value: u32, delta: u32) -> u32 {
-    let out: u32;
-    unsafe {
-        asm!("shfl.sync.down.b32 {o}, {v}, {d}, 0x1f, {m};",
-            o = out(reg32) out, v = in(reg32) value, d = in(reg32) delta, m = in(reg32) mask)
-    }
-    out
-}
-
-/// `__shfl_xor_sync(mask, value, lane_mask)` for 32-bit values.
-#[inline(always)]
-pub fn shfl_xor(mask: u32, value: u32, lane_mask: u32) -> u32 {
-    let out: u32;
-    unsafe {
-        asm!("shfl.sync.bfly.b32 {o}, {v}, {l}, 0x1f, {m};",
-            o = out(reg32) out, v = in(reg32) value, l = in(reg32) lane_mask, m = in(reg32) mask)
-    }
-    out
-}
-
-/// `clock64()`: the SM's cycle counter.
-#[inline(always)]
-pub fn clock64() -> u64 {
-    let t: u64;
-    unsafe { asm!("mov.u64 {t}, %clock64;", t = out(reg64) t) }
-    t
-}
-
-/// `%globaltimer`: nanoseconds of the GPU's global timer, the same on every SM (unlike
-/// [`clock64`], which counts one SM's cycles at whatever clock it runs).
-#[inline(always)]
-pub fn global_timer() -> u64 {
-    let t: u64;
-    unsafe { asm!("mov.u64 {t}, %globaltimer;", t = out(reg64) t, options(nomem, nostack)) }
-    t
-}
-
-/// The block's dynamic shared memory (sized by the launch's `shared_mem_bytes`) as a typed
-/// pointer in the shared address space, so accesses compile to `ld.shared`/`st.shared`
-/// (SASS `LDS`/`STS`) rather than generic loads.
-#[inline(always)]
-pub fn dynamic_shared<T>() -> *mut T {
-    core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<T>()
-}
-
-/// A 16-byte global load, `ld.global.v4.u32` (SASS `LDG.E.128`).
+/// Plain data: a `Copy` type with no padding bytes, for which every bit pattern is a valid
+/// value (CUDA C++'s trivially-copyable types, less those with padding or invalid states).
+///
+/// What moves a value as raw bits needs it: warp shuffles of any type
+/// ([`warp::shfl_down`]), bit-wise atomics ([`atomic::compare_and_swap`]), and shared memory,
+/// whose handles read bytes some other thread (or an earlier block) left there and can be cast
+/// between types.
 ///
 /// # Safety
-/// `p` must be a valid, 16-byte-aligned global address.
-#[inline(always)]
-pub unsafe fn load_global_v4(p: *const [u32; 4]) -> [u32; 4] {
-    let (a, b, c, d): (u32, u32, u32, u32);
-    unsafe {
-        asm!("ld.global.v4.u32 {{{a}, {b}, {c}, {d}}}, [{p}];",
-            a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d,
-            p = in(reg64) p, options(readonly, nostack, preserves_flags))
-    }
-    [a, b, c, d]
+/// Implement it only for types with no padding and no invalid bit patterns: a `#[repr(C)]`
+/// struct of `Plain` fields laid out without gaps (such as `{ value: f32, index: u32 }`) is
+/// fine; `bool`, `char`, references, enums, and structs with padding are not.
+pub unsafe trait Plain: Copy + 'static {}
+
+macro_rules! plain {
+    ($($t:ty),+) => {$(
+        // Safety: primitive integers and floats have no padding and no invalid values.
+        unsafe impl Plain for $t {}
+    )+};
+}
+plain!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f64);
+
+// Safety: an array has no padding between elements of a Plain type (its size is a multiple of
+// its alignment), and every bit pattern of each element is valid.
+unsafe impl<T: Plain, const N: usize> Plain for [T; N] {}
+
+/// The expansion of [`kernel`] on `nvptx64`: the function with the `extern "ptx-kernel"` ABI.
+/// Spelled here, where `abi_ptx` is allowed, so that kernel crates need no feature gate.
+#[doc(hidden)]
+#[macro_export]
+#[allow_internal_unstable(abi_ptx)]
+macro_rules! __kernel_entry {
+    ($(#[$($attr:tt)*])* $vis:vis unsafe fn $name:ident($($args:tt)*) $body:block) => {
+        $(#[$($attr)*])* $vis unsafe extern "ptx-kernel" fn $name($($args)*) $body
+    };
+    ($(#[$($attr:tt)*])* $vis:vis fn $name:ident($($args:tt)*) $body:block) => {
+        $(#[$($attr)*])* $vis extern "ptx-kernel" fn $name($($args)*) $body
+    };
 }
 
-/// A 16-byte global store, `st.global.v4.u32` (SASS `STG.E.128`).
-///
-/// # Safety
-/// `p` must be a valid, 16-byte-aligned global address.
-#[inline(always)]
-pub unsafe fn store_global_v4(p: *mut [u32; 4], v: [u32; 4]) {
-    unsafe {
-        asm!("st.global.v4.u32 [{p}], {{{a}, {b}, {c}, {d}}};",
-            p = in(reg64) p, a = in(reg32) v[0], b = in(reg32) v[1], c = in(reg32) v[2], d = in(reg32) v[3],
-            options(nostack, preserves_flags))
-    }
-}
-
-/// An 8-byte global load with the cache-streaming hint, `ld.global.cs.u64`: the line is
-/// expected to be read once, and the caches evict it first.
-///
-/// # Safety
-/// `p` must be a valid, 8-byte-aligned global address.
-#[inline(always)]
-pub unsafe fn load_global_streaming(p: *const u64) -> u64 {
-    let v: u64;
-    unsafe {
-        asm!("ld.global.cs.u64 {v}, [{p}];", v = out(reg64) v, p = in(reg64) p, options(readonly, nostack, preserves_flags))
-    }
-    v
-}
-
-/// An 8-byte global store with the cache-streaming hint, `st.global.cs.u64`: the line will
-/// not be touched again soon, and L2 evicts it first.
-///
-/// # Safety
-/// `p` must be a valid, 8-byte-aligned global address.
-#[inline(always)]
-pub unsafe fn store_global_streaming(p: *mut u64, v: u64) {
-    unsafe { asm!("st.global.cs.u64 [{p}], {v};", p = in(reg64) p, v = in(reg64) v, options(nostack, preserves_flags)) }
-}
-
-/// The panic handler: no unwinding on the GPU, so a panic (a failed bounds check, say) traps,
-/// which aborts the launch; the host sees `CUDA_ERROR_ILLEGAL_INSTRUCTION` from the next
-/// synchronising call. Behind the default feature `panic-handler`, so that a kernel crate can
-/// define its own instead.
+/// The panic handler: no unwinding on the GPU, so a panic (a failed bounds check, say) traps
+/// (PTX `trap`), which aborts the launch; the host sees `CUDA_ERROR_ILLEGAL_INSTRUCTION` from the
+/// next synchronising call. Behind the default feature `panic-handler`, so that a kernel crate
+/// can define its own instead.
 #[cfg(all(feature = "panic-handler", target_arch = "nvptx64"))]
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo) -> ! {
-    unsafe { nvptx::trap() }
+    unsafe { core::arch::nvptx::trap() }
 }

@@ -7,7 +7,8 @@
 //! Measured (H100, 2026-11-22): 2900 GB/s on 8192×8192 f32, 97.8% of the driver's
 //! `cuMemcpyDtoD` in the same run; ≥ 95% of it from 4096² up (`docs/benchmarks.md`).
 
-use bankwise_device::{block_dim_x, block_x, grid_dim_x, load_global_v4, store_global_v4, thread_x};
+use bankwise_device::memory::{load_global_v4, store_global_v4};
+use bankwise_device::thread::{block_dim_x, block_x, grid_dim_x, thread_x};
 use bankwise_layout::copy::{UNROLL, VECTOR_BYTES};
 
 type Vector = [u32; 4];

@@ -1,16 +1,27 @@
 //! bankwise's GPU building blocks and kernel ladders, generic over the element type and the
-//! operation: the transpose ladder ([`transpose`]), the reduction ladder ([`reduce`]), the
-//! bandwidth baseline ([`copy`]), the bank-conflict probes ([`probe`]) and the benchmarks'
-//! hold kernel ([`timing`]).
+//! operation.
+//!
+//! Building blocks (the CUB role): [`warp::reduce`] and [`block::reduce`] over any
+//! [`reduce::ReduceOp`], the shared tile staging of [`tile`], and the [`reduce_ladder!`] that
+//! instantiates a whole reduction ladder for an operation. Kernels built on them: the
+//! transpose ladder ([`transpose`]), the reduction ladder ([`reduce`]), the bandwidth baseline
+//! ([`copy`]), the bank-conflict probes ([`probe`]) and the benchmarks' hold kernel
+//! ([`timing`]).
 //!
 //! This crate defines no kernel entry: a kernel crate (a `cdylib`, such as `bankwise-builtin`,
-//! which holds the entries the `bankwise` library launches) instantiates what it needs, so a
-//! user's crate pays only for the kernels it names.
+//! which holds the entries the `bankwise` library launches) instantiates what it needs with
+//! `#[bankwise_device::kernel]`, so a user's crate pays only for the kernels it names.
 #![no_std]
-#![feature(asm_experimental_arch)]
 
+pub mod block;
 pub mod copy;
 pub mod probe;
 pub mod reduce;
+pub mod tile;
 pub mod timing;
 pub mod transpose;
+pub mod warp;
+
+/// The device crate, for the expansion of [`reduce_ladder!`].
+#[doc(hidden)]
+pub use bankwise_device as __device;

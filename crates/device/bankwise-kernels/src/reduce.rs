@@ -25,6 +25,27 @@
 //! same identity and combine (the CPU reference). `reduce_atomic` uses a compare-and-swap loop
 //! unless the operation overrides [`ReduceOp::atomic_combine`] with a native atomic.
 //!
+//! ## A user-defined element type
+//!
+//! The element can be any [`Plain`] type of 4 or 8 bytes; shuffles and compare-and-swap move
+//! it as bits. An argmax over `(value, index)` pairs, in a kernel of one's own built on the
+//! building blocks ([`warp::reduce`], [`block::reduce`]):
+//!
+//! ```ignore
+//! #[derive(Clone, Copy)]
+//! #[repr(C)]
+//! pub struct ArgMax { value: f32, index: u32 }
+//! unsafe impl bankwise_device::Plain for ArgMax {} // 8 bytes, no padding, any bits valid
+//!
+//! pub struct Larger;
+//! impl ReduceOp<ArgMax> for Larger {
+//!     fn identity() -> ArgMax { ArgMax { value: f32::NEG_INFINITY, index: u32::MAX } }
+//!     fn combine(a: ArgMax, b: ArgMax) -> ArgMax { if b.value > a.value { b } else { a } }
+//! }
+//! // In a kernel of 256 threads: thread 0 gets the block's largest element and its index.
+//! let best = unsafe { block::reduce::<ArgMax, Larger, 256>(mine, shared::dynamic()) };
+//! ```
+//!
 //! ## Finishing
 //!
 //! The tree rungs (`reduce_interleaved_divergent` … `reduce_shuffle`) write one partial per
@@ -33,86 +54,25 @@
 //! straight into the result. The tuned `reduce` finishes in its own launch: the last block to
 //! retire (a `__threadfence` and an atomic ticket) combines every block's partial.
 
-use core::arch::asm;
-
-use bankwise_device::{
-    block_x, dynamic_shared, grid_dim_x, load_global_v4, shfl_down, sync_threads, sync_warp, thread_x,
-};
+use bankwise_device::Plain;
+use bankwise_device::atomic::{self, Scope};
+use bankwise_device::fence::fence_device;
+use bankwise_device::memory::load_global_v4;
+use bankwise_device::shared::{self, SharedArray, SharedSlice};
+use bankwise_device::thread::{block_x, grid_dim_x, sync_threads, thread_x};
+use bankwise_device::warp::{FULL_MASK, sync_warp};
 use bankwise_layout::reduce::{
     THREADS, WARP, elements_per_block, interleaved_divergent, interleaved_strided, sequential, split, tuned,
 };
 
-/// All 32 lanes of a warp.
-const FULL: u32 = u32::MAX;
+use crate::{block, warp};
 
-/// An element type the reductions accept: plain 4- or 8-byte data that can be moved through
-/// warp shuffles and compare-and-swapped in global memory.
-pub trait Element: Copy {
-    /// `__shfl_down_sync(FULL, self, delta)`.
-    fn shfl_down(self, delta: u32) -> Self;
-    /// Whether `a` and `b` have the same bits.
-    fn same_bits(a: Self, b: Self) -> bool;
-    /// `atomicCAS`: if `*p` has the bits of `expected`, stores `new`; returns the old value.
-    ///
-    /// # Safety
-    /// `p` must be a valid, aligned global address.
-    unsafe fn atomic_cas(p: *mut Self, expected: Self, new: Self) -> Self;
-}
-
-macro_rules! element32 {
-    ($($t:ty),+) => {$(
-        impl Element for $t {
-            #[inline(always)]
-            fn shfl_down(self, delta: u32) -> Self {
-                <$t>::from_ne_bytes(shfl_down(FULL, u32::from_ne_bytes(self.to_ne_bytes()), delta).to_ne_bytes())
-            }
-            #[inline(always)]
-            fn same_bits(a: Self, b: Self) -> bool {
-                a.to_ne_bytes() == b.to_ne_bytes()
-            }
-            #[inline(always)]
-            unsafe fn atomic_cas(p: *mut Self, expected: Self, new: Self) -> Self {
-                let old: u32;
-                unsafe {
-                    asm!("atom.global.cas.b32 {o}, [{p}], {e}, {n};", o = out(reg32) old, p = in(reg64) p,
-                        e = in(reg32) u32::from_ne_bytes(expected.to_ne_bytes()),
-                        n = in(reg32) u32::from_ne_bytes(new.to_ne_bytes()), options(nostack))
-                }
-                <$t>::from_ne_bytes(old.to_ne_bytes())
-            }
-        }
-    )+};
-}
-element32!(f32, i32, u32);
-
-macro_rules! element64 {
-    ($($t:ty),+) => {$(
-        impl Element for $t {
-            #[inline(always)]
-            fn shfl_down(self, delta: u32) -> Self {
-                let bits = u64::from_ne_bytes(self.to_ne_bytes());
-                let lo = shfl_down(FULL, bits as u32, delta) as u64;
-                let hi = shfl_down(FULL, (bits >> 32) as u32, delta) as u64;
-                <$t>::from_ne_bytes((hi << 32 | lo).to_ne_bytes())
-            }
-            #[inline(always)]
-            fn same_bits(a: Self, b: Self) -> bool {
-                a.to_ne_bytes() == b.to_ne_bytes()
-            }
-            #[inline(always)]
-            unsafe fn atomic_cas(p: *mut Self, expected: Self, new: Self) -> Self {
-                let old: u64;
-                unsafe {
-                    asm!("atom.global.cas.b64 {o}, [{p}], {e}, {n};", o = out(reg64) old, p = in(reg64) p,
-                        e = in(reg64) u64::from_ne_bytes(expected.to_ne_bytes()),
-                        n = in(reg64) u64::from_ne_bytes(new.to_ne_bytes()), options(nostack))
-                }
-                <$t>::from_ne_bytes(old.to_ne_bytes())
-            }
-        }
-    )+};
-}
-element64!(f64, i64, u64);
+/// An element type the reductions accept: [`Plain`] data of 4 or 8 bytes, which warp shuffles
+/// move and compare-and-swap loops compare bit-wise (any other size fails to compile where the
+/// ladder is instantiated). Every such type is one: the built-in `f32 f64 i32 u32 i64 u64`, or
+/// a user's `#[repr(C)]` pair such as `{ value: f32, index: u32 }` for an argmax.
+pub trait Element: Plain {}
+impl<T: Plain> Element for T {}
 
 /// An associative operation with an identity: what a reduction folds with. `combine` need not
 /// be commutative for the tree rungs and `reduce`, which keep the elements' order within each
@@ -130,8 +90,8 @@ pub trait ReduceOp<T: Element> {
     unsafe fn atomic_combine(p: *mut T, v: T) {
         let mut old = unsafe { p.read_volatile() };
         loop {
-            let seen = unsafe { T::atomic_cas(p, old, Self::combine(old, v)) };
-            if T::same_bits(seen, old) {
+            let seen = unsafe { atomic::compare_and_swap(p, old, Self::combine(old, v), Scope::Device) };
+            if atomic::same_bits(seen, old) {
                 return;
             }
             old = seen;
@@ -148,22 +108,15 @@ pub struct Min;
 /// Maximum: as [`Min`], mirrored; identity −∞ for floats.
 pub struct Max;
 
-/// `red.global.<op>.<type> [p], v;`: a native reduction atomic, no return value.
-macro_rules! red {
-    ($instr:literal, $reg:ident, $p:expr, $v:expr) => {
-        unsafe { asm!(concat!("red.global.", $instr, " [{p}], {v};"), p = in(reg64) $p, v = in($reg) $v, options(nostack)) }
-    };
-}
-
 macro_rules! int_ops {
-    ($($t:ty => $reg:ident, $add:literal, $min:literal, $max:literal);+ $(;)?) => {$(
+    ($($t:ty),+) => {$(
         impl ReduceOp<$t> for Sum {
             #[inline(always)]
             fn identity() -> $t { 0 }
             #[inline(always)]
             fn combine(a: $t, b: $t) -> $t { a.wrapping_add(b) }
             #[inline(always)]
-            unsafe fn atomic_combine(p: *mut $t, v: $t) { red!($add, $reg, p, v) }
+            unsafe fn atomic_combine(p: *mut $t, v: $t) { unsafe { atomic::red_add(p, v, Scope::Device) } }
         }
         impl ReduceOp<$t> for Min {
             #[inline(always)]
@@ -171,7 +124,7 @@ macro_rules! int_ops {
             #[inline(always)]
             fn combine(a: $t, b: $t) -> $t { if b < a { b } else { a } }
             #[inline(always)]
-            unsafe fn atomic_combine(p: *mut $t, v: $t) { red!($min, $reg, p, v) }
+            unsafe fn atomic_combine(p: *mut $t, v: $t) { unsafe { atomic::red_min(p, v, Scope::Device) } }
         }
         impl ReduceOp<$t> for Max {
             #[inline(always)]
@@ -179,26 +132,21 @@ macro_rules! int_ops {
             #[inline(always)]
             fn combine(a: $t, b: $t) -> $t { if b > a { b } else { a } }
             #[inline(always)]
-            unsafe fn atomic_combine(p: *mut $t, v: $t) { red!($max, $reg, p, v) }
+            unsafe fn atomic_combine(p: *mut $t, v: $t) { unsafe { atomic::red_max(p, v, Scope::Device) } }
         }
     )+};
 }
-int_ops!(
-    i32 => reg32, "add.u32", "min.s32", "max.s32";
-    u32 => reg32, "add.u32", "min.u32", "max.u32";
-    i64 => reg64, "add.u64", "min.s64", "max.s64";
-    u64 => reg64, "add.u64", "min.u64", "max.u64";
-);
+int_ops!(i32, u32, i64, u64);
 
 macro_rules! float_ops {
-    ($($t:ty => $bits:ty, $reg:ident, $add:literal);+ $(;)?) => {$(
+    ($($t:ty => $bits:ty);+ $(;)?) => {$(
         impl ReduceOp<$t> for Sum {
             #[inline(always)]
             fn identity() -> $t { 0.0 }
             #[inline(always)]
             fn combine(a: $t, b: $t) -> $t { a + b }
             #[inline(always)]
-            unsafe fn atomic_combine(p: *mut $t, v: $t) { red!($add, $reg, p, v) }
+            unsafe fn atomic_combine(p: *mut $t, v: $t) { unsafe { atomic::red_add(p, v, Scope::Device) } }
         }
         impl ReduceOp<$t> for Min {
             #[inline(always)]
@@ -238,7 +186,7 @@ impl Unsigned for i64 {
     type U = u64;
 }
 
-float_ops!(f32 => i32, reg32, "add.f32"; f64 => i64, reg64, "add.f64");
+float_ops!(f32 => i32; f64 => i64);
 
 /// Step 1, `reduce_atomic`: every thread walks the range with a grid stride and combines each
 /// element straight into `*dst` with one global atomic (`red.global.add`, or a CAS loop for
@@ -278,10 +226,10 @@ unsafe fn load_first_add<T: Element, O: ReduceOp<T>>(src: *const T, n: u64) -> T
 
 /// `shared[a] = combine(shared[a], shared[b])`.
 #[inline(always)]
-unsafe fn combine_at<T: Element, O: ReduceOp<T>>(shared: *mut T, (a, b): (u32, u32)) {
+unsafe fn combine_at<T: Element, O: ReduceOp<T>>(smem: SharedSlice<T>, (a, b): (u32, u32)) {
     unsafe {
-        let v = O::combine(shared.add(a as usize).read(), shared.add(b as usize).read());
-        shared.add(a as usize).write(v);
+        let v = O::combine(smem.read(a as usize), smem.read(b as usize));
+        smem.write(a as usize, v);
     }
 }
 
@@ -300,20 +248,20 @@ unsafe fn combine_at<T: Element, O: ReduceOp<T>>(shared: *mut T, (a, b): (u32, u
 /// and `THREADS · size_of::<T>()` bytes of dynamic shared memory.
 #[inline(always)]
 pub unsafe fn reduce_interleaved_divergent<T: Element, O: ReduceOp<T>>(dst: *mut T, src: *const T, n: u64) {
-    let shared = dynamic_shared::<T>();
+    let smem = shared::dynamic::<T>();
     let tid = thread_x();
-    unsafe { shared.add(tid as usize).write(load_one::<T, O>(src, n)) };
+    unsafe { smem.at(tid as usize).write(load_one::<T, O>(src, n)) };
     sync_threads();
     let mut s = 1;
     while s < THREADS {
         if let Some(ab) = interleaved_divergent(tid, s) {
-            unsafe { combine_at::<T, O>(shared, ab) };
+            unsafe { combine_at::<T, O>(smem, ab) };
         }
         sync_threads();
         s *= 2;
     }
     if tid == 0 {
-        unsafe { dst.add(block_x() as usize).write(shared.read()) };
+        unsafe { dst.add(block_x() as usize).write(smem.read(0)) };
     }
 }
 
@@ -331,31 +279,31 @@ pub unsafe fn reduce_interleaved_divergent<T: Element, O: ReduceOp<T>>(dst: *mut
 /// As [`reduce_interleaved_divergent`].
 #[inline(always)]
 pub unsafe fn reduce_interleaved_strided<T: Element, O: ReduceOp<T>>(dst: *mut T, src: *const T, n: u64) {
-    let shared = dynamic_shared::<T>();
+    let smem = shared::dynamic::<T>();
     let tid = thread_x();
-    unsafe { shared.add(tid as usize).write(load_one::<T, O>(src, n)) };
+    unsafe { smem.at(tid as usize).write(load_one::<T, O>(src, n)) };
     sync_threads();
     let mut s = 1;
     while s < THREADS {
         if let Some(ab) = interleaved_strided(tid, s, THREADS) {
-            unsafe { combine_at::<T, O>(shared, ab) };
+            unsafe { combine_at::<T, O>(smem, ab) };
         }
         sync_threads();
         s *= 2;
     }
     if tid == 0 {
-        unsafe { dst.add(block_x() as usize).write(shared.read()) };
+        unsafe { dst.add(block_x() as usize).write(smem.read(0)) };
     }
 }
 
 /// The sequential-addressing tree from `shared[0..THREADS]` down to `shared[0..stop]`
 /// (`stop` = 0: to one value), a `__syncthreads` after each step.
 #[inline(always)]
-unsafe fn sequential_tree<T: Element, O: ReduceOp<T>>(shared: *mut T, tid: u32, stop: u32) {
+unsafe fn sequential_tree<T: Element, O: ReduceOp<T>>(smem: SharedSlice<T>, tid: u32, stop: u32) {
     let mut s = THREADS / 2;
     while s > stop {
         if let Some(ab) = sequential(tid, s) {
-            unsafe { combine_at::<T, O>(shared, ab) };
+            unsafe { combine_at::<T, O>(smem, ab) };
         }
         sync_threads();
         s /= 2;
@@ -374,13 +322,13 @@ unsafe fn sequential_tree<T: Element, O: ReduceOp<T>>(shared: *mut T, tid: u32, 
 /// As [`reduce_interleaved_divergent`].
 #[inline(always)]
 pub unsafe fn reduce_sequential<T: Element, O: ReduceOp<T>>(dst: *mut T, src: *const T, n: u64) {
-    let shared = dynamic_shared::<T>();
+    let smem = shared::dynamic::<T>();
     let tid = thread_x();
-    unsafe { shared.add(tid as usize).write(load_one::<T, O>(src, n)) };
+    unsafe { smem.at(tid as usize).write(load_one::<T, O>(src, n)) };
     sync_threads();
-    unsafe { sequential_tree::<T, O>(shared, tid, 0) };
+    unsafe { sequential_tree::<T, O>(smem, tid, 0) };
     if tid == 0 {
-        unsafe { dst.add(block_x() as usize).write(shared.read()) };
+        unsafe { dst.add(block_x() as usize).write(smem.read(0)) };
     }
 }
 
@@ -395,13 +343,13 @@ pub unsafe fn reduce_sequential<T: Element, O: ReduceOp<T>>(dst: *mut T, src: *c
 /// As [`reduce_interleaved_divergent`], with `dst` valid for `ceil(n / (2 · THREADS))`.
 #[inline(always)]
 pub unsafe fn reduce_first_add<T: Element, O: ReduceOp<T>>(dst: *mut T, src: *const T, n: u64) {
-    let shared = dynamic_shared::<T>();
+    let smem = shared::dynamic::<T>();
     let tid = thread_x();
-    unsafe { shared.add(tid as usize).write(load_first_add::<T, O>(src, n)) };
+    unsafe { smem.at(tid as usize).write(load_first_add::<T, O>(src, n)) };
     sync_threads();
-    unsafe { sequential_tree::<T, O>(shared, tid, 0) };
+    unsafe { sequential_tree::<T, O>(smem, tid, 0) };
     if tid == 0 {
-        unsafe { dst.add(block_x() as usize).write(shared.read()) };
+        unsafe { dst.add(block_x() as usize).write(smem.read(0)) };
     }
 }
 
@@ -429,36 +377,25 @@ pub unsafe fn reduce_first_add<T: Element, O: ReduceOp<T>>(dst: *mut T, src: *co
 /// As [`reduce_first_add`].
 #[inline(always)]
 pub unsafe fn reduce_unrolled_warp<T: Element, O: ReduceOp<T>>(dst: *mut T, src: *const T, n: u64) {
-    let shared = dynamic_shared::<T>();
+    let smem = shared::dynamic::<T>();
     let tid = thread_x();
-    unsafe { shared.add(tid as usize).write(load_first_add::<T, O>(src, n)) };
+    unsafe { smem.at(tid as usize).write(load_first_add::<T, O>(src, n)) };
     sync_threads();
-    unsafe { sequential_tree::<T, O>(shared, tid, WARP) };
+    unsafe { sequential_tree::<T, O>(smem, tid, WARP) };
     if tid < WARP {
-        let mut v = unsafe { shared.add(tid as usize).read() };
+        let mut v = unsafe { smem.read(tid as usize) };
         let mut s = WARP;
         while s > 0 {
-            v = O::combine(v, unsafe { shared.add((tid + s) as usize).read() });
-            sync_warp(FULL); // every lane has read before any lane overwrites
-            unsafe { shared.add(tid as usize).write(v) };
-            sync_warp(FULL); // every lane has written before the next step reads
+            v = O::combine(v, unsafe { smem.read((tid + s) as usize) });
+            sync_warp(FULL_MASK); // every lane has read before any lane overwrites
+            unsafe { smem.write(tid as usize, v) };
+            sync_warp(FULL_MASK); // every lane has written before the next step reads
             s /= 2;
         }
         if tid == 0 {
             unsafe { dst.add(block_x() as usize).write(v) };
         }
     }
-}
-
-/// Reduces a warp's values by shuffles (5 levels); lane 0 gets the result.
-#[inline(always)]
-fn warp_reduce<T: Element, O: ReduceOp<T>>(mut v: T) -> T {
-    let mut delta = WARP / 2;
-    while delta > 0 {
-        v = O::combine(v, v.shfl_down(delta));
-        delta /= 2;
-    }
-    v
 }
 
 /// Step 7, `reduce_shuffle`: the last warp combines the 64 remaining values in registers
@@ -471,51 +408,18 @@ fn warp_reduce<T: Element, O: ReduceOp<T>>(mut v: T) -> T {
 /// As [`reduce_first_add`].
 #[inline(always)]
 pub unsafe fn reduce_shuffle<T: Element, O: ReduceOp<T>>(dst: *mut T, src: *const T, n: u64) {
-    let shared = dynamic_shared::<T>();
+    let smem = shared::dynamic::<T>();
     let tid = thread_x();
-    unsafe { shared.add(tid as usize).write(load_first_add::<T, O>(src, n)) };
+    unsafe { smem.at(tid as usize).write(load_first_add::<T, O>(src, n)) };
     sync_threads();
-    unsafe { sequential_tree::<T, O>(shared, tid, WARP) };
+    unsafe { sequential_tree::<T, O>(smem, tid, WARP) };
     if tid < WARP {
-        let v = unsafe { O::combine(shared.add(tid as usize).read(), shared.add((tid + WARP) as usize).read()) };
-        let v = warp_reduce::<T, O>(v);
+        let v = unsafe { O::combine(smem.read(tid as usize), smem.read((tid + WARP) as usize)) };
+        let v = warp::reduce::<T, O>(v);
         if tid == 0 {
             unsafe { dst.add(block_x() as usize).write(v) };
         }
     }
-}
-
-/// Reduces a block's values (one per thread); thread 0 gets the result. `slots` is shared
-/// memory for one value per warp. Starts and ends with every thread past a barrier.
-#[inline(always)]
-fn block_reduce<T: Element, O: ReduceOp<T>>(v: T, slots: *mut T) -> T {
-    let (tid, warps) = (thread_x(), tuned::THREADS / WARP);
-    let v = warp_reduce::<T, O>(v);
-    if tid % WARP == 0 {
-        unsafe { slots.add((tid / WARP) as usize).write(v) };
-    }
-    sync_threads();
-    let mut r = O::identity();
-    if tid < WARP {
-        let mine = if tid < warps { unsafe { slots.add(tid as usize).read() } } else { O::identity() };
-        r = warp_reduce::<T, O>(mine);
-    }
-    sync_threads();
-    r
-}
-
-/// `__threadfence()`: orders this thread's global writes before its later ones, device-wide.
-#[inline(always)]
-fn thread_fence() {
-    unsafe { asm!("membar.gl;", options(nostack)) }
-}
-
-/// `atomicAdd(p, 1)` on a `u32` counter, returning the old value.
-#[inline(always)]
-unsafe fn ticket(p: *mut u32) -> u32 {
-    let old: u32;
-    unsafe { asm!("atom.global.add.u32 {o}, [{p}], 1;", o = out(reg32) old, p = in(reg64) p, options(nostack)) };
-    old
 }
 
 /// Combines element `k` of a 16-byte vector into accumulator `k`.
@@ -556,9 +460,9 @@ pub unsafe fn reduce_tuned<T: Element, O: ReduceOp<T>, const V: usize>(
     src: *const T,
     n: u64,
 ) {
-    let base = dynamic_shared::<u8>();
-    let slots = base.cast::<T>();
-    let flag = unsafe { base.add(tuned::FLAG_OFFSET as usize) }.cast::<u32>();
+    let slots = shared::dynamic::<T>();
+    // Safety: the launch gives `tuned::SHARED_BYTES`, which ends past the flag (offset 64).
+    let flag = unsafe { SharedArray::<u32, 1>::new_unchecked(tuned::FLAG_OFFSET) };
     let (tid, block, grid) = (thread_x(), block_x(), grid_dim_x());
     let threads = tuned::THREADS as u64;
     let parts = split(src as u64, n, size_of::<T>() as u64);
@@ -599,18 +503,18 @@ pub unsafe fn reduce_tuned<T: Element, O: ReduceOp<T>, const V: usize>(
             acc[k] = O::combine(acc[2 * k], acc[2 * k + 1]);
         }
     }
-    let v = block_reduce::<T, O>(acc[0], slots);
+    let v = unsafe { block::reduce::<T, O, { tuned::THREADS }>(acc[0], slots) };
     if tid == 0 {
         unsafe { partials.add(block as usize).write(v) };
-        thread_fence(); // the partial is visible device-wide before the ticket is
-        let last = unsafe { ticket(counter) } == grid - 1;
+        fence_device(); // the partial is visible device-wide before the ticket is
+        let last = unsafe { atomic::add(counter, 1, Scope::Device) } == grid - 1;
         if last {
-            thread_fence(); // and every other block's partial before ours is read
+            fence_device(); // and every other block's partial before ours is read
         }
-        unsafe { flag.write(last as u32) };
+        unsafe { flag.write(0, last as u32) };
     }
     sync_threads();
-    if unsafe { flag.read() } == 0 {
+    if unsafe { flag.read(0) } == 0 {
         return;
     }
     let mut r = O::identity();
@@ -620,7 +524,7 @@ pub unsafe fn reduce_tuned<T: Element, O: ReduceOp<T>, const V: usize>(
         r = O::combine(r, unsafe { partials.add(i as usize).read_volatile() });
         i += tuned::THREADS;
     }
-    let r = block_reduce::<T, O>(r, slots);
+    let r = unsafe { block::reduce::<T, O, { tuned::THREADS }>(r, slots) };
     if tid == 0 {
         unsafe {
             dst.write(r);
@@ -633,8 +537,9 @@ pub unsafe fn reduce_tuned<T: Element, O: ReduceOp<T>, const V: usize>(
 /// `reduce_atomic_<op>_<t>`, `reduce_interleaved_divergent_<op>_<t>`,
 /// `reduce_interleaved_strided_<op>_<t>`, `reduce_sequential_<op>_<t>`,
 /// `reduce_first_add_<op>_<t>`, `reduce_unrolled_warp_<op>_<t>`, `reduce_shuffle_<op>_<t>`
-/// and `reduce_<op>_<t>`. `$op` is the name the host uses (`bankwise::reduce::Operation::NAME`),
-/// `$Op` a type implementing [`ReduceOp`] for each `$t`.
+/// and `reduce_<op>_<t>`, each a `#[kernel]`. `$op` is the name the host uses
+/// (`bankwise::reduce::Operation::NAME`), `$Op` a type implementing [`ReduceOp`] for each `$t`.
+/// The calling crate must depend on `bankwise_device` (which `#[kernel]`'s expansion names).
 #[macro_export]
 macro_rules! reduce_ladder {
     ($op:ident: $Op:ty; $($t:ident),+ $(,)?) => {$(
@@ -648,8 +553,9 @@ macro_rules! reduce_ladder {
         const _: () = {
             /// # Safety
             /// See `reduce_tuned`.
+            #[$crate::__device::kernel]
             #[unsafe(export_name = concat!("reduce_", stringify!($op), "_", stringify!($t)))]
-            pub unsafe extern "ptx-kernel" fn kernel(dst: *mut $t, partials: *mut $t, counter: *mut u32, src: *const $t, n: u64) {
+            pub unsafe fn entry(dst: *mut $t, partials: *mut $t, counter: *mut u32, src: *const $t, n: u64) {
                 unsafe {
                     $crate::reduce::reduce_tuned::<$t, $Op, { 16 / core::mem::size_of::<$t>() }>(dst, partials, counter, src, n)
                 }
@@ -660,8 +566,9 @@ macro_rules! reduce_ladder {
         const _: () = {
             /// # Safety
             /// See the generic kernel of this rung.
+            #[$crate::__device::kernel]
             #[unsafe(export_name = concat!($prefix, stringify!($op), "_", stringify!($t)))]
-            pub unsafe extern "ptx-kernel" fn kernel(dst: *mut $t, src: *const $t, n: u64) {
+            pub unsafe fn entry(dst: *mut $t, src: *const $t, n: u64) {
                 unsafe { $crate::reduce::$rung::<$t, $Op>(dst, src, n) }
             }
         };

@@ -6,7 +6,7 @@
 //! 2.4% of a 180 µs copy and half of a 1024² one). Queued behind this kernel, a batch of runs
 //! starts back to back, and each event pair times only the GPU's work.
 
-use bankwise_device::global_timer;
+use bankwise_device::time::global_timer;
 
 /// Busy-waits until `ns` nanoseconds of the GPU's global timer have passed. Launch it with one
 /// thread: the others would only spin beside it.

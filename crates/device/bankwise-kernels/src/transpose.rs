@@ -11,12 +11,16 @@
 //! grid's z limit into several launches and gives shapes past its y limit to the swizzled
 //! ladder kernel.
 
-use bankwise_device::{
-    block_x, block_y, block_z, dynamic_shared, grid_dim_x, grid_dim_y, grid_dim_z, load_global_streaming,
-    load_global_v4, store_global_streaming, store_global_v4, sync_threads, thread_x, thread_y,
+use bankwise_device::Plain;
+use bankwise_device::memory::{load_global_streaming, load_global_v4, store_global_streaming, store_global_v4};
+use bankwise_device::shared;
+use bankwise_device::thread::{
+    block_x, block_y, block_z, grid_dim_x, grid_dim_y, grid_dim_z, sync_threads, thread_x, thread_y,
 };
 use bankwise_layout::transpose::tuned::{self, Tiles, scalar, unaligned};
 use bankwise_layout::transpose::{BLOCK_ROWS, TILE, TileLayout, offset, tiles};
+
+use crate::tile::SharedTile;
 
 /// Rows of the ladder's tile each thread moves: 32 × 32 tiles, blocks of 32 × [`BLOCK_ROWS`].
 const LADDER_K: usize = (TILE / BLOCK_ROWS) as usize;
@@ -88,8 +92,12 @@ fn for_each_ladder_tile<const ONE: bool>(rows: u64, cols: u64, batch: u64, mut t
 /// Teaches: coalescing. No shared memory, so no bank conflicts; the strided stores are what
 /// make it slow. Measured at 8192²: 495 GB/s f32, 17% of a copy; 882 GB/s f64 (30%), whose
 /// 8-byte stores waste half as much of each 32-byte sector.
+///
+/// # Safety
+/// `src` and `dst` are valid, non-overlapping buffers of `batch · rows · cols` elements, and
+/// the launch has the ladder's grid and blocks (`bankwise_layout::transpose`).
 #[inline(always)]
-pub unsafe fn transpose_naive<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
+pub unsafe fn transpose_naive<T: Plain>(dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
     let (tx, ty) = (thread_x() as u64, thread_y() as u64);
     for_each_ladder_tile::<false>(rows, cols, batch, |b, r0, c0| {
         let c = c0 + tx;
@@ -116,11 +124,15 @@ pub unsafe fn transpose_naive<T: Copy>(dst: *mut T, src: *const T, rows: u64, co
 /// The loops over tiles are uniform across the block (they depend on block indices only), so
 /// every thread reaches both barriers; out-of-range elements are skipped, never the barriers.
 /// `K` is the rows each thread moves (blocks of 32 × `32 / K` threads); `ONE`, one tile per
-/// block (see [`for_each_tile`]); `STREAM`, 8-byte elements loaded and stored with the
+/// block (see `for_each_tile`); `STREAM`, 8-byte elements loaded and stored with the
 /// cache-streaming hint (`ld/st.global.cs`). The ladder's kernels take `K = 4` (`BLOCK_ROWS` =
 /// 8), loop, and use no hint.
+///
+/// # Safety
+/// As [`transpose_naive`], with blocks of 32 × `32 / K` threads and at least
+/// `layout.tile_bytes(size_of::<T>())` bytes of dynamic shared memory.
 #[inline(always)]
-pub unsafe fn transpose_tile<T: Copy, const K: usize, const ONE: bool, const STREAM: bool>(
+pub unsafe fn transpose_tile<T: Plain, const K: usize, const ONE: bool, const STREAM: bool>(
     layout: TileLayout,
     dst: *mut T,
     src: *const T,
@@ -128,8 +140,8 @@ pub unsafe fn transpose_tile<T: Copy, const K: usize, const ONE: bool, const STR
     cols: u64,
     batch: u64,
 ) {
-    let tile = dynamic_shared::<T>();
-    let size = size_of::<T>() as u32;
+    // Safety: the launch gives the tile's bytes (`bankwise_layout::transpose`).
+    let tile = unsafe { SharedTile::<T>::new_unchecked(layout) };
     let (tx, ty) = (thread_x(), thread_y());
     let block_rows = TILE / K as u32;
     for_each_ladder_tile::<ONE>(rows, cols, batch, |b, r0, c0| {
@@ -150,7 +162,7 @@ pub unsafe fn transpose_tile<T: Copy, const K: usize, const ONE: bool, const STR
                 p.read()
             }
         };
-        // Safety: the element types are integers, for which zero is valid.
+        // Safety: T is Plain, so zero bytes are a valid value.
         let mut held: [T; K] = unsafe { core::mem::zeroed() };
         if interior {
             for (k, h) in held.iter_mut().enumerate() {
@@ -165,12 +177,12 @@ pub unsafe fn transpose_tile<T: Copy, const K: usize, const ONE: bool, const STR
         }
         // Out-of-range slots get zeros that no output element reads.
         for (k, &h) in held.iter().enumerate() {
-            unsafe { tile.add(layout.offset(row(k), tx, size) as usize).write(h) };
+            unsafe { tile.write(row(k), tx, h) };
         }
         sync_threads();
         // Output row `c0 + j` is input column `c0 + j`; lane `tx` writes output column r0 + tx.
         let store = |j: u32| unsafe {
-            let v = tile.add(layout.offset(tx, j, size) as usize).read();
+            let v = tile.read(tx, j);
             let p = to.add(j as usize * rows as usize + tx as usize);
             if STREAM && size_of::<T>() == 8 {
                 store_global_streaming(p.cast(), core::mem::transmute_copy(&v));
@@ -196,8 +208,11 @@ pub unsafe fn transpose_tile<T: Copy, const K: usize, const ONE: bool, const STR
 /// pitch (32 elements) apart: for 4-byte elements all in one bank, a 32-way conflict.
 /// Measured at 8192²: 1491 GB/s f32 (3× naive, 49.8% of a copy), 2550 f64 (85.5%); Nsight
 /// Compute: 32.4 load wavefronts per column read for f32, 32 for f64 (16-way per half-warp).
+///
+/// # Safety
+/// As [`transpose_tile`] with `K = 4`.
 #[inline(always)]
-pub unsafe fn transpose_tiled<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
+pub unsafe fn transpose_tiled<T: Plain>(dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
     unsafe { transpose_tile::<T, LADDER_K, false, false>(TileLayout::Plain, dst, src, rows, cols, batch) }
 }
 
@@ -205,8 +220,11 @@ pub unsafe fn transpose_tiled<T: Copy>(dst: *mut T, src: *const T, rows: u64, co
 /// 8-byte elements, 34 and 36 for 2- and 1-byte ones), so consecutive rows start in different
 /// banks and the column walk is conflict-free. Measured at 8192²: 2609 GB/s f32 (+75%, 87.7%
 /// of a copy), 2893 f64 (+13%, 97.2%); 1.1 load wavefronts per column read.
+///
+/// # Safety
+/// As [`transpose_tile`] with `K = 4`.
 #[inline(always)]
-pub unsafe fn transpose_padded<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
+pub unsafe fn transpose_padded<T: Plain>(dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
     unsafe { transpose_tile::<T, LADDER_K, false, false>(TileLayout::Padded, dst, src, rows, cols, batch) }
 }
 
@@ -215,8 +233,11 @@ pub unsafe fn transpose_padded<T: Copy>(dst: *mut T, src: *const T, rows: u64, c
 /// tile is exactly 32×32 elements. Measured at 8192²: conflict-free too (1.1 wavefronts) and
 /// as fast as padding, 2587 GB/s f32 and 2894 f64: the 128 bytes it saves per block never
 /// limited occupancy, which registers set (six blocks of 256 threads per SM for f32).
+///
+/// # Safety
+/// As [`transpose_tile`] with `K = 4`.
 #[inline(always)]
-pub unsafe fn transpose_swizzled<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
+pub unsafe fn transpose_swizzled<T: Plain>(dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
     unsafe { transpose_tile::<T, LADDER_K, false, false>(TileLayout::Swizzled, dst, src, rows, cols, batch) }
 }
 
@@ -224,6 +245,9 @@ pub unsafe fn transpose_swizzled<T: Copy>(dst: *mut T, src: *const T, rows: u64,
 #[derive(Clone, Copy)]
 #[repr(C, align(16))]
 struct Vector([u32; 4]);
+
+// Safety: four u32 and no padding (16 bytes, 16-aligned); every bit pattern is valid.
+unsafe impl Plain for Vector {}
 
 /// The tile of a tuned kernel's block ([`for_each_tile`] with one tile per block, over
 /// [`Tiles`]): `load` it into registers, `stage` them into shared memory, and `store` the
@@ -277,8 +301,13 @@ fn each_tile<H: Copy>(
 /// For the 1-, 2- and 4-byte kernels; `V` is the vector's element count and `N` the vectors
 /// per thread (`tuned::vectors_per_thread`). Needs every row of the input and output to start
 /// 16-byte aligned (`tuned::aligned`); other 4-byte shapes take [`transpose_unaligned`].
+///
+/// # Safety
+/// As [`transpose_naive`], with every row of `src` and `dst` 16-byte aligned, the grid of
+/// `tuned::Tiles`, `tuned::THREADS` threads per block and the tile's dynamic shared memory
+/// (`bankwise_layout::transpose::tuned`).
 #[inline(always)]
-pub unsafe fn transpose_vectorized<T: Copy, const V: usize, const N: usize>(
+pub unsafe fn transpose_vectorized<T: Plain, const V: usize, const N: usize>(
     dst: *mut T,
     src: *const T,
     rows: u64,
@@ -287,7 +316,7 @@ pub unsafe fn transpose_vectorized<T: Copy, const V: usize, const N: usize>(
 ) {
     let size = size_of::<T>() as u32;
     let (side, per_row) = (tuned::side(size), tuned::vectors_per_row(size));
-    let tile = dynamic_shared::<Vector>();
+    let tile = shared::dynamic::<Vector>();
     // Load-phase role: this thread reads vector `tv` of tile rows `tr + k · rows_per_k`.
     let t = thread_x();
     let rows_per_k = tuned::THREADS / per_row;
@@ -312,7 +341,7 @@ pub unsafe fn transpose_vectorized<T: Copy, const V: usize, const N: usize>(
     let stage = |_, held: &[[u32; 4]; N]| {
         for (k, h) in held.iter().enumerate() {
             let r = tr + k as u32 * rows_per_k;
-            unsafe { tile.add((r * per_row + tuned::swizzle(r, tv, size)) as usize).write(Vector(*h)) };
+            unsafe { tile.write((r * per_row + tuned::swizzle(r, tv, size)) as usize, Vector(*h)) };
         }
     };
     let elems = tile.cast::<T>();
@@ -323,7 +352,7 @@ pub unsafe fn transpose_vectorized<T: Copy, const V: usize, const N: usize>(
             let (out_r, out_c) = (c0 + j as u64, r0 + (u * V as u32) as u64);
             if interior || (out_r < cols && out_c < rows) {
                 let gathered: [T; V] = core::array::from_fn(|e| unsafe {
-                    elems.add(tuned::offset(u * V as u32 + e as u32, j, size) as usize).read()
+                    elems.read(tuned::offset(u * V as u32 + e as u32, j, size) as usize)
                 });
                 // Safety: [T; V] is exactly 16 bytes of plain data.
                 let packed: [u32; 4] = unsafe { core::mem::transmute_copy(&gathered) };
@@ -347,8 +376,12 @@ pub unsafe fn transpose_vectorized<T: Copy, const V: usize, const N: usize>(
 /// measured 2341–2425, and with the tile loop it had before (61 registers against 48 now)
 /// the same within 0.4 point, except 1.1 points less at 4095 × 4097. Its element-wise
 /// staging is conflict-free (`unaligned::turn`).
+///
+/// # Safety
+/// As [`transpose_naive`], with `src` and `dst` 16-byte aligned, the grid of `tuned::Tiles`,
+/// `tuned::THREADS` threads per block and the dynamic shared memory of `tuned::unaligned`.
 #[inline(always)]
-pub unsafe fn transpose_unaligned<T: Copy, const V: usize, const L: usize, const S: usize>(
+pub unsafe fn transpose_unaligned<T: Plain, const V: usize, const L: usize, const S: usize>(
     dst: *mut T,
     src: *const T,
     rows: u64,
@@ -362,7 +395,7 @@ pub unsafe fn transpose_unaligned<T: Copy, const V: usize, const L: usize, const
     let load_slots = unaligned::tile_rows(size) * window;
     let v = V as u64;
     let total = batch * rows * cols;
-    let tile = dynamic_shared::<T>();
+    let tile = shared::dynamic::<T>();
     let t = thread_x();
     let lane = t % 32;
     // Load slot `s` is vector `s % window` of the window over tile row `s / window`, which is
@@ -383,7 +416,7 @@ pub unsafe fn transpose_unaligned<T: Copy, const V: usize, const L: usize, const
                 *h = unsafe { load_global_v4(src.add(first as usize).cast()) };
             } else {
                 // The buffer's last, partial vector: element by element, never past the end.
-                // Safety: the kernels' element types are integers, for which zero is valid.
+                // Safety: T is Plain, so zero bytes are a valid value.
                 let mut e: [T; V] = unsafe { core::mem::zeroed() };
                 for (i, x) in e.iter_mut().enumerate() {
                     if first + (i as u64) < total {
@@ -410,7 +443,7 @@ pub unsafe fn transpose_unaligned<T: Copy, const V: usize, const L: usize, const
                 let i = (step as u32 + turn) % V as u32;
                 let c = col + i as i64;
                 if c >= c0 as i64 && c < end {
-                    unsafe { tile.offset(first as isize + i as isize).write(x) };
+                    unsafe { tile.write((first as isize + i as isize) as usize, x) };
                 }
             }
         }
@@ -430,7 +463,7 @@ pub unsafe fn transpose_unaligned<T: Copy, const V: usize, const L: usize, const
             // Tile row of input row `first + i`: the tile starts `halo` rows above r0.
             let read = |i: i64| unsafe {
                 let tile_row = (first + i - r0 as i64 + halo as i64) as u32;
-                tile.add((tile_row * pitch + j) as usize).read()
+                tile.read((tile_row * pitch + j) as usize)
             };
             let chunk = unsafe { dst.offset(row_start as isize + first as isize) };
             if first >= 0 && first + V as i64 <= rows as i64 {
@@ -463,10 +496,14 @@ pub unsafe fn transpose_unaligned<T: Copy, const V: usize, const L: usize, const
 /// 32×32 ladder kernel 2652, 4% slower). Without the tile loop it needs 48 registers instead
 /// of 68 (five blocks per SM instead of three): 98.5% of the copy at 4096² against 97.7%.
 /// Small matrices whose rows start on a sector take [`transpose_small`] (`tuned::small`).
+///
+/// # Safety
+/// As [`transpose_naive`], with the grid of `tuned::Tiles::rect` over `tuned::scalar`'s tile,
+/// `tuned::THREADS` threads per block and its dynamic shared memory.
 #[inline(always)]
-pub unsafe fn transpose_scalar<T: Copy>(dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
+pub unsafe fn transpose_scalar<T: Plain>(dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
     const N: usize = scalar::PER_THREAD as usize;
-    let tile = dynamic_shared::<T>();
+    let tile = shared::dynamic::<T>();
     let t = thread_x();
     let (tall, wide) = (scalar::ROWS as u64, scalar::COLS as u64);
     let load = |(b, r0, c0): (u64, u64, u64), held: &mut [T; N]| {
@@ -482,7 +519,7 @@ pub unsafe fn transpose_scalar<T: Copy>(dst: *mut T, src: *const T, rows: u64, c
     let stage = |_, held: &[T; N]| {
         for (k, &h) in held.iter().enumerate() {
             let (r, c) = scalar::load_role(k as u32 * tuned::THREADS + t);
-            unsafe { tile.add((r * scalar::PITCH + c) as usize).write(h) };
+            unsafe { tile.write((r * scalar::PITCH + c) as usize, h) };
         }
     };
     let store = |(b, r0, c0): (u64, u64, u64)| {
@@ -492,13 +529,13 @@ pub unsafe fn transpose_scalar<T: Copy>(dst: *mut T, src: *const T, rows: u64, c
             let (out_r, out_c) = (c0 + j as u64, r0 + u as u64);
             if interior || (out_r < cols && out_c < rows) {
                 unsafe {
-                    let v = tile.add((u * scalar::PITCH + j) as usize).read();
+                    let v = tile.read((u * scalar::PITCH + j) as usize);
                     dst.add(offset(b, out_r, out_c, cols, rows) as usize).write(v);
                 }
             }
         }
     };
-    // Safety: the kernels' element types are integers, for which zero is valid.
+    // Safety: T is Plain, so zero bytes are a valid value.
     let empty: [T; N] = unsafe { core::mem::zeroed() };
     each_tile(&Tiles::rect(scalar::ROWS, scalar::COLS, rows, cols, batch), empty, load, stage, store);
 }
@@ -518,8 +555,11 @@ pub unsafe fn transpose_scalar<T: Copy>(dst: *mut T, src: *const T, rows: u64, c
 /// cache-streaming (`STREAM`, `transpose_small_streaming_u64`, taken up to 2^20 elements) it is
 /// 2–6% faster after itself at 512²–1024² and as fast after a copy: at 1024² 9.54–9.57 µs
 /// against cuBLAS's 9.70–9.78, and under criterion 7.99–8.15 against 8.55–8.87.
+///
+/// # Safety
+/// As [`transpose_tile`] with `K = tuned::small::PER_THREAD` and one block per tile.
 #[inline(always)]
-pub unsafe fn transpose_small<T: Copy, const STREAM: bool>(
+pub unsafe fn transpose_small<T: Plain, const STREAM: bool>(
     dst: *mut T,
     src: *const T,
     rows: u64,
@@ -534,7 +574,7 @@ pub unsafe fn transpose_small<T: Copy, const STREAM: bool>(
 /// a power of two: one conditional rotation per bit of `by`, all selects, because indexing
 /// a register array with a run-time index would put it in local memory.
 #[inline(always)]
-fn rotate<T: Copy, const V: usize>(mut a: [T; V], by: u32) -> [T; V] {
+fn rotate<T: Plain, const V: usize>(mut a: [T; V], by: u32) -> [T; V] {
     let mut bit = 1;
     while bit < V {
         let turned: [T; V] = core::array::from_fn(|i| a[(i + bit) % V]);

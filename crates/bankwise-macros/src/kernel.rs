@@ -1,0 +1,189 @@
+//! `#[kernel]`: the token-level expansion, kept apart from the `proc_macro` entry point so that
+//! unit tests can run it on `proc_macro2` tokens.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::spanned::Spanned;
+use syn::{Attribute, Error, FnArg, ItemFn, Meta, ReturnType};
+
+/// The expansion of `#[kernel]` with attribute arguments `attr` on the item `item`.
+pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> Result<TokenStream, Error> {
+    if !attr.is_empty() {
+        return Err(Error::new(attr.span(), "#[kernel] takes no arguments; write `#[kernel]` alone"));
+    }
+    let f: ItemFn = syn::parse2(item)?;
+    check(&f)?;
+    let ItemFn { attrs, vis, sig, block } = &f;
+    let (unsafety, name, inputs) = (&sig.unsafety, &sig.ident, &sig.inputs);
+    let named = attrs.iter().any(names_symbol);
+    let no_mangle = (!named).then(|| quote!(#[unsafe(no_mangle)]));
+    Ok(quote! {
+        #[cfg(target_arch = "nvptx64")]
+        ::bankwise_device::__kernel_entry! {
+            #(#attrs)*
+            #no_mangle
+            #vis #unsafety fn #name(#inputs) #block
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        #(#attrs)*
+        #vis #unsafety fn #name(#inputs) #block
+    })
+}
+
+/// Everything an entry cannot be, as errors at the offending tokens.
+fn check(f: &ItemFn) -> Result<(), Error> {
+    let sig = &f.sig;
+    if let Some(t) = &sig.asyncness {
+        return Err(Error::new(t.span(), "a #[kernel] cannot be `async`: the GPU runs an entry to completion"));
+    }
+    if let Some(t) = &sig.constness {
+        return Err(Error::new(t.span(), "a #[kernel] cannot be `const`: it runs on the GPU, not at compile time"));
+    }
+    if let Some(abi) = &sig.abi {
+        return Err(Error::new(
+            abi.span(),
+            "a #[kernel] takes no explicit ABI: the attribute gives it `extern \"ptx-kernel\"` on the GPU; remove the `extern`",
+        ));
+    }
+    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+        return Err(Error::new(
+            sig.generics.span(),
+            "a #[kernel] cannot be generic: an entry is one instantiation; write a generic function and a #[kernel] per type that calls it",
+        ));
+    }
+    if let ReturnType::Type(_, ty) = &sig.output {
+        return Err(Error::new(
+            ty.span(),
+            "a #[kernel] returns nothing: remove the return type and write results through a pointer parameter",
+        ));
+    }
+    if let Some(r) = sig.inputs.iter().find(|a| matches!(a, FnArg::Receiver(_))) {
+        return Err(Error::new(r.span(), "a #[kernel] cannot take `self`: an entry is a free function"));
+    }
+    if let Some(v) = &sig.variadic {
+        return Err(Error::new(v.span(), "a #[kernel] cannot be variadic: give it a fixed parameter list"));
+    }
+    Ok(())
+}
+
+/// Whether `attr` already names the entry's symbol (`export_name` or `no_mangle`, bare or
+/// inside `unsafe(..)`), in which case `#[kernel]` adds no `#[unsafe(no_mangle)]` of its own.
+fn names_symbol(attr: &Attribute) -> bool {
+    let is_name = |p: &syn::Path| p.is_ident("export_name") || p.is_ident("no_mangle");
+    match &attr.meta {
+        Meta::List(list) if list.path.is_ident("unsafe") => {
+            let first = list.tokens.clone().into_iter().next();
+            matches!(first, Some(proc_macro2::TokenTree::Ident(i)) if i == "export_name" || i == "no_mangle")
+        }
+        meta => is_name(meta.path()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::ToTokens;
+
+    /// The tokens of `t` as a string with normalised spacing.
+    fn text(t: impl ToTokens) -> String {
+        t.to_token_stream().to_string()
+    }
+
+    fn expand_ok(item: TokenStream) -> String {
+        text(expand(TokenStream::new(), item).expect("expands"))
+    }
+
+    fn error_of(attr: TokenStream, item: TokenStream) -> String {
+        expand(attr, item).expect_err("must be rejected").to_string()
+    }
+
+    #[test]
+    fn expands_to_a_ptx_entry_on_nvptx_and_a_plain_function_elsewhere() {
+        let out = expand_ok(quote! {
+            /// Doc.
+            pub unsafe fn scale(a: *mut f32, n: u64) { let _ = (a, n); }
+        });
+        let want = text(quote! {
+            #[cfg(target_arch = "nvptx64")]
+            ::bankwise_device::__kernel_entry! {
+                /// Doc.
+                #[unsafe(no_mangle)]
+                pub unsafe fn scale(a: *mut f32, n: u64) { let _ = (a, n); }
+            }
+            #[cfg(not(target_arch = "nvptx64"))]
+            /// Doc.
+            pub unsafe fn scale(a: *mut f32, n: u64) { let _ = (a, n); }
+        });
+        assert_eq!(out, want);
+    }
+
+    #[test]
+    fn a_safe_function_stays_safe() {
+        let out = expand_ok(quote! { pub fn noop(n: u32) { let _ = n; } });
+        assert!(out.contains("pub fn noop (n : u32)"), "{out}");
+        assert!(!out.contains("unsafe fn"), "{out}");
+    }
+
+    #[test]
+    fn an_export_name_replaces_the_no_mangle() {
+        for attr in [quote!(#[unsafe(export_name = "reduce_sum_f32")]), quote!(#[export_name = "reduce_sum_f32"])] {
+            let out = expand_ok(quote! { #attr pub unsafe fn entry(p: *mut f32) { let _ = p; } });
+            assert!(!out.contains("no_mangle"), "{out}");
+            assert_eq!(out.matches("export_name").count(), 2, "kept on both targets: {out}");
+        }
+        let out = expand_ok(quote! { #[unsafe(no_mangle)] pub unsafe fn k() {} });
+        assert_eq!(out.matches("no_mangle").count(), 2, "not doubled: {out}");
+    }
+
+    #[test]
+    fn rejects_generic_functions() {
+        for item in [
+            quote! { pub unsafe fn k<T: Copy>(p: *mut T) {} },
+            quote! { pub unsafe fn k<const N: usize>(p: *mut u32) {} },
+            quote! { pub unsafe fn k<'a>(p: &'a u32) {} },
+            quote! { pub unsafe fn k(p: *mut u32) where u32: Copy {} },
+        ] {
+            let e = error_of(TokenStream::new(), item);
+            assert!(e.contains("cannot be generic"), "{e}");
+        }
+    }
+
+    #[test]
+    fn rejects_a_return_type() {
+        for item in [quote! { pub unsafe fn k(p: *mut u32) -> u32 { 0 } }, quote! { pub fn k() -> () {} }] {
+            let e = error_of(TokenStream::new(), item);
+            assert!(e.contains("returns nothing"), "{e}");
+        }
+    }
+
+    #[test]
+    fn rejects_self() {
+        for item in [quote! { pub fn k(self) {} }, quote! { pub fn k(&self, n: u32) {} }] {
+            let e = error_of(TokenStream::new(), item);
+            assert!(e.contains("cannot take `self`"), "{e}");
+        }
+    }
+
+    #[test]
+    fn rejects_async_const_an_abi_and_variadics() {
+        let cases = [
+            (quote! { pub async fn k() {} }, "cannot be `async`"),
+            (quote! { pub const fn k() {} }, "cannot be `const`"),
+            (quote! { pub extern "C" fn k() {} }, "no explicit ABI"),
+            (quote! { pub unsafe extern "ptx-kernel" fn k() {} }, "no explicit ABI"),
+            (quote! { pub unsafe extern "C" fn k(a: u32, ...) {} }, "no explicit ABI"),
+        ];
+        for (item, want) in cases {
+            let e = error_of(TokenStream::new(), item);
+            assert!(e.contains(want), "{e}");
+        }
+    }
+
+    #[test]
+    fn rejects_attribute_arguments_and_non_functions() {
+        let e = error_of(quote!(name = "x"), quote! { pub fn k() {} });
+        assert!(e.contains("takes no arguments"), "{e}");
+        let e = error_of(TokenStream::new(), quote! { pub struct S; });
+        assert!(e.contains("expected `fn`"), "{e}");
+    }
+}

@@ -1,0 +1,582 @@
+//! Shared memory: the block's scratchpad, as `Copy` handles that never make a Rust reference.
+//!
+//! # The contract, and why it is sound
+//!
+//! rust-cuda removed its `shared_array!` in 2025 as unsound: it gave every thread of a block a
+//! `&mut [T]` to the same memory, and two live `&mut` to one place are undefined behaviour in
+//! Rust whatever the threads then do (the compiler may assume a `&mut` is unaliased and, say,
+//! keep its contents in registers across a barrier). The handles here — [`SharedSlice`] (a
+//! length known at run time) and [`SharedArray`] (a length known at compile time) — hold only
+//! a pointer into the allocation and a length, and [`Shared`] (one element) a pointer.
+//! Every access is one raw-pointer read or write made inside [`Shared::read`] /
+//! [`Shared::write`] (or an atomic of [`Shared`], or a [`probe`] access), never a reference, so there is no aliasing claim to break; the handles are `Copy` and may be
+//! given to every thread.
+//!
+//! What remains is CUDA's own rule, which the accessors state as their safety contract:
+//! the index is in bounds, and the access does not race. Two accesses by different threads to
+//! one element, at least one a write and not both atomic, must be ordered: by a barrier both
+//! threads pass between them ([`sync_threads`](crate::thread::sync_threads) and its forms for
+//! the block, [`sync_warp`](crate::warp::sync_warp) for lanes of one warp), or by a
+//! release/acquire pattern ([`crate::fence`] plus an atomic flag). The compiler treats a
+//! barrier as touching all memory, so it moves no access across one.
+//!
+//! Element types are [`Plain`]: shared memory starts each launch with whatever bytes the last
+//! block left there, and a handle can be [`cast`](SharedSlice::cast) to another type, so any
+//! bit pattern must be a valid value. Reading an element no thread of this block has written
+//! yields an unspecified value, not undefined behaviour (the allocation is external memory
+//! that Rust treats as initialised).
+//!
+//! # Where the memory comes from
+//!
+//! rustc's `nvptx64` target cannot declare `.shared` variables, so every handle is carved from
+//! the block's *dynamic* shared memory, the bytes the host asks for at launch
+//! (`shared_mem_bytes`, CUDA C++'s third `<<<>>>` argument, `extern __shared__`). Handles start
+//! at byte offsets that are multiples of [`ALIGN`] (16) and hold types aligned to at most that,
+//! so a cast is always aligned. The host must launch with at least the bytes the kernel's
+//! handles reach: the checked constructors ([`dynamic`], [`SharedSlice::new`],
+//! [`SharedArray::new`]) compare against the launch's size, read from PTX's
+//! `%dynamic_smem_size`; the `_unchecked` ones make it the caller's promise.
+//!
+//! Every pointer is derived from `core::intrinsics::gpu::gpu_launch_sized_workgroup_mem`, so
+//! LLVM knows it points into the shared state space and emits `ld.shared`/`st.shared` (SASS
+//! `LDS`/`STS`; `LDS.64`/`LDS.128` for 8- and 16-byte elements) instead of generic loads.
+//!
+//! The accessors are `#[track_caller]`: a CPU emulator of the kernels can record each access
+//! site through them, as they are the one place shared memory is touched.
+
+use core::arch::asm;
+
+use crate::Plain;
+use crate::atomic::{self, AtomicAdd, AtomicMinMax};
+
+/// The alignment of every handle's start, and the largest element alignment a handle takes.
+pub const ALIGN: u32 = 16;
+
+/// A 16-byte-aligned unit: the type the dynamic allocation is requested as, so that its base
+/// is [`ALIGN`]-aligned in every kernel crate.
+#[repr(C, align(16))]
+struct Aligned([u8; 16]);
+
+/// The base of the block's dynamic shared memory, in the shared state space.
+#[inline(always)]
+fn base() -> *mut u8 {
+    core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<Aligned>().cast()
+}
+
+/// The generic pointer `p` (into shared memory) as a 32-bit shared-window address, the operand
+/// of `atom.shared`/`ld.shared` in inline PTX (`cvta.to.shared`; ptxas folds it away).
+#[inline(always)]
+fn window<T>(p: *mut T) -> u32 {
+    let generic = p as u64; // only converted, never dereferenced here
+    let s: u64;
+    unsafe {
+        asm!("cvta.to.shared.u64 {s}, {g};", s = out(reg64) s, g = in(reg64) generic, options(pure, nomem, nostack))
+    };
+    s as u32
+}
+
+/// Bytes of dynamic shared memory this launch gave the block (PTX `%dynamic_smem_size`; the
+/// launch's `shared_mem_bytes`).
+#[inline(always)]
+pub fn dynamic_size() -> u32 {
+    let n: u32;
+    unsafe {
+        asm!("mov.u32 {n}, %dynamic_smem_size;", n = out(reg32) n, options(pure, nomem, nostack, preserves_flags))
+    };
+    n
+}
+
+/// Why a checked constructor refused a handle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SharedError {
+    /// The byte offset is not a multiple of [`ALIGN`]: start the handle at a multiple of 16.
+    Misaligned {
+        /// The offset asked for.
+        offset: u32,
+    },
+    /// The handle reaches past the launch's dynamic shared memory: launch with at least
+    /// `needed` bytes (`shared_mem_bytes`), or ask for fewer elements.
+    TooSmall {
+        /// Bytes the handle needs from the start of the allocation (offset + length).
+        needed: u64,
+        /// Bytes the launch gave ([`dynamic_size`]).
+        launched: u32,
+    },
+}
+
+/// Checks a handle of `bytes` bytes at `offset` against the launch.
+#[inline(always)]
+fn check(offset: u32, bytes: u64) -> Result<(), SharedError> {
+    if !offset.is_multiple_of(ALIGN) {
+        return Err(SharedError::Misaligned { offset });
+    }
+    let (needed, launched) = (offset as u64 + bytes, dynamic_size());
+    if needed > launched as u64 { Err(SharedError::TooSmall { needed, launched }) } else { Ok(()) }
+}
+
+/// The allocation's byte `offset` as a `*mut T` (in the shared state space).
+#[inline(always)]
+fn at_offset<T>(offset: u32) -> *mut T {
+    base().wrapping_add(offset as usize).cast()
+}
+
+/// Compile-time checks of an element type: not zero-sized, aligned to at most [`ALIGN`].
+const fn element_ok<T>() {
+    assert!(size_of::<T>() > 0, "shared-memory handles hold sized elements");
+    assert!(align_of::<T>() <= ALIGN as usize, "shared-memory elements are aligned to at most 16 bytes");
+}
+
+/// `len` elements of `T` at byte `offset` of the block's dynamic shared memory: CUDA C++'s
+/// `extern __shared__ T s[]` (offset 0) or a typed pointer into it. A `Copy` handle; see the
+/// [module docs](self) for the contract of its accessors.
+pub struct SharedSlice<T> {
+    /// Element 0, derived from the allocation's base at construction (so in the shared state
+    /// space), never dereferenced outside the accessors.
+    ptr: *mut T,
+    len: usize,
+}
+
+impl<T> Clone for SharedSlice<T> {
+    #[inline(always)]
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for SharedSlice<T> {}
+
+/// The whole dynamic allocation as `T`s: `dynamic_size() / size_of::<T>()` of them from offset
+/// 0. Always valid (its length comes from the launch); when the length is unused the size is
+/// not even read.
+#[inline(always)]
+pub fn dynamic<T: Plain>() -> SharedSlice<T> {
+    const { element_ok::<T>() };
+    SharedSlice { ptr: base().cast(), len: dynamic_size() as usize / size_of::<T>() }
+}
+
+impl<T: Plain> SharedSlice<T> {
+    /// `len` elements at byte `offset`, checked against the launch: `offset` a multiple of
+    /// [`ALIGN`] and `offset + len · size_of::<T>()` within [`dynamic_size`].
+    #[inline(always)]
+    pub fn new(offset: u32, len: usize) -> Result<Self, SharedError> {
+        const { element_ok::<T>() };
+        check(offset, len as u64 * size_of::<T>() as u64)?;
+        Ok(SharedSlice { ptr: at_offset(offset), len })
+    }
+
+    /// [`new`](Self::new) without the checks, for kernels whose host sizes the launch.
+    ///
+    /// # Safety
+    /// `offset` is a multiple of [`ALIGN`], and every launch of the kernel gives at least
+    /// `offset + len · size_of::<T>()` bytes of dynamic shared memory.
+    #[inline(always)]
+    pub unsafe fn new_unchecked(offset: u32, len: usize) -> Self {
+        const { element_ok::<T>() };
+        SharedSlice { ptr: at_offset(offset), len }
+    }
+
+    /// The number of elements.
+    #[inline(always)]
+    pub fn len(self) -> usize {
+        self.len
+    }
+
+    /// Whether it has no elements.
+    #[inline(always)]
+    pub fn is_empty(self) -> bool {
+        self.len == 0
+    }
+
+    /// The same bytes as elements of `U` (as many whole `U`s as fit). Always aligned: handles
+    /// start at multiples of [`ALIGN`].
+    #[inline(always)]
+    pub fn cast<U: Plain>(self) -> SharedSlice<U> {
+        const { element_ok::<U>() };
+        SharedSlice { ptr: self.ptr.cast(), len: self.len * size_of::<T>() / size_of::<U>() }
+    }
+
+    /// A handle to element `i` (CUDA C++ `&s[i]`), for the accessors of [`Shared`]. Taking the
+    /// handle before computing a value to write (`s.at(i).write(f())`) keeps the address
+    /// computation ahead of `f`, as indexing a pointer does in CUDA C++; LLVM then shares it
+    /// with later accesses (measured: 2 registers fewer in the reduction's tree rungs than
+    /// `s.write(i, f())`).
+    ///
+    /// # Safety
+    /// `i <= self.len()` (the address stays in the view; accessing it needs `i < self.len()`).
+    #[inline(always)]
+    #[track_caller]
+    pub unsafe fn at(self, i: usize) -> Shared<T> {
+        Shared { ptr: unsafe { self.ptr.add(i) } }
+    }
+
+    /// Reads element `i`: `self.at(i).read()`.
+    ///
+    /// # Safety
+    /// `i < self.len()`, and as [`Shared::read`].
+    #[inline(always)]
+    #[track_caller]
+    pub unsafe fn read(self, i: usize) -> T {
+        unsafe { self.at(i).read() }
+    }
+
+    /// Writes element `i`: `self.at(i).write(v)`.
+    ///
+    /// # Safety
+    /// `i < self.len()`, and as [`Shared::write`].
+    #[inline(always)]
+    #[track_caller]
+    pub unsafe fn write(self, i: usize, v: T) {
+        unsafe { self.at(i).write(v) }
+    }
+}
+
+/// One element of shared memory (CUDA C++ `T*` into `__shared__` memory): a raw pointer in a
+/// `Copy` handle, made by [`SharedSlice::at`] / [`SharedArray::at`]. Its accessors are the one
+/// place bankwise's kernels read, write or atomically update shared memory; see the
+/// [module docs](self) for their contract.
+pub struct Shared<T> {
+    ptr: *mut T,
+}
+
+impl<T> Clone for Shared<T> {
+    #[inline(always)]
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for Shared<T> {}
+
+impl<T: Plain> Shared<T> {
+    /// Reads the element (`ld.shared`, SASS `LDS`; `LDS.64`/`LDS.128` for 8/16-byte types):
+    /// CUDA C++ `*p`.
+    ///
+    /// # Safety
+    /// The handle is in bounds of its view, and no other thread writes the element unless
+    /// ordered with this read (a barrier between them, or a fence and an atomic flag: see the
+    /// [module docs](self)).
+    #[inline(always)]
+    #[track_caller]
+    pub unsafe fn read(self) -> T {
+        unsafe { self.ptr.read() }
+    }
+
+    /// Writes the element (`st.shared`, SASS `STS`; `STS.64`/`STS.128`): CUDA C++ `*p = v`.
+    ///
+    /// # Safety
+    /// The handle is in bounds of its view, and no other thread reads or writes the element
+    /// unless ordered with this write (see [`read`](Self::read)).
+    #[inline(always)]
+    #[track_caller]
+    pub unsafe fn write(self, v: T) {
+        unsafe { self.ptr.write(v) }
+    }
+
+    /// `atomicAdd(p, v)` (PTX `atom.shared.add`, SASS `ATOMS.ADD`): returns the old value.
+    ///
+    /// # Safety
+    /// The handle is in bounds of its view; non-atomic accesses to the element by other threads
+    /// are ordered with it (other atomics on it need no ordering).
+    #[inline(always)]
+    #[track_caller]
+    pub unsafe fn atomic_add(self, v: T) -> T
+    where
+        T: AtomicAdd,
+    {
+        unsafe { T::add_shared(window(self.ptr), v) }
+    }
+
+    /// `atomicMin(p, v)` (PTX `atom.shared.min`): returns the old value.
+    ///
+    /// # Safety
+    /// As [`atomic_add`](Self::atomic_add).
+    #[inline(always)]
+    #[track_caller]
+    pub unsafe fn atomic_min(self, v: T) -> T
+    where
+        T: AtomicMinMax,
+    {
+        unsafe { T::min_shared(window(self.ptr), v) }
+    }
+
+    /// `atomicMax(p, v)` (PTX `atom.shared.max`): returns the old value.
+    ///
+    /// # Safety
+    /// As [`atomic_add`](Self::atomic_add).
+    #[inline(always)]
+    #[track_caller]
+    pub unsafe fn atomic_max(self, v: T) -> T
+    where
+        T: AtomicMinMax,
+    {
+        unsafe { T::max_shared(window(self.ptr), v) }
+    }
+
+    /// `atomicExch(p, v)` (PTX `atom.shared.exch`) for 4- and 8-byte types: returns the old
+    /// value.
+    ///
+    /// # Safety
+    /// As [`atomic_add`](Self::atomic_add).
+    #[inline(always)]
+    #[track_caller]
+    pub unsafe fn atomic_exchange(self, v: T) -> T {
+        unsafe { atomic::exchange_shared(window(self.ptr), v) }
+    }
+
+    /// `atomicCAS(p, expected, new)` (PTX `atom.shared.cas`) for 4- and 8-byte types: stores
+    /// `new` if the element has `expected`'s bits; returns the old value either way.
+    ///
+    /// # Safety
+    /// As [`atomic_add`](Self::atomic_add).
+    #[inline(always)]
+    #[track_caller]
+    pub unsafe fn atomic_compare_and_swap(self, expected: T, new: T) -> T {
+        unsafe { atomic::compare_and_swap_shared(window(self.ptr), expected, new) }
+    }
+}
+
+/// `N` elements of `T` at a fixed byte offset of the dynamic allocation: CUDA C++'s
+/// `__shared__ T s[N]`, which rustc's `nvptx64` target cannot declare. The host must launch
+/// with at least `offset + `[`BYTES`](Self::BYTES) bytes of dynamic shared memory;
+/// [`new`](Self::new) checks it. A `Copy` handle with the accessors of [`SharedSlice`].
+pub struct SharedArray<T, const N: usize> {
+    ptr: *mut T,
+}
+
+impl<T, const N: usize> Clone for SharedArray<T, N> {
+    #[inline(always)]
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T, const N: usize> Copy for SharedArray<T, N> {}
+
+impl<T: Plain, const N: usize> SharedArray<T, N> {
+    /// Bytes of shared memory the array occupies.
+    pub const BYTES: usize = N * size_of::<T>();
+
+    /// The array at byte `offset`, checked against the launch (`offset` a multiple of
+    /// [`ALIGN`], `offset + BYTES` within [`dynamic_size`]).
+    #[inline(always)]
+    pub fn new(offset: u32) -> Result<Self, SharedError> {
+        SharedSlice::<T>::new(offset, N).map(|s| SharedArray { ptr: s.ptr })
+    }
+
+    /// [`new`](Self::new) without the checks.
+    ///
+    /// # Safety
+    /// As [`SharedSlice::new_unchecked`] with `len = N`.
+    #[inline(always)]
+    pub unsafe fn new_unchecked(offset: u32) -> Self {
+        const { element_ok::<T>() };
+        SharedArray { ptr: at_offset(offset) }
+    }
+
+    /// The array as a [`SharedSlice`] of `N` elements.
+    #[inline(always)]
+    pub fn as_slice(self) -> SharedSlice<T> {
+        SharedSlice { ptr: self.ptr, len: N }
+    }
+
+    /// `N`.
+    #[inline(always)]
+    pub fn len(self) -> usize {
+        N
+    }
+
+    /// Whether `N` is 0.
+    #[inline(always)]
+    pub fn is_empty(self) -> bool {
+        N == 0
+    }
+
+    /// [`SharedSlice::at`].
+    ///
+    /// # Safety
+    /// `i <= N`.
+    #[inline(always)]
+    #[track_caller]
+    pub unsafe fn at(self, i: usize) -> Shared<T> {
+        unsafe { self.as_slice().at(i) }
+    }
+
+    /// [`SharedSlice::read`].
+    ///
+    /// # Safety
+    /// As [`SharedSlice::read`], with `i < N`.
+    #[inline(always)]
+    #[track_caller]
+    pub unsafe fn read(self, i: usize) -> T {
+        unsafe { self.as_slice().read(i) }
+    }
+
+    /// [`SharedSlice::write`].
+    ///
+    /// # Safety
+    /// As [`SharedSlice::write`], with `i < N`.
+    #[inline(always)]
+    #[track_caller]
+    pub unsafe fn write(self, i: usize, v: T) {
+        unsafe { self.as_slice().write(i, v) }
+    }
+}
+
+/// Volatile, predicated accesses at raw shared-window addresses, for measuring the hardware
+/// itself (bankwise's bank-conflict probes), where the compiler must neither merge, reorder nor
+/// drop an access.
+///
+/// Each is one inline PTX instruction, `@p ld.volatile.shared` / `@p st.volatile.shared`
+/// predicated on `active != 0` (an inactive lane issues nothing; a load then returns an
+/// unspecified value), on a 32-bit `.shared` address. `active` is a word rather than a `bool` so
+/// that a lane's mask bit (`mask >> lane & 1`) goes straight into the `setp`: as a `bool`, LLVM
+/// rewrote the test and the probes' timed loop unrolled 3 times instead of 5. Narrow loads zero-extend into 32 bits and narrow stores
+/// keep the low bits, so the widths cost no conversion instructions.
+///
+/// # Safety (every access)
+/// If `active`, `addr` lies, aligned to the access's width, inside the launch's dynamic shared
+/// memory (from [`base_address`](probe::base_address)), and the access does not race (see the [module docs](super)).
+pub mod probe {
+    use core::arch::asm;
+
+    /// The dynamic allocation's base as a 32-bit shared-window address (PTX
+    /// `cvta.to.shared.u64`): add byte offsets to it.
+    #[inline(always)]
+    pub fn base_address() -> u32 {
+        super::window(super::base())
+    }
+
+    /// A predicated 1-, 2- or 4-byte load into 32 bits.
+    macro_rules! load_narrow {
+        ($(#[$doc:meta])* $name:ident, $ld:literal) => {
+            $(#[$doc])*
+            #[inline(always)]
+            #[track_caller]
+            pub unsafe fn $name(addr: u32, active: u32) -> u32 {
+                let v: u32;
+                unsafe {
+                    asm!(concat!("{{ .reg .pred p; setp.ne.u32 p, {act}, 0; @p ", $ld, " {v}, [{a}]; }}"),
+                        v = out(reg32) v, a = in(reg32) addr, act = in(reg32) active, options(nostack))
+                };
+                v
+            }
+        };
+    }
+
+    /// A predicated 1-, 2- or 4-byte store of the low bits of a 32-bit value.
+    macro_rules! store_narrow {
+        ($(#[$doc:meta])* $name:ident, $st:literal) => {
+            $(#[$doc])*
+            #[inline(always)]
+            #[track_caller]
+            pub unsafe fn $name(addr: u32, active: u32, v: u32) {
+                unsafe {
+                    asm!(concat!("{{ .reg .pred p; setp.ne.u32 p, {act}, 0; @p ", $st, " [{a}], {v}; }}"),
+                        v = in(reg32) v, a = in(reg32) addr, act = in(reg32) active, options(nostack))
+                }
+            }
+        };
+    }
+
+    load_narrow!(
+        /// `ld.volatile.shared.u8` (SASS `LDS.U8`), zero-extended.
+        ///
+        /// # Safety
+        /// See the [module docs](self).
+        load_u8, "ld.volatile.shared.u8"
+    );
+    load_narrow!(
+        /// `ld.volatile.shared.u16` (SASS `LDS.U16`), zero-extended.
+        ///
+        /// # Safety
+        /// See the [module docs](self).
+        load_u16, "ld.volatile.shared.u16"
+    );
+    load_narrow!(
+        /// `ld.volatile.shared.u32` (SASS `LDS`).
+        ///
+        /// # Safety
+        /// See the [module docs](self).
+        load_u32, "ld.volatile.shared.u32"
+    );
+    store_narrow!(
+        /// `st.volatile.shared.u8` (SASS `STS.U8`) of `v`'s low byte.
+        ///
+        /// # Safety
+        /// See the [module docs](self).
+        store_u8, "st.volatile.shared.u8"
+    );
+    store_narrow!(
+        /// `st.volatile.shared.u16` (SASS `STS.U16`) of `v`'s low half.
+        ///
+        /// # Safety
+        /// See the [module docs](self).
+        store_u16, "st.volatile.shared.u16"
+    );
+    store_narrow!(
+        /// `st.volatile.shared.u32` (SASS `STS`).
+        ///
+        /// # Safety
+        /// See the [module docs](self).
+        store_u32, "st.volatile.shared.u32"
+    );
+
+    /// `ld.volatile.shared.v2.u32` (SASS `LDS.64`).
+    ///
+    /// # Safety
+    /// See the [module docs](self).
+    #[inline(always)]
+    #[track_caller]
+    pub unsafe fn load_v2(addr: u32, active: u32) -> [u32; 2] {
+        let (x, y): (u32, u32);
+        unsafe {
+            asm!("{{ .reg .pred p; setp.ne.u32 p, {act}, 0; @p ld.volatile.shared.v2.u32 {{{x}, {y}}}, [{a}]; }}",
+                x = out(reg32) x, y = out(reg32) y, a = in(reg32) addr, act = in(reg32) active,
+                options(nostack))
+        };
+        [x, y]
+    }
+
+    /// `st.volatile.shared.v2.u32` (SASS `STS.64`).
+    ///
+    /// # Safety
+    /// See the [module docs](self).
+    #[inline(always)]
+    #[track_caller]
+    pub unsafe fn store_v2(addr: u32, active: u32, v: [u32; 2]) {
+        unsafe {
+            asm!("{{ .reg .pred p; setp.ne.u32 p, {act}, 0; @p st.volatile.shared.v2.u32 [{a}], {{{x}, {y}}}; }}",
+                x = in(reg32) v[0], y = in(reg32) v[1], a = in(reg32) addr, act = in(reg32) active,
+                options(nostack))
+        }
+    }
+
+    /// `ld.volatile.shared.v4.u32` (SASS `LDS.128`).
+    ///
+    /// # Safety
+    /// See the [module docs](self).
+    #[inline(always)]
+    #[track_caller]
+    pub unsafe fn load_v4(addr: u32, active: u32) -> [u32; 4] {
+        let (x, y, z, w): (u32, u32, u32, u32);
+        unsafe {
+            asm!("{{ .reg .pred p; setp.ne.u32 p, {act}, 0; \
+                  @p ld.volatile.shared.v4.u32 {{{x}, {y}, {z}, {w}}}, [{a}]; }}",
+                x = out(reg32) x, y = out(reg32) y, z = out(reg32) z, w = out(reg32) w,
+                a = in(reg32) addr, act = in(reg32) active, options(nostack))
+        };
+        [x, y, z, w]
+    }
+
+    /// `st.volatile.shared.v4.u32` (SASS `STS.128`).
+    ///
+    /// # Safety
+    /// See the [module docs](self).
+    #[inline(always)]
+    #[track_caller]
+    pub unsafe fn store_v4(addr: u32, active: u32, v: [u32; 4]) {
+        unsafe {
+            asm!("{{ .reg .pred p; setp.ne.u32 p, {act}, 0; \
+                  @p st.volatile.shared.v4.u32 [{a}], {{{x}, {y}, {z}, {w}}}; }}",
+                x = in(reg32) v[0], y = in(reg32) v[1], z = in(reg32) v[2], w = in(reg32) v[3],
+                a = in(reg32) addr, act = in(reg32) active, options(nostack))
+        }
+    }
+}
