@@ -1,0 +1,6 @@
+//! Builds the kernel crate in `kernels/` into `$OUT_DIR/custom-reduction-kernels.ptx` (and its
+//! entries manifest), with the nightly pinned in `kernels/rust-toolchain.toml`.
+
+fn main() {
+    bankwise_builder::PtxBuilder::new("kernels").build().unwrap_or_else(|e| e.fail());
+}

@@ -1,0 +1,107 @@
+//! `custom_reduction`: argmax (the largest element and its index) as a reduction of your own.
+//! The operation is defined in `kernels/src/lib.rs` and reduced with bankwise's
+//! `block::reduce`; this program launches it in two passes (one partial per block, then the
+//! partials in one block) and checks the answer against the CPU.
+//!
+//! `cargo run -p custom-reduction [N]` (default: sizes from 1 to 2^24 + 7, with ties and NaN).
+
+use std::process::ExitCode;
+
+use bankwise_runtime::{Device, LaunchConfig, ModuleImage};
+use bankwise_runtime::{DeviceRepr, ValidAsZeroBits};
+use rand::{Rng, SeedableRng};
+
+const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/custom-reduction-kernels.ptx"));
+const ENTRIES: &str = include_str!(concat!(env!("OUT_DIR"), "/custom-reduction-kernels.entries"));
+
+/// Threads per block: `kernels::THREADS`.
+const THREADS: u32 = 256;
+/// Blocks per SM of the first pass: enough loads in flight to fill the memory system.
+const BLOCKS_PER_SM: u32 = 8;
+
+/// The kernels' `Candidate`, as the host sees it: the same `#[repr(C)]` layout.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
+struct Candidate {
+    value: f32,
+    index: u32,
+}
+// Safety: plain data of the layout the kernels read and write; all zeros is a valid value.
+unsafe impl DeviceRepr for Candidate {}
+unsafe impl ValidAsZeroBits for Candidate {}
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("custom_reduction: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The CPU reference: the first index of the largest value, NaN above every number.
+fn argmax(x: &[f32]) -> Option<Candidate> {
+    let mut best: Option<(usize, f32)> = None;
+    for (i, &v) in x.iter().enumerate() {
+        let better = match best {
+            None => true,
+            Some((_, b)) => !b.is_nan() && (v.is_nan() || v > b),
+        };
+        if better {
+            best = Some((i, v));
+        }
+    }
+    best.map(|(i, v)| Candidate { value: v, index: i as u32 })
+}
+
+fn run() -> Result<(), Box<dyn std::error::Error>> {
+    let sizes: Vec<usize> = match std::env::args().nth(1) {
+        Some(n) => vec![n.parse().map_err(|_| format!("N must be a whole number, got {n:?}"))?],
+        None => vec![1, 2, 31, 257, 1000, 65_537, (1 << 24) + 7],
+    };
+    let dev = Device::new(0)?;
+    let module = dev.load_module(ModuleImage::Ptx(PTX), Some(ENTRIES))?;
+    let (blocks_pass, partials_pass) = (module.kernel("argmax_blocks")?, module.kernel("argmax_partials")?);
+    let shared = size_of::<Candidate>() as u32 * THREADS / 32; // one slot per warp
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(7);
+    for n in sizes {
+        if n == 0 || n > u32::MAX as usize {
+            return Err(format!("N must be between 1 and 2^32 (the index is 32 bits), got {n}").into());
+        }
+        // Small integers, so that the largest value is often tied: the first index must win.
+        let mut x: Vec<f32> = (0..n).map(|_| rng.random_range(-1000..1000) as f32).collect();
+        for (case, data) in [
+            ("", x.clone()),
+            (" with a NaN", {
+                x[n / 2] = f32::NAN;
+                x.clone()
+            }),
+        ] {
+            let src = dev.upload(&data)?;
+            let blocks =
+                (n as u64).div_ceil(THREADS as u64).min((BLOCKS_PER_SM * dev.info().multiprocessors) as u64) as u32;
+            let mut partials = dev.alloc_zeros::<Candidate>(blocks as usize)?;
+            let mut result = dev.alloc_zeros::<Candidate>(1)?;
+            dev.fill_bytes(&mut partials, 0xFF)?;
+            dev.fill_bytes(&mut result, 0xFF)?;
+            let first = LaunchConfig::linear(blocks, THREADS).with_shared_bytes(shared);
+            let second = LaunchConfig::linear(1, THREADS).with_shared_bytes(shared);
+            // Safety: argmax_blocks(partials, src, n) reads src[..n] and writes one partial per
+            // block; argmax_partials(result, partials, count) reads `blocks` partials and
+            // writes one. Blocks of THREADS threads with a slot per warp of shared memory.
+            unsafe {
+                blocks_pass.launch(dev.stream(), first, (&mut partials, &src, n as u64))?;
+                partials_pass.launch(dev.stream(), second, (&mut result, &partials, blocks))?;
+            }
+            let got = dev.download(&result)?[0];
+            let want = argmax(&data).expect("n ≥ 1");
+            // Compare bit for bit (NaN included): the GPU must pick the very element the CPU did.
+            if got.index != want.index || got.value.to_bits() != want.value.to_bits() {
+                return Err(format!("n = {n}{case}: the GPU found {got:?}, the CPU {want:?}").into());
+            }
+            println!("custom_reduction: argmax of {n} elements{case}: {} at {}, as on the CPU", got.value, got.index);
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,60 @@
+//! `histogram`: counts the bytes of a buffer into 256 bins with shared-memory atomics
+//! (`kernels/src/lib.rs`) and checks every bin against the CPU.
+//!
+//! `cargo run -p histogram [N]` (default: sizes from 1 to 2^26 + 5 bytes, random and skewed).
+
+use std::process::ExitCode;
+
+use bankwise_runtime::{Device, LaunchConfig, ModuleImage, verify};
+use rand::{Rng, SeedableRng};
+
+const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/histogram-kernels.ptx"));
+const ENTRIES: &str = include_str!(concat!(env!("OUT_DIR"), "/histogram-kernels.entries"));
+
+/// `kernels::BINS`.
+const BINS: usize = 256;
+/// Threads per block, and blocks per SM (a grid-stride loop takes the rest).
+const THREADS: u32 = 256;
+const BLOCKS_PER_SM: u32 = 8;
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("histogram: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> Result<(), Box<dyn std::error::Error>> {
+    let sizes: Vec<usize> = match std::env::args().nth(1) {
+        Some(n) => vec![n.parse().map_err(|_| format!("N must be a whole number, got {n:?}"))?],
+        None => vec![1, 255, 4097, 1_000_003, (1 << 26) + 5],
+    };
+    let dev = Device::new(0)?;
+    let module = dev.load_module(ModuleImage::Ptx(PTX), Some(ENTRIES))?;
+    let histogram = module.kernel("histogram")?;
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(3);
+    for n in sizes {
+        // Uniform bytes, and bytes crowded into a few bins (the worst case for contention).
+        let uniform: Vec<u8> = (0..n).map(|_| rng.random()).collect();
+        let skewed: Vec<u8> = (0..n).map(|_| if rng.random_bool(0.9) { 7 } else { rng.random_range(0..4) }).collect();
+        for (case, data) in [("uniform", uniform), ("skewed", skewed)] {
+            let src = dev.upload(&data)?;
+            let mut bins = dev.alloc_zeros::<u32>(BINS)?;
+            let blocks = (n as u64).div_ceil(THREADS as u64).min((BLOCKS_PER_SM * dev.info().multiprocessors) as u64);
+            let config = LaunchConfig::linear(blocks as u32, THREADS).with_shared_bytes((BINS * 4) as u32);
+            // Safety: histogram(bins, data, n) reads data[..n] and adds into bins[..256]; 1 KiB
+            // of shared memory per block for its own bins.
+            unsafe { histogram.launch(dev.stream(), config, (&mut bins, &src, n as u64))? };
+            let mut want = vec![0u32; BINS];
+            for &b in &data {
+                want[b as usize] += 1;
+            }
+            verify::exact(&dev.download(&bins)?, &want)?.check()?;
+            println!("histogram: {n} {case} bytes, all 256 bins equal to the CPU's");
+        }
+    }
+    Ok(())
+}
