@@ -133,3 +133,40 @@ pub fn sass_by_kernel(sass: &str) -> Vec<(String, String)> {
     }
     out
 }
+
+/// One kernel of an [`inspect`]ed module: its resources and its SASS.
+#[derive(Clone, Debug)]
+pub struct Inspected {
+    /// Registers, shared memory, stack and spills, from `ptxas -v`.
+    pub resources: KernelResources,
+    /// The kernel's SASS, from `nvdisasm -c`.
+    pub sass: String,
+}
+
+/// Assembles `ptx` for `arch` and disassembles it: each kernel's resources and SASS, for
+/// checking without a GPU what a kernel compiles to (the registers that set its occupancy, the
+/// `LDS.128` or `ATOMS` it is meant to use). Needs `ptxas` and `nvdisasm` ([`find`],
+/// [`ptxas_for`]); the error says which is missing.
+pub fn inspect(ptx: &str, arch: &str) -> Result<Vec<Inspected>, String> {
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let missing = |tool: &str| {
+        format!("{tool} not found: run `cargo xtask setup` (installs it into .tools/) or set BANKWISE_CUDA_BIN")
+    };
+    let ptxas = ptxas_for(arch).ok_or_else(|| missing("ptxas"))?;
+    let nvdisasm = find("nvdisasm").ok_or_else(|| missing("nvdisasm"))?;
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let cubin = std::env::temp_dir().join(format!("bankwise-inspect-{}-{call}-{arch}.cubin", std::process::id()));
+    let resources = assemble(&ptxas, ptx, arch, &cubin);
+    let sass = resources.as_ref().ok().map(|_| disassemble(&nvdisasm, &cubin));
+    let _ = std::fs::remove_file(&cubin);
+    let _ = std::fs::remove_file(cubin.with_extension("ptx"));
+    let (resources, sass) = (resources?, sass.expect("assembled")?);
+    let sass = sass_by_kernel(&sass);
+    Ok(resources
+        .into_iter()
+        .map(|r| {
+            let body = sass.iter().find(|(k, _)| *k == r.name).map(|(_, s)| s.clone()).unwrap_or_default();
+            Inspected { resources: r, sass: body }
+        })
+        .collect())
+}

@@ -105,3 +105,23 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{ENTRIES, PTX};
+
+    #[test]
+    fn both_passes_reduce_warps_by_shuffles_and_the_block_through_shared_memory() {
+        assert_eq!(ENTRIES, "argmax_blocks(ptr, ptr, u64)\nargmax_partials(ptr, ptr, u32)\n");
+        let kernels = bankwise::tools::inspect(PTX, "sm_90").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(kernels.len(), 2);
+        for k in &kernels {
+            assert_eq!((k.resources.stack_bytes, k.resources.spill_stores), (0, 0), "{:?}", k.resources);
+            // The candidate is 8 bytes: two 32-bit shuffles per step, five steps per warp reduce.
+            assert!(k.sass.matches("SHFL.DOWN").count() >= 10, "{} shuffles:\n{}", k.resources.name, k.sass);
+            for instruction in ["STS.64", "LDS.64", "BAR.SYNC"] {
+                assert!(k.sass.contains(instruction), "{} has no {instruction}:\n{}", k.resources.name, k.sass);
+            }
+        }
+    }
+}

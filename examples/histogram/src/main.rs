@@ -58,3 +58,20 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{ENTRIES, PTX};
+
+    #[test]
+    fn counts_go_to_shared_atomics_and_bins_to_global_reductions() {
+        assert_eq!(ENTRIES, "histogram(ptr, ptr, u64)\n");
+        let kernels = bankwise::tools::inspect(PTX, "sm_90").unwrap_or_else(|e| panic!("{e}"));
+        let k = &kernels[0];
+        assert_eq!((k.resources.stack_bytes, k.resources.spill_stores), (0, 0), "{:?}", k.resources);
+        // ptxas turns the shared `atom.add 1` into a warp-aggregated `ATOMS.POPC.INC`.
+        for instruction in ["ATOMS.", "REDG.E.ADD", "BAR.SYNC"] {
+            assert!(k.sass.contains(instruction), "histogram has no {instruction}:\n{}", k.sass);
+        }
+    }
+}

@@ -49,3 +49,22 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{ENTRIES, PTX};
+
+    #[test]
+    fn the_kernel_is_one_entry_that_adds_loaded_floats() {
+        assert_eq!(ENTRIES, "vector_add(ptr, ptr, ptr, u64)\n");
+        let kernels = bankwise::tools::inspect(PTX, "sm_90").unwrap_or_else(|e| panic!("{e}"));
+        let k = &kernels[0];
+        assert_eq!(
+            (k.resources.name.as_str(), k.resources.stack_bytes, k.resources.spill_stores),
+            ("vector_add", 0, 0)
+        );
+        for instruction in ["LDG.E", "FADD", "STG.E"] {
+            assert!(k.sass.contains(instruction), "vector_add has no {instruction}:\n{}", k.sass);
+        }
+    }
+}
