@@ -1,5 +1,8 @@
 //! bankwise's developer commands, as ordinary Rust (rust-analyzer's `xtask` pattern).
 //!
+//! `cargo xtask kernels` rebuilds the kernels shipped in `crates/bankwise/prebuilt/`, and
+//! `cargo xtask package-check` checks the crates as a registry would serve them.
+//!
 //! `cargo xtask test` is the README's test command and `.ci/run`'s core: it installs what the
 //! build needs (the pinned nightly with rust-src and clippy, ptxas/nvdisasm from PyPI into
 //! `.tools/`) and runs the whole test suite. It deliberately does not depend on the `bankwise`
@@ -11,8 +14,11 @@ use std::process::Command;
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
 
+mod kernels;
+mod package;
+
 /// The nightly that builds the kernels (keep in step with `crates/device/rust-toolchain.toml`).
-const TOOLCHAIN: &str = "nightly-2026-05-20";
+pub(crate) const TOOLCHAIN: &str = "nightly-2026-05-20";
 /// CUDA 13's ptxas matches the GPU machines' driver (CUDA 13.0); its nvdisasm starts at 13.2 on PyPI.
 const CUDA13_PACKAGES: &[&str] = &["nvidia-cuda-nvcc==13.0.88", "nvidia-cuda-nvdisasm==13.2.51"];
 /// CUDA 13 dropped Volta: CUDA 12's ptxas checks the sm_70 baseline.
@@ -35,8 +41,19 @@ enum Cmd {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
-    /// What CI runs: `test`, then rustfmt and clippy (-D warnings) on the host and device crates.
+    /// What CI runs: `test`, rustfmt and clippy (-D warnings) on the host and device crates,
+    /// then `package-check`; prints each step's time.
     Ci,
+    /// Rebuild the kernels shipped in crates/bankwise/prebuilt/ (PTX, entries manifest, sm_80
+    /// and sm_90 SASS) from crates/device/bankwise-builtin.
+    Kernels {
+        /// Compare with the shipped kernels instead of writing them; fail if they differ.
+        #[arg(long)]
+        check: bool,
+    },
+    /// Package every publishable crate, then build and run a consumer of the packages with
+    /// only stable Rust installed, and build a kernel crate on the packaged device crates.
+    PackageCheck,
     /// Build the PTX and print each kernel's registers, shared memory, stack and spills.
     Ptx {
         /// Passed to `bankwise ptx`.
@@ -81,23 +98,53 @@ fn main() -> Result<()> {
             Ok(())
         }
         Cmd::Ci => {
-            setup(&root)?;
-            let counts = test(&root, &[])?;
-            cargo(&root, &["fmt", "--all", "--check"])?;
-            cargo(&root, &["fmt", "--manifest-path", "crates/device/Cargo.toml", "--all", "--check"])?;
-            cargo(&root, &["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"])?;
-            run(Command::new("cargo").current_dir(root.join("crates/device")).args([
-                &format!("+{TOOLCHAIN}"),
-                "clippy",
-                "--workspace",
-                "--release",
-                "--",
-                "-D",
-                "warnings",
-            ]))?;
+            let started = std::time::Instant::now();
+            let mut times: Vec<(&str, f64)> = Vec::new();
+            let mut timed = |name, f: &mut dyn FnMut() -> Result<()>| -> Result<()> {
+                let t = std::time::Instant::now();
+                let result = f();
+                times.push((name, t.elapsed().as_secs_f64()));
+                result
+            };
+            let mut counts = Counts::default();
+            timed("setup", &mut || setup(&root))?;
+            // The shipped-kernel tests compare the kernels built from source with prebuilt/:
+            // BANKWISE_PREBUILT would skip the build they compare.
+            timed("test", &mut || test(&root, &[]).map(|c| counts = c))?;
+            timed("rustfmt", &mut || {
+                cargo(&root, &["fmt", "--all", "--check"])?;
+                cargo(&root, &["fmt", "--manifest-path", "crates/device/Cargo.toml", "--all", "--check"])
+            })?;
+            timed("clippy (host)", &mut || {
+                cargo(&root, &["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"])
+            })?;
+            timed("clippy (device)", &mut || {
+                run(Command::new("cargo").current_dir(root.join("crates/device")).args([
+                    &format!("+{TOOLCHAIN}"),
+                    "clippy",
+                    "--workspace",
+                    "--release",
+                    "--",
+                    "-D",
+                    "warnings",
+                ]))
+            })?;
+            timed("package-check", &mut || package::package_check(&root))?;
+            for (name, secs) in &times {
+                println!("ci: {name:<16} {secs:>7.1} s");
+            }
+            println!("ci: total            {:>7.1} s", started.elapsed().as_secs_f64());
             // Last, so that the closing line of CI's output counts the tests.
             println!("{counts}");
             Ok(())
+        }
+        Cmd::Kernels { check } => {
+            setup(&root)?;
+            kernels::kernels(&root, check)
+        }
+        Cmd::PackageCheck => {
+            install_toolchain()?;
+            package::package_check(&root)
         }
         Cmd::Ptx { args } => {
             setup(&root)?;
@@ -165,6 +212,7 @@ fn test(root: &Path, args: &[&str]) -> Result<Counts> {
         .current_dir(root)
         .args(["test", "--workspace"])
         .args(args)
+        .env_remove("BANKWISE_PREBUILT")
         .stdout(std::process::Stdio::piped())
         .spawn()
         .context("cannot start cargo test")?;
