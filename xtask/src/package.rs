@@ -2,7 +2,7 @@
 //!
 //! 1. `cargo package` of every publishable crate of the host workspace (verified: each is built
 //!    from its packaged sources, the way `cargo publish` does) and of the device workspace
-//!    (`--no-verify`, see [`DEVICE_VERIFY`]).
+//!    (`--no-verify --exclude-lockfile`, see [`DEVICE_VERIFY`]).
 //! 2. The `.crate` files are unpacked, and `bankwise`'s is checked to carry the prebuilt
 //!    kernels and the README.
 //! 3. A consumer crate outside both workspaces depends on `bankwise = "0.1.0"` with every
@@ -31,18 +31,21 @@ const HOST_REQUIRED: &[&str] = &["bankwise", "bankwise-builder", "bankwise-banks
 /// Likewise for the device workspace (`crates/device`).
 const DEVICE_REQUIRED: &[&str] = &["bankwise-device", "bankwise-kernels"];
 
-/// Why the device crates are packaged with `--no-verify`: `bankwise-kernels` depends on
-/// `bankwise-layout`, a member of the host workspace, and cargo's verification resolves such a
-/// dependency on crates.io (where it is not yet), ignoring `[patch]`. Step 4 builds them
-/// instead, against the packaged `bankwise-layout`, for the GPU target they are written for.
-const DEVICE_VERIFY: &str = "device crates: packaged with --no-verify, built for nvptx64 in step 4";
+/// Why the device crates are packaged with `--no-verify --exclude-lockfile`: `bankwise-kernels`
+/// depends on `bankwise-layout`, a member of the host workspace, and cargo resolves such a
+/// dependency on crates.io both to verify the package and to write its lock file, ignoring
+/// `[patch]` (where it is not until it is published: publish `bankwise-layout` first). Step 4
+/// builds them instead, against the packaged `bankwise-layout`, for the GPU target they are
+/// written for.
+const DEVICE_VERIFY: &str = "cargo package (device crates; built for nvptx64 in step 4)";
 
 /// crates.io's limit on a `.crate` file.
 const CRATE_LIMIT: u64 = 10 * 1024 * 1024;
 
-/// The environment of a cargo run with nothing inherited from the cargo running xtask (its
-/// `RUSTUP_TOOLCHAIN`, `CARGO_*` and `RUSTC*` variables would pick the toolchain and the
-/// target directory), except `CARGO_HOME` and `RUSTUP_HOME`.
+/// The environment of a cargo or rustup run with nothing inherited from the cargo running
+/// xtask (its `RUSTUP_TOOLCHAIN`, `CARGO_*` and `RUSTC*` variables would pick the toolchain and
+/// the target directory), except `CARGO_HOME` and `RUSTUP_HOME`; and rustup's automatic
+/// installation off, so that a toolchain that is not installed is an error, not a download.
 fn clean(mut cmd: Command) -> Command {
     for (key, _) in std::env::vars_os() {
         let key = key.to_string_lossy().into_owned();
@@ -51,6 +54,7 @@ fn clean(mut cmd: Command) -> Command {
             cmd.env_remove(&key);
         }
     }
+    cmd.env("RUSTUP_AUTO_INSTALL", "0");
     cmd
 }
 
@@ -168,7 +172,7 @@ pub fn package_check(root: &Path) -> Result<()> {
         let mut cmd = clean(Command::new("cargo"));
         cmd.current_dir(&device_dir)
             .arg(format!("+{TOOLCHAIN}"))
-            .args(["package", "--allow-dirty", "--no-verify", "--target-dir"])
+            .args(["package", "--allow-dirty", "--no-verify", "--exclude-lockfile", "--target-dir"])
             .arg(&device_target);
         for name in device.keys() {
             cmd.args(["-p", name]);
@@ -212,7 +216,7 @@ pub fn package_check(root: &Path) -> Result<()> {
     Ok(())
 }
 
-/// A `RUSTUP_HOME` holding only the stable toolchain (linked, not copied).
+/// A `RUSTUP_HOME` holding only the stable toolchain (linked, not copied), made afresh.
 fn stable_only_rustup(work: &Path) -> Result<PathBuf> {
     let sysroot = run(clean(Command::new("rustup")).args(["run", "stable", "rustc", "--print", "sysroot"]))?;
     let home = work.join("rustup-stable-only");

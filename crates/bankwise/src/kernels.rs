@@ -166,7 +166,7 @@ mod tests {
             let got = cubin_for(cc);
             assert_eq!(got.is_some(), embedded, "{cc:?}");
             if let (Some(got), Some(image)) = (got, image) {
-                assert!(std::ptr::eq(got, &image[..]), "{cc:?} got the wrong image");
+                assert!(std::ptr::eq(got, image), "{cc:?} got the wrong image");
                 // An ELF image, 64-byte aligned for cuModuleLoadData.
                 assert_eq!(&got[..4], b"\x7fELF", "{cc:?}");
                 assert_eq!(got.as_ptr() as usize % 64, 0);

@@ -105,7 +105,11 @@ fn shipped_cubins_are_ptxas_of_the_shipped_ptx() {
     for arch in recipe::CUBIN_ARCHES {
         let cubin = dir.join(recipe::cubin_file(arch));
         let out = recipe::ptxas_command(&ptxas, arch, &ptx, &cubin).output().expect("running ptxas");
-        assert!(out.status.success(), "ptxas -arch={arch} rejected the shipped PTX: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "ptxas -arch={arch} rejected the shipped PTX: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let made = std::fs::read(&cubin).expect("reading ptxas's cubin");
         assert!(
             made == shipped(&recipe::cubin_file(arch)),
