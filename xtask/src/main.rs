@@ -97,47 +97,7 @@ fn main() -> Result<()> {
             println!("{counts}");
             Ok(())
         }
-        Cmd::Ci => {
-            let started = std::time::Instant::now();
-            let mut times: Vec<(&str, f64)> = Vec::new();
-            let mut timed = |name, f: &mut dyn FnMut() -> Result<()>| -> Result<()> {
-                let t = std::time::Instant::now();
-                let result = f();
-                times.push((name, t.elapsed().as_secs_f64()));
-                result
-            };
-            let mut counts = Counts::default();
-            timed("setup", &mut || setup(&root))?;
-            // The shipped-kernel tests compare the kernels built from source with prebuilt/:
-            // BANKWISE_PREBUILT would skip the build they compare.
-            timed("test", &mut || test(&root, &[]).map(|c| counts = c))?;
-            timed("rustfmt", &mut || {
-                cargo(&root, &["fmt", "--all", "--check"])?;
-                cargo(&root, &["fmt", "--manifest-path", "crates/device/Cargo.toml", "--all", "--check"])
-            })?;
-            timed("clippy (host)", &mut || {
-                cargo(&root, &["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"])
-            })?;
-            timed("clippy (device)", &mut || {
-                run(Command::new("cargo").current_dir(root.join("crates/device")).args([
-                    &format!("+{TOOLCHAIN}"),
-                    "clippy",
-                    "--workspace",
-                    "--release",
-                    "--",
-                    "-D",
-                    "warnings",
-                ]))
-            })?;
-            timed("package-check", &mut || package::package_check(&root))?;
-            for (name, secs) in &times {
-                println!("ci: {name:<16} {secs:>7.1} s");
-            }
-            println!("ci: total            {:>7.1} s", started.elapsed().as_secs_f64());
-            // Last, so that the closing line of CI's output counts the tests.
-            println!("{counts}");
-            Ok(())
-        }
+        Cmd::Ci => ci(&root),
         Cmd::Kernels { check } => {
             setup(&root)?;
             kernels::kernels(&root, check)
@@ -158,6 +118,61 @@ fn main() -> Result<()> {
         Cmd::Probe { args } => cli(&root, "probe", &args),
         Cmd::Bundle { dir } => bundle(&root, &dir),
     }
+}
+
+/// What CI runs. Setup and the tests come first (a failure there ends the run); the later
+/// checks each run even if one before failed, so that one run reports every problem, and the
+/// closing lines give each step's time and the test counts.
+fn ci(root: &Path) -> Result<()> {
+    let started = std::time::Instant::now();
+    setup(root)?;
+    let counts = test(root, &[])?;
+    let device = root.join("crates/device");
+    type Check<'a> = (&'a str, Box<dyn Fn() -> Result<()> + 'a>);
+    let checks: Vec<Check> = vec![
+        (
+            "rustfmt",
+            Box::new(|| {
+                cargo(root, &["fmt", "--all", "--check"])?;
+                cargo(root, &["fmt", "--manifest-path", "crates/device/Cargo.toml", "--all", "--check"])
+            }),
+        ),
+        (
+            "clippy (host)",
+            Box::new(|| cargo(root, &["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"])),
+        ),
+        (
+            "clippy (device)",
+            Box::new(|| {
+                let toolchain = format!("+{TOOLCHAIN}");
+                let args = [&toolchain, "clippy", "--workspace", "--release", "--", "-D", "warnings"];
+                run(Command::new("cargo").current_dir(&device).args(args))
+            }),
+        ),
+        ("package-check", Box::new(|| package::package_check(root))),
+    ];
+    let tested = started.elapsed().as_secs_f64();
+    let mut failed = Vec::new();
+    let mut times = Vec::new();
+    for (name, check) in &checks {
+        let t = std::time::Instant::now();
+        if let Err(e) = check() {
+            eprintln!("ci: {name} failed: {e:#}");
+            failed.push(*name);
+        }
+        times.push((*name, t.elapsed().as_secs_f64()));
+    }
+    println!("ci: {:<16} {tested:>7.1} s", "setup + test");
+    for (name, secs) in &times {
+        println!("ci: {name:<16} {secs:>7.1} s");
+    }
+    println!("ci: {:<16} {:>7.1} s", "total", started.elapsed().as_secs_f64());
+    // Last, so that the closing line of CI's output counts the tests.
+    println!("{counts}");
+    if !failed.is_empty() {
+        bail!("CI failed: {}", failed.join(", "));
+    }
+    Ok(())
 }
 
 /// `cargo run --quiet --release -p bankwise-cli -- <command> <args>`. The CLI prints its own
@@ -212,6 +227,8 @@ fn test(root: &Path, args: &[&str]) -> Result<Counts> {
         .current_dir(root)
         .args(["test", "--workspace"])
         .args(args)
+        // The shipped-kernel tests (tests/shipped.rs) compare the kernels built from source
+        // with prebuilt/: BANKWISE_PREBUILT=1 would skip the build they compare.
         .env_remove("BANKWISE_PREBUILT")
         .stdout(std::process::Stdio::piped())
         .spawn()
