@@ -1,5 +1,8 @@
 //! bankwise's developer commands, as ordinary Rust (rust-analyzer's `xtask` pattern).
 //!
+//! `cargo xtask kernels` rebuilds the kernels shipped in `crates/bankwise/prebuilt/`, and
+//! `cargo xtask package-check` checks the crates as a registry would serve them.
+//!
 //! `cargo xtask test` is the README's test command and `.ci/run`'s core: it installs what the
 //! build needs (the pinned nightly with rust-src and clippy, ptxas/nvdisasm from PyPI into
 //! `.tools/`) and runs the whole test suite. It deliberately does not depend on the `bankwise`
@@ -11,8 +14,11 @@ use std::process::Command;
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
 
+mod kernels;
+mod package;
+
 /// The nightly that builds the kernels (keep in step with `crates/device/rust-toolchain.toml`).
-const TOOLCHAIN: &str = "nightly-2026-05-20";
+pub(crate) const TOOLCHAIN: &str = "nightly-2026-05-20";
 /// CUDA 13's ptxas matches the GPU machines' driver (CUDA 13.0); its nvdisasm starts at 13.2 on PyPI.
 const CUDA13_PACKAGES: &[&str] = &["nvidia-cuda-nvcc==13.0.88", "nvidia-cuda-nvdisasm==13.2.51"];
 /// CUDA 13 dropped Volta: CUDA 12's ptxas checks the sm_70 baseline.
@@ -35,8 +41,19 @@ enum Cmd {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
-    /// What CI runs: `test`, then rustfmt and clippy (-D warnings) on the host and device crates.
+    /// What CI runs: `test`, rustfmt and clippy (-D warnings) on the host and device crates,
+    /// then `package-check`; prints each step's time.
     Ci,
+    /// Rebuild the kernels shipped in crates/bankwise/prebuilt/ (PTX, entries manifest, sm_80
+    /// and sm_90 SASS) from crates/device/bankwise-builtin.
+    Kernels {
+        /// Compare with the shipped kernels instead of writing them; fail if they differ.
+        #[arg(long)]
+        check: bool,
+    },
+    /// Package every publishable crate, then build and run a consumer of the packages with
+    /// only stable Rust installed, and build a kernel crate on the packaged device crates.
+    PackageCheck,
     /// Build the PTX and print each kernel's registers, shared memory, stack and spills.
     Ptx {
         /// Passed to `bankwise ptx`.
@@ -80,24 +97,14 @@ fn main() -> Result<()> {
             println!("{counts}");
             Ok(())
         }
-        Cmd::Ci => {
+        Cmd::Ci => ci(&root),
+        Cmd::Kernels { check } => {
             setup(&root)?;
-            let counts = test(&root, &[])?;
-            cargo(&root, &["fmt", "--all", "--check"])?;
-            cargo(&root, &["fmt", "--manifest-path", "crates/device/Cargo.toml", "--all", "--check"])?;
-            cargo(&root, &["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"])?;
-            run(Command::new("cargo").current_dir(root.join("crates/device")).args([
-                &format!("+{TOOLCHAIN}"),
-                "clippy",
-                "--workspace",
-                "--release",
-                "--",
-                "-D",
-                "warnings",
-            ]))?;
-            // Last, so that the closing line of CI's output counts the tests.
-            println!("{counts}");
-            Ok(())
+            kernels::kernels(&root, check)
+        }
+        Cmd::PackageCheck => {
+            install_toolchain()?;
+            package::package_check(&root)
         }
         Cmd::Ptx { args } => {
             setup(&root)?;
@@ -111,6 +118,61 @@ fn main() -> Result<()> {
         Cmd::Probe { args } => cli(&root, "probe", &args),
         Cmd::Bundle { dir } => bundle(&root, &dir),
     }
+}
+
+/// What CI runs. Setup and the tests come first (a failure there ends the run); the later
+/// checks each run even if one before failed, so that one run reports every problem, and the
+/// closing lines give each step's time and the test counts.
+fn ci(root: &Path) -> Result<()> {
+    let started = std::time::Instant::now();
+    setup(root)?;
+    let counts = test(root, &[])?;
+    let device = root.join("crates/device");
+    type Check<'a> = (&'a str, Box<dyn Fn() -> Result<()> + 'a>);
+    let checks: Vec<Check> = vec![
+        (
+            "rustfmt",
+            Box::new(|| {
+                cargo(root, &["fmt", "--all", "--check"])?;
+                cargo(root, &["fmt", "--manifest-path", "crates/device/Cargo.toml", "--all", "--check"])
+            }),
+        ),
+        (
+            "clippy (host)",
+            Box::new(|| cargo(root, &["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"])),
+        ),
+        (
+            "clippy (device)",
+            Box::new(|| {
+                let toolchain = format!("+{TOOLCHAIN}");
+                let args = [&toolchain, "clippy", "--workspace", "--release", "--", "-D", "warnings"];
+                run(Command::new("cargo").current_dir(&device).args(args))
+            }),
+        ),
+        ("package-check", Box::new(|| package::package_check(root))),
+    ];
+    let tested = started.elapsed().as_secs_f64();
+    let mut failed = Vec::new();
+    let mut times = Vec::new();
+    for (name, check) in &checks {
+        let t = std::time::Instant::now();
+        if let Err(e) = check() {
+            eprintln!("ci: {name} failed: {e:#}");
+            failed.push(*name);
+        }
+        times.push((*name, t.elapsed().as_secs_f64()));
+    }
+    println!("ci: {:<16} {tested:>7.1} s", "setup + test");
+    for (name, secs) in &times {
+        println!("ci: {name:<16} {secs:>7.1} s");
+    }
+    println!("ci: {:<16} {:>7.1} s", "total", started.elapsed().as_secs_f64());
+    // Last, so that the closing line of CI's output counts the tests.
+    println!("{counts}");
+    if !failed.is_empty() {
+        bail!("CI failed: {}", failed.join(", "));
+    }
+    Ok(())
 }
 
 /// `cargo run --quiet --release -p bankwise-cli -- <command> <args>`. The CLI prints its own
@@ -165,6 +227,9 @@ fn test(root: &Path, args: &[&str]) -> Result<Counts> {
         .current_dir(root)
         .args(["test", "--workspace"])
         .args(args)
+        // The shipped-kernel tests (tests/shipped.rs) compare the kernels built from source
+        // with prebuilt/: BANKWISE_PREBUILT=1 would skip the build they compare.
+        .env_remove("BANKWISE_PREBUILT")
         .stdout(std::process::Stdio::piped())
         .spawn()
         .context("cannot start cargo test")?;

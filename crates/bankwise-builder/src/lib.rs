@@ -24,6 +24,9 @@
 //! into a source tree. The build script is re-run when a source file of the kernel crate or
 //! of any of its path dependencies changes, or its manifests, toolchain file or cargo config.
 
+// The example above is a build script: its `fn main` is the point.
+#![allow(clippy::needless_doctest_main)]
+
 pub mod manifest;
 
 use std::env;

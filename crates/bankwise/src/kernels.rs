@@ -1,8 +1,76 @@
-//! The embedded PTX module and the names of the kernels the host launches.
+//! The embedded kernels: the PTX module, its entries, SASS for the architectures bankwise
+//! ships, and the names of the kernels the host launches.
+//!
+//! `build.rs` provides them: rebuilt from `crates/device/bankwise-builtin` in the bankwise
+//! repository, or copied from the package's `prebuilt/` folder (`BANKWISE_PREBUILT=1`, and
+//! always in the published crate, which needs only stable Rust). [`ORIGIN`] says which.
 
-/// bankwise's kernels as one PTX module for `sm_70` and later, built by `host/build.rs` from
-/// the `kernels/` crate with rustc's `nvptx64-nvidia-cuda` backend.
+use std::sync::OnceLock;
+
+pub use bankwise_builder::manifest::{Entry, Param};
+
+// `GENERATED_ALL` (the manifest's entry names) and `GENERATED_ORIGIN`, written by build.rs.
+include!(concat!(env!("OUT_DIR"), "/bankwise-builtin.rs"));
+
+/// bankwise's kernels as one PTX module for `sm_70` and later, built from
+/// `crates/device/bankwise-builtin` with rustc's `nvptx64-nvidia-cuda` backend. The driver
+/// JIT-compiles it where [`cubin_for`] has no SASS for the GPU.
 pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/bankwise-builtin.ptx"));
+
+/// The entries manifest of [`PTX`]: one line per entry, `name(ptr, u64)` (see
+/// [`bankwise_builder::manifest`]). [`manifest`] parses it.
+pub const MANIFEST: &str = include_str!(concat!(env!("OUT_DIR"), "/bankwise-builtin.entries"));
+
+/// Where the embedded kernels came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// Built from the kernel sources by this build. `matches_shipped`: the fresh PTX and
+    /// manifest are byte-identical to those in `prebuilt/`, so the shipped SASS is embedded;
+    /// otherwise none is ([`cubin_for`] is `None`) and `cargo xtask kernels` refreshes them.
+    Rebuilt {
+        /// Whether the shipped kernels are the ones the sources build.
+        matches_shipped: bool,
+    },
+    /// Copied from the package's `prebuilt/` folder, SASS included.
+    Prebuilt,
+}
+
+/// Where this build's kernels came from.
+pub const ORIGIN: Origin = GENERATED_ORIGIN;
+
+/// A byte image aligned for the driver: `cuModuleLoadData` reads an ELF image in place.
+#[repr(C, align(64))]
+struct Aligned<T: ?Sized>(T);
+
+static SM_80: &Aligned<[u8]> = &Aligned(*include_bytes!(concat!(env!("OUT_DIR"), "/bankwise-builtin.sm_80.cubin")));
+static SM_90: &Aligned<[u8]> = &Aligned(*include_bytes!(concat!(env!("OUT_DIR"), "/bankwise-builtin.sm_90.cubin")));
+
+/// The SASS (a cubin, CUDA 13.0's ptxas from [`PTX`]) to load on a GPU of
+/// `compute_capability` (major, minor) instead of JIT-compiling the PTX, 64-byte aligned:
+/// `sm_90`'s for 9.0, `sm_80`'s for any 8.x (SASS runs on GPUs of its major version with an
+/// equal or higher minor one). `None` for other GPUs, and when this build embeds no SASS (see
+/// [`Origin::Rebuilt`]): load [`PTX`] then. The CUDA C++ equivalent is a fatbinary with
+/// `-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90` plus
+/// `compute_70` PTX.
+///
+/// With the SASS, loading the module takes no JIT compilation (2.3–3.8 s for the PTX on an
+/// H100 with the driver's JIT cache disabled).
+pub fn cubin_for(compute_capability: (i32, i32)) -> Option<&'static [u8]> {
+    let image: &'static [u8] = match compute_capability {
+        (9, 0) => &SM_90.0,
+        (8, minor) if minor >= 0 => &SM_80.0,
+        _ => return None,
+    };
+    // build.rs writes an empty file for SASS it does not embed.
+    (!image.is_empty()).then_some(image)
+}
+
+/// Every entry of [`PTX`], with its parameters, in the module's order: [`MANIFEST`] parsed.
+pub fn manifest() -> &'static [Entry] {
+    static PARSED: OnceLock<Vec<Entry>> = OnceLock::new();
+    // build.rs fails the build unless MANIFEST parses and lists exactly PTX's entries.
+    PARSED.get_or_init(|| bankwise_builder::manifest::from_text(MANIFEST).unwrap_or_default())
+}
 
 /// `copy_bytes`: the bandwidth baseline.
 pub const COPY_BYTES: &str = "copy_bytes";
@@ -40,190 +108,10 @@ pub const PROBE_LOAD: [&str; 5] =
 pub const PROBE_STORE: [&str; 5] =
     ["probe_store_u8", "probe_store_u16", "probe_store_u32", "probe_store_u64", "probe_store_u128"];
 
-/// Every kernel entry the host uses. [`crate::Gpu::new`] loads each one and fails if any is
-/// missing; a CPU test checks each is an `.entry` of [`PTX`].
-pub const ALL: &[&str] = &[
-    COPY_BYTES,
-    TRANSPOSE_NAIVE[0],
-    TRANSPOSE_NAIVE[1],
-    TRANSPOSE_NAIVE[2],
-    TRANSPOSE_NAIVE[3],
-    TRANSPOSE_TILED[0],
-    TRANSPOSE_TILED[1],
-    TRANSPOSE_TILED[2],
-    TRANSPOSE_TILED[3],
-    TRANSPOSE_PADDED[0],
-    TRANSPOSE_PADDED[1],
-    TRANSPOSE_PADDED[2],
-    TRANSPOSE_PADDED[3],
-    TRANSPOSE_SWIZZLED[0],
-    TRANSPOSE_SWIZZLED[1],
-    TRANSPOSE_SWIZZLED[2],
-    TRANSPOSE_SWIZZLED[3],
-    TRANSPOSE_TUNED[0],
-    TRANSPOSE_TUNED[1],
-    TRANSPOSE_TUNED[2],
-    TRANSPOSE_TUNED[3],
-    TRANSPOSE_UNALIGNED_U32,
-    TRANSPOSE_SMALL_U64,
-    TRANSPOSE_SMALL_STREAMING_U64,
-    SPIN_WAIT,
-    PROBE_LOAD[0],
-    PROBE_LOAD[1],
-    PROBE_LOAD[2],
-    PROBE_LOAD[3],
-    PROBE_LOAD[4],
-    PROBE_STORE[0],
-    PROBE_STORE[1],
-    PROBE_STORE[2],
-    PROBE_STORE[3],
-    PROBE_STORE[4],
-    // The reduction ladder: `reduce_<rung>_<op>_<type>`, the tuned kernel `reduce_<op>_<type>`.
-    "reduce_atomic_sum_f32",
-    "reduce_atomic_sum_f64",
-    "reduce_atomic_sum_i32",
-    "reduce_atomic_sum_u32",
-    "reduce_atomic_sum_i64",
-    "reduce_atomic_sum_u64",
-    "reduce_atomic_min_f32",
-    "reduce_atomic_min_f64",
-    "reduce_atomic_min_i32",
-    "reduce_atomic_min_u32",
-    "reduce_atomic_min_i64",
-    "reduce_atomic_min_u64",
-    "reduce_atomic_max_f32",
-    "reduce_atomic_max_f64",
-    "reduce_atomic_max_i32",
-    "reduce_atomic_max_u32",
-    "reduce_atomic_max_i64",
-    "reduce_atomic_max_u64",
-    "reduce_interleaved_divergent_sum_f32",
-    "reduce_interleaved_divergent_sum_f64",
-    "reduce_interleaved_divergent_sum_i32",
-    "reduce_interleaved_divergent_sum_u32",
-    "reduce_interleaved_divergent_sum_i64",
-    "reduce_interleaved_divergent_sum_u64",
-    "reduce_interleaved_divergent_min_f32",
-    "reduce_interleaved_divergent_min_f64",
-    "reduce_interleaved_divergent_min_i32",
-    "reduce_interleaved_divergent_min_u32",
-    "reduce_interleaved_divergent_min_i64",
-    "reduce_interleaved_divergent_min_u64",
-    "reduce_interleaved_divergent_max_f32",
-    "reduce_interleaved_divergent_max_f64",
-    "reduce_interleaved_divergent_max_i32",
-    "reduce_interleaved_divergent_max_u32",
-    "reduce_interleaved_divergent_max_i64",
-    "reduce_interleaved_divergent_max_u64",
-    "reduce_interleaved_strided_sum_f32",
-    "reduce_interleaved_strided_sum_f64",
-    "reduce_interleaved_strided_sum_i32",
-    "reduce_interleaved_strided_sum_u32",
-    "reduce_interleaved_strided_sum_i64",
-    "reduce_interleaved_strided_sum_u64",
-    "reduce_interleaved_strided_min_f32",
-    "reduce_interleaved_strided_min_f64",
-    "reduce_interleaved_strided_min_i32",
-    "reduce_interleaved_strided_min_u32",
-    "reduce_interleaved_strided_min_i64",
-    "reduce_interleaved_strided_min_u64",
-    "reduce_interleaved_strided_max_f32",
-    "reduce_interleaved_strided_max_f64",
-    "reduce_interleaved_strided_max_i32",
-    "reduce_interleaved_strided_max_u32",
-    "reduce_interleaved_strided_max_i64",
-    "reduce_interleaved_strided_max_u64",
-    "reduce_sequential_sum_f32",
-    "reduce_sequential_sum_f64",
-    "reduce_sequential_sum_i32",
-    "reduce_sequential_sum_u32",
-    "reduce_sequential_sum_i64",
-    "reduce_sequential_sum_u64",
-    "reduce_sequential_min_f32",
-    "reduce_sequential_min_f64",
-    "reduce_sequential_min_i32",
-    "reduce_sequential_min_u32",
-    "reduce_sequential_min_i64",
-    "reduce_sequential_min_u64",
-    "reduce_sequential_max_f32",
-    "reduce_sequential_max_f64",
-    "reduce_sequential_max_i32",
-    "reduce_sequential_max_u32",
-    "reduce_sequential_max_i64",
-    "reduce_sequential_max_u64",
-    "reduce_first_add_sum_f32",
-    "reduce_first_add_sum_f64",
-    "reduce_first_add_sum_i32",
-    "reduce_first_add_sum_u32",
-    "reduce_first_add_sum_i64",
-    "reduce_first_add_sum_u64",
-    "reduce_first_add_min_f32",
-    "reduce_first_add_min_f64",
-    "reduce_first_add_min_i32",
-    "reduce_first_add_min_u32",
-    "reduce_first_add_min_i64",
-    "reduce_first_add_min_u64",
-    "reduce_first_add_max_f32",
-    "reduce_first_add_max_f64",
-    "reduce_first_add_max_i32",
-    "reduce_first_add_max_u32",
-    "reduce_first_add_max_i64",
-    "reduce_first_add_max_u64",
-    "reduce_unrolled_warp_sum_f32",
-    "reduce_unrolled_warp_sum_f64",
-    "reduce_unrolled_warp_sum_i32",
-    "reduce_unrolled_warp_sum_u32",
-    "reduce_unrolled_warp_sum_i64",
-    "reduce_unrolled_warp_sum_u64",
-    "reduce_unrolled_warp_min_f32",
-    "reduce_unrolled_warp_min_f64",
-    "reduce_unrolled_warp_min_i32",
-    "reduce_unrolled_warp_min_u32",
-    "reduce_unrolled_warp_min_i64",
-    "reduce_unrolled_warp_min_u64",
-    "reduce_unrolled_warp_max_f32",
-    "reduce_unrolled_warp_max_f64",
-    "reduce_unrolled_warp_max_i32",
-    "reduce_unrolled_warp_max_u32",
-    "reduce_unrolled_warp_max_i64",
-    "reduce_unrolled_warp_max_u64",
-    "reduce_shuffle_sum_f32",
-    "reduce_shuffle_sum_f64",
-    "reduce_shuffle_sum_i32",
-    "reduce_shuffle_sum_u32",
-    "reduce_shuffle_sum_i64",
-    "reduce_shuffle_sum_u64",
-    "reduce_shuffle_min_f32",
-    "reduce_shuffle_min_f64",
-    "reduce_shuffle_min_i32",
-    "reduce_shuffle_min_u32",
-    "reduce_shuffle_min_i64",
-    "reduce_shuffle_min_u64",
-    "reduce_shuffle_max_f32",
-    "reduce_shuffle_max_f64",
-    "reduce_shuffle_max_i32",
-    "reduce_shuffle_max_u32",
-    "reduce_shuffle_max_i64",
-    "reduce_shuffle_max_u64",
-    "reduce_sum_f32",
-    "reduce_sum_f64",
-    "reduce_sum_i32",
-    "reduce_sum_u32",
-    "reduce_sum_i64",
-    "reduce_sum_u64",
-    "reduce_min_f32",
-    "reduce_min_f64",
-    "reduce_min_i32",
-    "reduce_min_u32",
-    "reduce_min_i64",
-    "reduce_min_u64",
-    "reduce_max_f32",
-    "reduce_max_f64",
-    "reduce_max_i32",
-    "reduce_max_u32",
-    "reduce_max_i64",
-    "reduce_max_u64",
-];
+/// The name of every kernel entry of [`PTX`], in the module's order: [`MANIFEST`]'s names
+/// (read at build time with [`bankwise_builder::manifest::from_text`]). [`crate::Gpu::new`]
+/// loads each one; the named constants above are among them (a unit test checks this).
+pub const ALL: &[&str] = GENERATED_ALL;
 
 /// The `.entry` names defined in `ptx`.
 pub fn entries(ptx: &str) -> Vec<&str> {
@@ -231,4 +119,64 @@ pub fn entries(ptx: &str) -> Vec<&str> {
         .filter_map(|l| l.trim_start().strip_prefix(".visible .entry "))
         .map(|rest| rest.split(['(', ' ']).next().unwrap_or(""))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The names the launchers use, each of which must be an entry of the module.
+    fn named() -> Vec<&'static str> {
+        let mut names =
+            vec![COPY_BYTES, TRANSPOSE_UNALIGNED_U32, TRANSPOSE_SMALL_U64, TRANSPOSE_SMALL_STREAMING_U64, SPIN_WAIT];
+        for table in [TRANSPOSE_NAIVE, TRANSPOSE_TILED, TRANSPOSE_PADDED, TRANSPOSE_SWIZZLED, TRANSPOSE_TUNED] {
+            names.extend(table);
+        }
+        names.extend(PROBE_LOAD);
+        names.extend(PROBE_STORE);
+        names
+    }
+
+    #[test]
+    fn every_named_kernel_is_an_entry() {
+        for name in named() {
+            assert!(ALL.contains(&name), "{name} is not an entry of the embedded PTX (entries: {ALL:?})");
+        }
+    }
+
+    #[test]
+    fn all_is_the_manifest_and_the_ptx_entries() {
+        let from_manifest: Vec<&str> = manifest().iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(ALL, &from_manifest[..]);
+        assert_eq!(ALL, &entries(PTX)[..]);
+        assert!(ALL.len() > 100, "only {} entries", ALL.len());
+        let copy = manifest().iter().find(|e| e.name == COPY_BYTES).expect("copy_bytes is listed");
+        assert_eq!(
+            copy.params,
+            [Param::Ptr, Param::Ptr, Param::Scalar(bankwise_builder::manifest::Scalar { kind: 'u', bits: 64 })]
+        );
+    }
+
+    #[test]
+    fn sass_is_chosen_by_compute_capability() {
+        let embedded = !matches!(ORIGIN, Origin::Rebuilt { matches_shipped: false });
+        for (cc, image) in
+            [((8, 0), Some(&SM_80.0)), ((8, 6), Some(&SM_80.0)), ((8, 9), Some(&SM_80.0)), ((9, 0), Some(&SM_90.0))]
+        {
+            let got = cubin_for(cc);
+            assert_eq!(got.is_some(), embedded, "{cc:?}");
+            if let (Some(got), Some(image)) = (got, image) {
+                assert!(std::ptr::eq(got, image), "{cc:?} got the wrong image");
+                // An ELF image, 64-byte aligned for cuModuleLoadData.
+                assert_eq!(&got[..4], b"\x7fELF", "{cc:?}");
+                assert_eq!(got.as_ptr() as usize % 64, 0);
+            }
+        }
+        if embedded {
+            assert_ne!(cubin_for((8, 0)), cubin_for((9, 0)), "sm_80 and sm_90 share an image");
+        }
+        for cc in [(7, 0), (7, 5), (9, 1), (10, 0), (12, 0), (8, -1), (0, 0)] {
+            assert_eq!(cubin_for(cc), None, "{cc:?} has no shipped SASS");
+        }
+    }
 }
