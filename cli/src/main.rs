@@ -6,12 +6,14 @@
 //!   shared memory, stack and spills (`cargo xtask ptx`).
 //! - `bankwise banks` draws the bank map of one shared-memory access from the model (no GPU).
 //! - `bankwise probe` measures the probe patterns on the GPU beside the model's predictions.
+//! - `bankwise startup` times `Gpu::new()`: the cold start before the first kernel.
 
 mod banks;
 mod bench;
 mod ncu;
 mod probe;
 mod ptx;
+mod startup;
 
 use std::process::ExitCode;
 
@@ -35,6 +37,8 @@ enum Command {
     Banks(banks::Args),
     /// Measure every bank-conflict probe pattern on the GPU beside the model's prediction.
     Probe(probe::Args),
+    /// Time `Gpu::new()` in this process (run with CUDA_CACHE_DISABLE=1 for a cold start).
+    Startup(startup::Args),
 }
 
 fn main() -> ExitCode {
@@ -43,6 +47,7 @@ fn main() -> ExitCode {
         Command::Ptx(args) => ptx::run(&args),
         Command::Banks(args) => banks::run(&args),
         Command::Probe(args) => probe::run(&args),
+        Command::Startup(args) => startup::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -14,6 +14,7 @@ use std::process::Command;
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
 
+mod bundle;
 mod kernels;
 mod package;
 
@@ -116,7 +117,7 @@ fn main() -> Result<()> {
         }
         Cmd::Banks { args } => cli(&root, "banks", &args),
         Cmd::Probe { args } => cli(&root, "probe", &args),
-        Cmd::Bundle { dir } => bundle(&root, &dir),
+        Cmd::Bundle { dir } => bundle::run(&root, &dir),
     }
 }
 
@@ -201,7 +202,7 @@ fn run(cmd: &mut Command) -> Result<()> {
     Ok(())
 }
 
-fn cargo(root: &Path, args: &[&str]) -> Result<()> {
+pub(crate) fn cargo(root: &Path, args: &[&str]) -> Result<()> {
     run(Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into())).current_dir(root).args(args))
 }
 
@@ -259,7 +260,7 @@ fn test(root: &Path, args: &[&str]) -> Result<Counts> {
 }
 
 /// Everything the tests need: the kernels' toolchain and CUDA's offline tools.
-fn setup(root: &Path) -> Result<()> {
+pub(crate) fn setup(root: &Path) -> Result<()> {
     install_toolchain()?;
     pip(root, "cuda13", "nvidia/cu13/bin", &["ptxas", "nvdisasm"], CUDA13_PACKAGES)?;
     pip(root, "cuda12", "nvidia/cuda_nvcc/bin", &["ptxas"], CUDA12_PACKAGES)
@@ -305,85 +306,3 @@ fn pip(root: &Path, folder: &str, bin: &str, tools: &[&str], packages: &[&str]) 
     .context("installing CUDA's ptxas from PyPI needs python3 with pip")
 }
 
-/// Builds the executables a GPU machine without Rust needs, and a script that runs them.
-fn bundle(root: &Path, dir: &Path) -> Result<()> {
-    setup(root)?;
-    std::fs::create_dir_all(dir)?;
-    let tests = built_executable(root, &["test", "--release", "-p", "bankwise", "--test", "gpu", "--no-run"], "gpu")?;
-    let benches = built_executable(root, &["bench", "-p", "bankwise-benches", "--no-run"], "kernels")?;
-    cargo(root, &["build", "--release", "-p", "bankwise-cli"])?;
-    for (from, to) in
-        [(tests, "gpu-tests"), (benches, "criterion-benches"), (root.join("target/release/bankwise"), "bankwise")]
-    {
-        std::fs::copy(&from, dir.join(to)).with_context(|| format!("copying {}", from.display()))?;
-    }
-    let script = dir.join("run.sh");
-    std::fs::write(&script, RUN_SH)?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755))?;
-    }
-    println!("bundle ready in {}: copy it to a GPU machine and run ./run.sh", dir.display());
-    Ok(())
-}
-
-/// Runs a `cargo … --no-run` build and returns the executable of the target named `name`.
-fn built_executable(root: &Path, args: &[&str], name: &str) -> Result<PathBuf> {
-    let out = Command::new("cargo")
-        .current_dir(root)
-        .args(args)
-        .arg("--message-format=json-render-diagnostics")
-        .stderr(std::process::Stdio::inherit())
-        .output()?;
-    if !out.status.success() {
-        bail!("cargo {} failed", args.join(" "));
-    }
-    for line in String::from_utf8_lossy(&out.stdout).lines() {
-        let Ok(msg) = serde_json::from_str::<serde_json::Value>(line) else { continue };
-        if msg["reason"] == "compiler-artifact"
-            && msg["target"]["name"] == name
-            && let Some(exe) = msg["executable"].as_str()
-        {
-            return Ok(exe.into());
-        }
-    }
-    bail!("cargo {} built no executable named {name}", args.join(" "))
-}
-
-const RUN_SH: &str = r#"#!/usr/bin/env bash
-# bankwise on a GPU machine with no Rust toolchain (made by `cargo xtask bundle`).
-#   ./run.sh test [ARGS]       GPU tests (ARGS go to the test harness: a filter, --skip X, --list)
-#   ./run.sh sanitize [ARGS]   the GPU tests under compute-sanitizer memcheck, racecheck, synccheck
-#   ./run.sh bench [ARGS]      the benchmark table (ARGS: copy, transpose, --quick, --markdown FILE)
-#   ./run.sh criterion [ARGS]  the criterion benchmarks
-#   ./run.sh probe [ARGS]      the bank-conflict probe table (ARGS: --markdown FILE, --once, --ncu-csv FILE)
-#   ./run.sh all               test, sanitize, bench
-set -euo pipefail
-cd "$(dirname "$0")"
-mode="${1:-all}"; shift || true
-sanitize() {
-  # The probes' timing trials measure cycles, which instrumentation distorts: skipped here.
-  local skip=(--skip probe/conflict_free --skip probe/model_agrees)
-  for tool in memcheck synccheck; do
-    echo "== compute-sanitizer --tool $tool"
-    compute-sanitizer --tool "$tool" --error-exitcode 1 --print-limit 20 ./gpu-tests --test-threads 8 "${skip[@]}" "$@"
-  done
-  # racecheck's bookkeeping grows with every launch, and one process of all ~7000 trials
-  # outlives it: one run per kernel family.
-  for family in copy transpose_naive transpose_tiled transpose_padded transpose_swizzled transpose/ \
-      reduce_atomic reduce_interleaved reduce_sequential reduce_first_add reduce_unrolled_warp reduce_shuffle reduce/ probe timing; do
-    echo "== compute-sanitizer --tool racecheck: $family"
-    compute-sanitizer --tool racecheck --error-exitcode 1 --print-limit 20 ./gpu-tests "$family" --test-threads 4 "${skip[@]}" "$@"
-  done
-}
-case "$mode" in
-  test) ./gpu-tests "$@" ;;
-  sanitize) sanitize "$@" ;;
-  bench) ./bankwise bench "$@" ;;
-  criterion) ./criterion-benches --bench "$@" ;;
-  probe) ./bankwise probe "$@" ;;
-  all) ./gpu-tests; sanitize --skip past_2; ./bankwise bench ;;
-  *) echo "usage: ./run.sh [test|sanitize|bench|criterion|probe|all] [ARGS]" >&2; exit 2 ;;
-esac
-"#;

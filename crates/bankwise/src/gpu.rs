@@ -13,23 +13,38 @@ use crate::kernels;
 pub use bankwise_runtime::{Device, DeviceBuffer, DeviceInfo, driver_present};
 
 // ---- bankwise's module: the one place that reads `crate::kernels` for it ----------------
-//
-// Switch-over point for the packaged module: once `kernels.rs` provides
-// `image(compute_capability) -> ModuleImage<'static>` and `ENTRIES` (the manifest text), make
-// `module_image` return `(kernels::image(cc), Some(kernels::ENTRIES))` and `module_entries`
-// parse `Entries::from_manifest(kernels::ENTRIES)`.
 
-/// bankwise's module image for a device of compute capability `cc`, and its manifest
-/// (`None`: read from the PTX text).
-fn module_image(_cc: (i32, i32)) -> (ModuleImage<'static>, Option<&'static str>) {
-    (ModuleImage::Ptx(kernels::PTX), None)
+/// Which form of bankwise's kernels a [`Gpu`] loaded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LoadedImage {
+    /// Shipped SASS for this architecture (`sm_80`, `sm_90`): no compilation at load.
+    Sass(&'static str),
+    /// The PTX, compiled by the driver's JIT for this GPU (cached by the driver unless
+    /// `CUDA_CACHE_DISABLE=1`): GPUs without shipped SASS, kernels rebuilt from changed sources,
+    /// or a driver too old for the shipped SASS.
+    Ptx,
 }
 
 /// The entries of bankwise's module (name and parameters of every kernel), known without a
-/// GPU: plans look reduction kernels up in it, and [`Gpu::new`] loads each one.
+/// GPU from the manifest the build wrote: plans look reduction kernels up in it, and
+/// [`Gpu::new`] loads each one.
 pub fn module_entries() -> &'static Entries {
     static ENTRIES: OnceLock<Entries> = OnceLock::new();
-    ENTRIES.get_or_init(|| Entries::from_ptx(kernels::PTX))
+    ENTRIES.get_or_init(|| Entries::from_manifest(kernels::MANIFEST).expect("build.rs checked the manifest"))
+}
+
+/// Loads bankwise's module onto `device`: the shipped SASS where there is one for its
+/// architecture (cold start without JIT: 2.3–3.8 s → see `docs/benchmarks.md`), else the PTX.
+fn load_module(device: &Device) -> Result<(Module, LoadedImage)> {
+    let (major, minor) = device.info().compute_capability;
+    if let Some(sass) = kernels::cubin_for((major, minor)) {
+        let arch = if major == 9 { "sm_90" } else { "sm_80" };
+        // A driver older than the CUDA 13.0 ptxas that made the SASS refuses it: take the PTX.
+        if let Ok(module) = device.load_module(ModuleImage::Cubin(sass), Some(kernels::MANIFEST)) {
+            return Ok((module, LoadedImage::Sass(arch)));
+        }
+    }
+    Ok((device.load_module(ModuleImage::Ptx(kernels::PTX), Some(kernels::MANIFEST))?, LoadedImage::Ptx))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -47,11 +62,16 @@ pub struct Gpu {
     device: Device,
     _module: Module,
     kernels: HashMap<String, Kernel>,
+    loaded: LoadedImage,
 }
 
 impl std::fmt::Debug for Gpu {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Gpu").field("device", &self.device).field("kernels", &self.kernels.len()).finish()
+        f.debug_struct("Gpu")
+            .field("device", &self.device)
+            .field("kernels", &self.kernels.len())
+            .field("loaded", &self.loaded)
+            .finish()
     }
 }
 
@@ -76,15 +96,15 @@ impl Gpu {
     /// [`crate::Error::Driver`] for anything else the driver refuses.
     pub fn with_ordinal(ordinal: usize) -> Result<Self> {
         let device = Device::new(ordinal)?;
-        let (image, manifest) = module_image(device.info().compute_capability);
-        let module = device.load_module(image, manifest)?;
-        let entries = module.entries().unwrap_or(module_entries());
-        for &name in kernels::ALL {
-            entries.get(name)?;
-        }
-        // Every entry, so that reductions instantiated for user-defined operations are found.
-        let kernels = entries.iter().map(|e| Ok((e.name.clone(), module.kernel(&e.name)?))).collect::<Result<_>>()?;
-        Ok(Gpu { device, _module: module, kernels })
+        let (module, loaded) = load_module(&device)?;
+        let kernels =
+            module_entries().iter().map(|e| Ok((e.name.clone(), module.kernel(&e.name)?))).collect::<Result<_>>()?;
+        Ok(Gpu { device, _module: module, kernels, loaded })
+    }
+
+    /// Which form of the kernels this handle loaded: shipped SASS or JIT-compiled PTX.
+    pub fn loaded_image(&self) -> LoadedImage {
+        self.loaded
     }
 
     /// The runtime device underneath.

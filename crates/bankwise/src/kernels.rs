@@ -99,8 +99,6 @@ pub const TRANSPOSE_UNALIGNED_U32: &str = "transpose_unaligned_u32";
 pub const TRANSPOSE_SMALL_U64: &str = "transpose_small_u64";
 /// [`TRANSPOSE_SMALL_U64`] with cache-streaming loads and stores, for the smallest of them.
 pub const TRANSPOSE_SMALL_STREAMING_U64: &str = "transpose_small_streaming_u64";
-/// `spin_wait`: holds the GPU while the host queues timed runs (see [`crate::timing`]).
-pub const SPIN_WAIT: &str = "spin_wait";
 /// `probe_load_*`, indexed by access width (1, 2, 4, 8, 16 bytes): see [`crate::probe`].
 pub const PROBE_LOAD: [&str; 5] =
     ["probe_load_u8", "probe_load_u16", "probe_load_u32", "probe_load_u64", "probe_load_u128"];
@@ -128,7 +126,7 @@ mod tests {
     /// The names the launchers use, each of which must be an entry of the module.
     fn named() -> Vec<&'static str> {
         let mut names =
-            vec![COPY_BYTES, TRANSPOSE_UNALIGNED_U32, TRANSPOSE_SMALL_U64, TRANSPOSE_SMALL_STREAMING_U64, SPIN_WAIT];
+            vec![COPY_BYTES, TRANSPOSE_UNALIGNED_U32, TRANSPOSE_SMALL_U64, TRANSPOSE_SMALL_STREAMING_U64];
         for table in [TRANSPOSE_NAIVE, TRANSPOSE_TILED, TRANSPOSE_PADDED, TRANSPOSE_SWIZZLED, TRANSPOSE_TUNED] {
             names.extend(table);
         }

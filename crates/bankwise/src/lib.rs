@@ -47,7 +47,7 @@ pub use bankwise_banks as banks;
 pub use bankwise_runtime as runtime;
 pub use element::{Element, Width};
 pub use error::{Error, Result};
-pub use gpu::{DeviceBuffer, DeviceInfo, Gpu};
+pub use gpu::{DeviceBuffer, DeviceInfo, Gpu, LoadedImage};
 pub use reduce::{Max, Min, ReduceKernel, Sum};
 pub use transpose::{Shape, TransposeKernel};
 

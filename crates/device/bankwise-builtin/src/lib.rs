@@ -15,7 +15,7 @@ mod reduce;
 mod transpose;
 
 use bankwise_device::kernel;
-use bankwise_kernels::{copy, timing};
+use bankwise_kernels::copy;
 
 /// See [`bankwise_kernels::copy::copy_bytes`].
 ///
@@ -24,13 +24,4 @@ use bankwise_kernels::{copy, timing};
 #[kernel]
 pub unsafe fn copy_bytes(dst: *mut u8, src: *const u8, bytes: u64) {
     unsafe { copy::copy_bytes(dst, src, bytes) }
-}
-
-/// See [`bankwise_kernels::timing::spin_wait`].
-///
-/// # Safety
-/// Safe for any argument: it reads no memory.
-#[kernel]
-pub unsafe fn spin_wait(ns: u64) {
-    unsafe { timing::spin_wait(ns) }
 }

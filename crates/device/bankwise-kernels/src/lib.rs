@@ -5,8 +5,7 @@
 //! [`reduce::ReduceOp`], the shared tile staging of [`tile`], and the [`reduce_ladder!`] that
 //! instantiates a whole reduction ladder for an operation. Kernels built on them: the
 //! transpose ladder ([`transpose`]), the reduction ladder ([`reduce`]), the bandwidth baseline
-//! ([`copy`]), the bank-conflict probes ([`probe`]) and the benchmarks' hold kernel
-//! ([`timing`]).
+//! ([`copy`]) and the bank-conflict probes ([`probe`]).
 //!
 //! This crate defines no kernel entry: a kernel crate (a `cdylib`, such as `bankwise-builtin`,
 //! which holds the entries the `bankwise` library launches) instantiates what it needs with
@@ -18,7 +17,6 @@ pub mod copy;
 pub mod probe;
 pub mod reduce;
 pub mod tile;
-pub mod timing;
 pub mod transpose;
 pub mod warp;
 
