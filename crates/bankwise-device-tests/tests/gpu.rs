@@ -104,6 +104,7 @@ fn main() {
     clocks(&mut trials);
     shared_views(&mut trials);
     copies(&mut trials);
+    checkers(&mut trials.list);
     libtest_mimic::run(&args, trials.list).exit();
 }
 
@@ -864,4 +865,67 @@ fn copy<T: Num>(g: &Gpu, name: &str, words: usize) -> Check {
         same_then_untouched(&format!("{n} elements"), &g.download(&dst)?, &src[..n * words], T::poison())?;
     }
     Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// The host-side checkers themselves, on the CPU (these run without a GPU too).
+
+fn checkers(list: &mut Vec<Trial>) {
+    list.push(Trial::test("host/check_serial_accepts_serial_orders_and_rejects_others", || {
+        for op in [Op::Add, Op::Exchange, Op::Min, Op::Max] {
+            serial_checker::<u32>(op)?;
+            serial_checker::<i64>(op)?;
+        }
+        serial_checker::<f32>(Op::Add)?;
+        serial_checker::<f64>(Op::Exchange)
+    }));
+    list.push(Trial::test("host/cas_result_compares_bits", || {
+        let (initial, expected, new) = cas_case::<f32>(8);
+        let after = cas_result(&initial, &expected, &new);
+        // 0 vs -0 and -0 vs 0 keep their values; NaN and infinity swap; 1.0 vs 1.5 keeps.
+        let swapped: Vec<bool> = (0..5).map(|i| after[i].to_bits() == new[i].to_bits()).collect();
+        if swapped != [false, false, true, true, false] {
+            return Err(format!("swaps {swapped:?}").into());
+        }
+        Ok(())
+    }));
+}
+
+/// `check_serial` passes the olds of a serial run in a shuffled order and fails each kind of
+/// corruption: a lost update (two threads see one value), a wrong final value, an old value
+/// the target never held.
+fn serial_checker<T: Num>(op: Op) -> Check {
+    let n = 300;
+    let (initial, values) = op.case::<T>(n);
+    let order: Vec<usize> = {
+        let mut o: Vec<usize> = (0..n).collect();
+        o.sort_by_key(|&i| mix(i as u64));
+        o
+    };
+    let mut olds = vec![initial; n];
+    let mut x = initial;
+    for &g in &order {
+        olds[g] = x;
+        x = op.step(x, values[g]);
+    }
+    let what = format!("{op:?} on {}", T::NAME);
+    op.check_serial(initial, &values, &olds, x).map_err(|e| format!("{what}: a serial run was rejected: {e:?}"))?;
+    let rejected = |case: &str, olds: &[T], last: T| -> Check {
+        match op.check_serial(initial, &values, olds, last) {
+            Ok(()) => Err(format!("{what}: {case} was accepted").into()),
+            Err(_) => Ok(()),
+        }
+    };
+    rejected("a wrong final value", &olds, initial)?;
+    if matches!(op, Op::Add | Op::Exchange) {
+        let mut lost = olds.clone();
+        lost[order[n - 1]] = olds[order[n - 2]];
+        rejected("a lost update", &lost, x)?;
+    } else {
+        let first: Vec<T> = olds.iter().map(|&o| if o.bits() == initial.bits() { x } else { o }).collect();
+        rejected("no thread seeing the initial value", &first, x)?;
+    }
+    let mut never = olds.clone();
+    never[order[n / 2]] = T::of(-99_999);
+    rejected("an old value never held", &never, x)
 }
