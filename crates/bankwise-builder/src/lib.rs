@@ -49,6 +49,7 @@ pub struct PtxBuilder {
     arch: String,
     release: bool,
     llvm_args: Vec<String>,
+    rustc_args: Vec<String>,
     features: Vec<String>,
     out_dir: Option<PathBuf>,
     rerun: bool,
@@ -201,6 +202,7 @@ impl PtxBuilder {
             arch: DEFAULT_ARCH.into(),
             release: true,
             llvm_args: Vec::new(),
+            rustc_args: Vec::new(),
             features: Vec::new(),
             out_dir: None,
             rerun: true,
@@ -224,6 +226,19 @@ impl PtxBuilder {
     pub fn llvm_arg(mut self, arg: impl Into<String>) -> Self {
         self.llvm_args.push(arg.into());
         self
+    }
+
+    /// An extra argument for rustc on the kernel crate itself (not its dependencies), such as
+    /// `-D` then `warnings`: each call adds one argument, after the builder's own.
+    pub fn rustc_arg(mut self, arg: impl Into<String>) -> Self {
+        self.rustc_args.push(arg.into());
+        self
+    }
+
+    /// Makes every warning of the kernel crate an error (`-D warnings`, on that crate only),
+    /// so that a build script fails on code that would only warn.
+    pub fn deny_warnings(self) -> Self {
+        self.rustc_arg("-D").rustc_arg("warnings")
     }
 
     /// Enables a cargo feature of the kernel crate.
@@ -278,6 +293,7 @@ impl PtxBuilder {
         for arg in &self.llvm_args {
             cmd.args(["-C", &format!("llvm-args={arg}")]);
         }
+        cmd.args(&self.rustc_args);
         // The recipe's profile, whatever the kernel crate's own profile says.
         let upper = profile.to_uppercase();
         for (key, value) in [("LTO", "fat"), ("CODEGEN_UNITS", "1"), ("PANIC", "abort")] {

@@ -60,6 +60,20 @@ fn compile_errors_are_reported_with_the_compilers_messages() {
 }
 
 #[test]
+fn deny_warnings_turns_the_kernel_crates_warnings_into_errors() {
+    // One output folder for both builds: `core` is compiled once.
+    let dir = out("saxpy", "warns");
+    let warned = PtxBuilder::new(fixture("saxpy")).feature("warns").out_dir(&dir).build();
+    assert!(warned.is_ok(), "a warning alone must not fail the build: {:?}", warned.err());
+    let err = PtxBuilder::new(fixture("saxpy")).feature("warns").deny_warnings().out_dir(&dir).build().unwrap_err();
+    let BuildError::Compile { ref messages, .. } = err else { panic!("expected a compile error, got {err}") };
+    assert!(messages.contains("never_called") && messages.contains("-D warnings"), "{messages}");
+    // Without the warning the same options build.
+    let clean = PtxBuilder::new(fixture("saxpy")).deny_warnings().out_dir(&dir).build();
+    assert!(clean.is_ok(), "{:?}", clean.err());
+}
+
+#[test]
 fn a_crate_that_is_not_a_cdylib_is_refused_with_the_fix() {
     let err = PtxBuilder::new(fixture("not-cdylib")).out_dir(out("not-cdylib", "x")).build().unwrap_err();
     assert!(matches!(err, BuildError::NotCdylib { .. }), "{err}");
