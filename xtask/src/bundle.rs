@@ -27,7 +27,10 @@ pub fn run(root: &Path, dir: &Path) -> Result<()> {
         let exe = built_executable(root, &["test", "--release", "-p", package, "--test", test, "--no-run"], test)?;
         files.push((exe, name.into()));
     }
-    files.push((built_executable(root, &["bench", "-p", "bankwise-benches", "--no-run"], "kernels")?, "criterion-benches".into()));
+    files.push((
+        built_executable(root, &["bench", "-p", "bankwise-benches", "--no-run"], "kernels")?,
+        "criterion-benches".into(),
+    ));
     let mut build = vec!["build", "--release", "-p", "bankwise-cli"];
     for &(package, _) in EXAMPLES {
         build.extend(["-p", package]);
@@ -110,10 +113,14 @@ sanitize() {
   done
 }
 sanitize_toolkit() {
-  # The examples at small sizes: the sanitizers slow each launch down by orders of magnitude.
+  # Skipped: the timing trials (instrumentation distorts their times, and racecheck loses track
+  # of launches queued behind the hold kernel) and the one trial whose driver call fails on
+  # purpose (a lookup in a cubin without a manifest). The examples at small sizes: the
+  # sanitizers slow each launch down by orders of magnitude.
+  local skip=(--skip bench/ --skip lookup/missing_in_a_bare_cubin)
   for tool in memcheck racecheck; do
     echo "== compute-sanitizer --tool $tool: toolkit"
-    compute-sanitizer --tool "$tool" --error-exitcode 1 --print-limit 20 ./runtime-tests --test-threads 4
+    compute-sanitizer --tool "$tool" --error-exitcode 1 --print-limit 20 ./runtime-tests --test-threads 4 "${skip[@]}"
     compute-sanitizer --tool "$tool" --error-exitcode 1 --print-limit 20 ./device-tests --test-threads 4
     for n in 1 1000 65537; do
       for e in "${examples[@]}"; do compute-sanitizer --tool "$tool" --error-exitcode 1 --print-limit 20 "$e" "$n"; done

@@ -305,4 +305,3 @@ fn pip(root: &Path, folder: &str, bin: &str, tools: &[&str], packages: &[&str]) 
         .args(packages))
     .context("installing CUDA's ptxas from PyPI needs python3 with pip")
 }
-

@@ -451,7 +451,9 @@ fn active_mask(g: &Gpu, grid: u32, block: u32) -> Check {
     unsafe { g.launch("active_mask_divergent", LaunchConfig::linear(grid, block), (&mut out,))? };
     let got = g.download(&out)?;
     for i in 0..n {
-        let (t, lane) = (i as u32 % block, i as u32 % 32);
+        // Lanes are numbered within the block's warps: thread t of its block is lane t % 32.
+        let t = i as u32 % block;
+        let lane = t % 32;
         let live = (block - (t - lane)).min(32);
         let converged = if live == 32 { u32::MAX } else { (1 << live) - 1 };
         let [whole, divergent, own] = [got[3 * i], got[3 * i + 1], got[3 * i + 2]];

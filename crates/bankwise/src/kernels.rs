@@ -125,8 +125,7 @@ mod tests {
 
     /// The names the launchers use, each of which must be an entry of the module.
     fn named() -> Vec<&'static str> {
-        let mut names =
-            vec![COPY_BYTES, TRANSPOSE_UNALIGNED_U32, TRANSPOSE_SMALL_U64, TRANSPOSE_SMALL_STREAMING_U64];
+        let mut names = vec![COPY_BYTES, TRANSPOSE_UNALIGNED_U32, TRANSPOSE_SMALL_U64, TRANSPOSE_SMALL_STREAMING_U64];
         for table in [TRANSPOSE_NAIVE, TRANSPOSE_TILED, TRANSPOSE_PADDED, TRANSPOSE_SWIZZLED, TRANSPOSE_TUNED] {
             names.extend(table);
         }
