@@ -17,6 +17,7 @@ use clap::{Parser, Subcommand};
 mod bundle;
 mod kernels;
 mod package;
+mod tidy;
 
 /// The nightly that builds the kernels (keep in step with `crates/device/rust-toolchain.toml`).
 pub(crate) const TOOLCHAIN: &str = "nightly-2026-05-20";

@@ -1,0 +1,65 @@
+//! Tidy checks, run as xtask's unit tests by `cargo xtask test`: the pins that are written in
+//! more than one place (a kernel crate needs its own `rust-toolchain.toml`, and xtask must know
+//! the nightly before anything is built) stay in step, and the README says what they are.
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    use crate::TOOLCHAIN;
+
+    fn root() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives in the workspace").to_path_buf()
+    }
+
+    /// Every `rust-toolchain.toml` in the repository, outside build output.
+    fn toolchain_files(dir: &Path, found: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap().flatten() {
+            let path = entry.path();
+            let name = entry.file_name();
+            if path.is_dir() {
+                if name != "target"
+                    && name != ".git"
+                    && name != ".tools"
+                    && !name.to_string_lossy().starts_with("bundle")
+                {
+                    toolchain_files(&path, found);
+                }
+            } else if name == "rust-toolchain.toml" {
+                found.push(path);
+            }
+        }
+    }
+
+    #[test]
+    fn every_kernel_crate_pins_the_nightly_xtask_installs() {
+        let mut files = Vec::new();
+        toolchain_files(&root(), &mut files);
+        // The device workspace, the three examples and the builder's test fixture.
+        assert!(files.len() >= 5, "found only {files:?}");
+        for file in files {
+            // The builder's test of a toolchain that is not installed pins one on purpose.
+            if file.ends_with("fixtures/missing-toolchain/rust-toolchain.toml") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&file).unwrap();
+            let channel = format!("channel = \"{TOOLCHAIN}\"");
+            assert!(text.contains(&channel), "{} does not pin {TOOLCHAIN} (xtask's TOOLCHAIN)", file.display());
+        }
+    }
+
+    #[test]
+    fn the_readme_names_the_pinned_nightly_and_the_cuda_tools() {
+        let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+        assert!(readme.contains(TOOLCHAIN), "README.md does not name {TOOLCHAIN}");
+        for package in crate::CUDA13_PACKAGES.iter().chain(crate::CUDA12_PACKAGES) {
+            let version = package.split("==").nth(1).unwrap();
+            let minor = version.rsplit_once('.').map_or(version, |(m, _)| m);
+            let major_minor = minor.rsplit_once('.').map_or(minor, |(m, _)| m);
+            assert!(
+                readme.contains(&format!("CUDA {major_minor}")),
+                "README.md does not name CUDA {major_minor} ({package})"
+            );
+        }
+    }
+}
