@@ -107,7 +107,7 @@ sanitize() {
   # racecheck's bookkeeping grows with every launch, and one process of all ~7000 trials
   # outlives it: one run per kernel family.
   for family in copy transpose_naive transpose_tiled transpose_padded transpose_swizzled transpose/ \
-      reduce_atomic reduce_interleaved reduce_sequential reduce_first_add reduce_unrolled_warp reduce_shuffle reduce/ probe timing; do
+      reduce_atomic reduce_interleaved reduce_sequential reduce_first_add reduce_unrolled_warp reduce_shuffle reduce/ probe; do
     echo "== compute-sanitizer --tool racecheck: $family"
     compute-sanitizer --tool racecheck --error-exitcode 1 --print-limit 20 ./gpu-tests "$family" --test-threads 4 "${skip[@]}" "$@"
   done

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use bankwise::reduce::{Max, Min, Operation, Reducible, Sum};
-use bankwise::{DeviceBuffer, Element, Error, Gpu, ReduceKernel, Shape, TransposeKernel, cpu, timing};
+use bankwise::{DeviceBuffer, Element, Error, Gpu, ReduceKernel, Shape, TransposeKernel, cpu};
 use libtest_mimic::{Arguments, Failed, Trial};
 use rand::{RngCore, SeedableRng, rngs::SmallRng};
 
@@ -81,7 +81,6 @@ fn main() {
     add("transpose/capped_on_a_fresh_thread".into(), Box::new(transpose_capped_on_a_fresh_thread));
     add("missing_device_is_reported".into(), Box::new(missing_device_is_reported));
     add("runtime/a_bankwise_kernel_launched_through_the_runtime".into(), Box::new(runtime_launch_of_copy_bytes));
-    add("timing/measure_times_every_run_in_order".into(), Box::new(measure_times_every_run_in_order));
     probe_trials(&mut add);
     // Properties over random shapes and ranges (seeded, so a failure reproduces).
     for kernel in TransposeKernel::ALL {
@@ -378,55 +377,6 @@ fn runtime_launch_of_copy_bytes(gpu: &Gpu) -> Check {
         }
         other => Err(format!("expected MissingKernel near copy_bytes, got {other:?}").into()),
     }
-}
-
-// ---- timing ----
-
-/// 37 runs, more than two batches and not a multiple of one: every run is timed, f and g
-/// alternate with the same index, and every time is a real, positive figure.
-fn measure_times_every_run_in_order(gpu: &Gpu) -> Check {
-    let n = 1 << 20;
-    let src = gpu.upload(&random::<f32>(n, 7))?;
-    let dst = std::cell::RefCell::new(gpu.alloc_zeros::<f32>(n)?);
-    let calls = std::cell::RefCell::new(Vec::new());
-    let (f, g) = timing::measure_pair(
-        gpu,
-        3,
-        37,
-        |i| {
-            calls.borrow_mut().push(('f', i));
-            gpu.copy(&src, &mut dst.borrow_mut())
-        },
-        Some(|i| {
-            calls.borrow_mut().push(('g', i));
-            gpu.copy_driver(&src, &mut dst.borrow_mut())
-        }),
-    )?;
-    let g = g.ok_or("no statistics for g")?;
-    if f.runs != 37 || g.runs != 37 {
-        return Err(format!("timed {} and {} runs, asked for 37", f.runs, g.runs).into());
-    }
-    for s in [f, g] {
-        if !(s.min_ms > 0.0 && s.min_ms <= s.median_ms && s.median_ms <= s.max_ms && s.max_ms < 1000.0) {
-            return Err(format!("implausible statistics {s:?}").into());
-        }
-    }
-    let calls = calls.into_inner();
-    let expected: Vec<_> = (0..calls.len() / 2).flat_map(|i| [('f', i), ('g', i)]).collect();
-    if calls != expected || calls.len() < 2 * (37 + 3) {
-        return Err(format!("calls out of order or missing: {calls:?}").into());
-    }
-    let (f_alone, none) = timing::measure_pair(
-        gpu,
-        0,
-        5,
-        |_| gpu.copy(&src, &mut dst.borrow_mut()),
-        None::<fn(usize) -> bankwise::Result<()>>,
-    )?;
-    if f_alone.runs != 5 || none.is_some() {
-        return Err(format!("one function: {f_alone:?}, {none:?}").into());
-    }
-    Ok(())
 }
 
 // ---- bank-conflict probes ----
