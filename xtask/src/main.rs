@@ -151,6 +151,23 @@ fn ci(root: &Path) -> Result<()> {
                 run(Command::new("cargo").current_dir(&device).args(args))
             }),
         ),
+        (
+            // What an editor shows in the examples' kernel crates: `cargo check` there (their
+            // `.cargo/config.toml` selects the GPU target) with clippy's lints, no warning.
+            "clippy (examples' kernel crates)",
+            Box::new(|| {
+                let toolchain = format!("+{TOOLCHAIN}");
+                let target_dir = root.join("target/kernel-crates");
+                for example in ["vector_add", "custom_reduction", "histogram"] {
+                    run(Command::new("cargo")
+                        .current_dir(root.join("examples").join(example).join("kernels"))
+                        .args([&toolchain, "clippy", "--target-dir"])
+                        .arg(&target_dir)
+                        .args(["--", "-D", "warnings"]))?;
+                }
+                Ok(())
+            }),
+        ),
         ("package-check", Box::new(|| package::package_check(root))),
     ];
     let tested = started.elapsed().as_secs_f64();
@@ -164,11 +181,11 @@ fn ci(root: &Path) -> Result<()> {
         }
         times.push((*name, t.elapsed().as_secs_f64()));
     }
-    println!("ci: {:<16} {tested:>7.1} s", "setup + test");
+    println!("ci: {:<34} {tested:>7.1} s", "setup + test");
     for (name, secs) in &times {
-        println!("ci: {name:<16} {secs:>7.1} s");
+        println!("ci: {name:<34} {secs:>7.1} s");
     }
-    println!("ci: {:<16} {:>7.1} s", "total", started.elapsed().as_secs_f64());
+    println!("ci: {:<34} {:>7.1} s", "total", started.elapsed().as_secs_f64());
     // Last, so that the closing line of CI's output counts the tests.
     println!("{counts}");
     if !failed.is_empty() {
