@@ -460,7 +460,7 @@ fn active_mask(g: &Gpu, grid: u32, block: u32) -> Check {
         if whole != converged {
             return Err(format!("thread {i}: converged mask {whole:#010x}, expected {converged:#010x}").into());
         }
-        let (want_own, ok) = if lane % 2 == 0 {
+        let (want_own, ok) = if lane.is_multiple_of(2) {
             (1 << lane, divergent & (1 << lane) != 0 && divergent & 0xaaaa_aaaa == 0 && divergent & !converged == 0)
         } else {
             (0, divergent == 0)

@@ -7,10 +7,10 @@
 //! Rust whatever the threads then do (the compiler may assume a `&mut` is unaliased and, say,
 //! keep its contents in registers across a barrier). The handles here — [`SharedSlice`] (a
 //! length known at run time) and [`SharedArray`] (a length known at compile time) — hold only
-//! a pointer into the allocation and a length, and [`Shared`] (one element) a pointer.
-//! Every access is one raw-pointer read or write made inside [`Shared::read`] /
-//! [`Shared::write`] (or an atomic of [`Shared`], or a [`probe`] access), never a reference, so there is no aliasing claim to break; the handles are `Copy` and may be
-//! given to every thread.
+//! a byte offset into the allocation and a length, and [`Shared`] (one element) the element's
+//! address. Every access is one raw-pointer read or write made inside [`Shared::read`] /
+//! [`Shared::write`] (or an atomic of [`Shared`], or a [`probe`] access), never a reference, so
+//! there is no aliasing claim to break; the handles are `Copy` and may be given to every thread.
 //!
 //! What remains is CUDA's own rule, which the accessors state as their safety contract:
 //! the index is in bounds, and the access does not race. Two accesses by different threads to
@@ -37,14 +37,25 @@
 //! [`SharedArray::new`]) compare against the launch's size, read from PTX's
 //! `%dynamic_smem_size`; the `_unchecked` ones make it the caller's promise.
 //!
-//! Every pointer is derived from `core::intrinsics::gpu::gpu_launch_sized_workgroup_mem`, so
-//! LLVM knows it points into the shared state space and emits `ld.shared`/`st.shared` (SASS
-//! `LDS`/`STS`; `LDS.64`/`LDS.128` for 8- and 16-byte elements) instead of generic loads.
+//! Every access uses a pointer derived from `core::intrinsics::gpu::gpu_launch_sized_workgroup_mem`
+//! in the kernel's own code, so LLVM sees it point into the shared state space and emits
+//! `ld.shared`/`st.shared`/`atom.shared` (SASS `LDS`/`STS`/`ATOMS`; `LDS.64`/`LDS.128` for 8-
+//! and 16-byte elements) instead of generic accesses, however the handle travelled. A pointer
+//! that passes through memory or an enum with integer fields (a checked constructor's
+//! `Result`) comes out as an integer whose address space LLVM cannot infer, and accesses
+//! through it become `cvta.shared` plus generic `ld`/`st` (SASS `LD.E`/`ST.E`). So the views
+//! hold byte offsets, and [`SharedSlice::at`] derives the element's pointer from the base
+//! (`base + offset`, then `+ i` elements); [`Shared`] holds that pointer, and each of its
+//! accessors takes the base again with the held address (`with_addr`: LLVM folds it away where
+//! it sees the pointer's origin and keeps `ld.shared` where it cannot). Measured with ptxas
+//! 13.0 for sm_90: bankwise's built-in kernels compile to the same SASS as with handles holding
+//! pointers, and `bankwise-primitives`' `shared_views` (checked views) to `LDS`/`STS`.
 //!
 //! The accessors are `#[track_caller]`: a CPU emulator of the kernels can record each access
 //! site through them, as they are the one place shared memory is touched.
 
 use core::arch::asm;
+use core::marker::PhantomData;
 
 use crate::Plain;
 use crate::atomic::{self, AtomicAdd, AtomicMinMax};
@@ -130,10 +141,11 @@ const fn element_ok<T>() {
 /// `extern __shared__ T s[]` (offset 0) or a typed pointer into it. A `Copy` handle; see the
 /// [module docs](self) for the contract of its accessors.
 pub struct SharedSlice<T> {
-    /// Element 0, derived from the allocation's base at construction (so in the shared state
-    /// space), never dereferenced outside the accessors.
-    ptr: *mut T,
+    /// Element 0's byte offset from the allocation's base (a multiple of [`ALIGN`]).
+    offset: u32,
     len: usize,
+    /// The handle stands for a `*mut T` (so it is, like one, neither `Send` nor `Sync`).
+    _elem: PhantomData<*mut T>,
 }
 
 impl<T> Clone for SharedSlice<T> {
@@ -150,7 +162,7 @@ impl<T> Copy for SharedSlice<T> {}
 #[inline(always)]
 pub fn dynamic<T: Plain>() -> SharedSlice<T> {
     const { element_ok::<T>() };
-    SharedSlice { ptr: base().cast(), len: dynamic_size() as usize / size_of::<T>() }
+    SharedSlice { offset: 0, len: dynamic_size() as usize / size_of::<T>(), _elem: PhantomData }
 }
 
 impl<T: Plain> SharedSlice<T> {
@@ -160,7 +172,7 @@ impl<T: Plain> SharedSlice<T> {
     pub fn new(offset: u32, len: usize) -> Result<Self, SharedError> {
         const { element_ok::<T>() };
         check(offset, len as u64 * size_of::<T>() as u64)?;
-        Ok(SharedSlice { ptr: at_offset(offset), len })
+        Ok(SharedSlice { offset, len, _elem: PhantomData })
     }
 
     /// [`new`](Self::new) without the checks, for kernels whose host sizes the launch.
@@ -171,7 +183,7 @@ impl<T: Plain> SharedSlice<T> {
     #[inline(always)]
     pub unsafe fn new_unchecked(offset: u32, len: usize) -> Self {
         const { element_ok::<T>() };
-        SharedSlice { ptr: at_offset(offset), len }
+        SharedSlice { offset, len, _elem: PhantomData }
     }
 
     /// The number of elements.
@@ -191,7 +203,7 @@ impl<T: Plain> SharedSlice<T> {
     #[inline(always)]
     pub fn cast<U: Plain>(self) -> SharedSlice<U> {
         const { element_ok::<U>() };
-        SharedSlice { ptr: self.ptr.cast(), len: self.len * size_of::<T>() / size_of::<U>() }
+        SharedSlice { offset: self.offset, len: self.len * size_of::<T>() / size_of::<U>(), _elem: PhantomData }
     }
 
     /// A handle to element `i` (CUDA C++ `&s[i]`), for the accessors of [`Shared`]. Taking the
@@ -205,7 +217,7 @@ impl<T: Plain> SharedSlice<T> {
     #[inline(always)]
     #[track_caller]
     pub unsafe fn at(self, i: usize) -> Shared<T> {
-        Shared { ptr: unsafe { self.ptr.add(i) } }
+        Shared { ptr: unsafe { at_offset::<T>(self.offset).add(i) } }
     }
 
     /// Reads element `i`: `self.at(i).read()`.
@@ -234,6 +246,8 @@ impl<T: Plain> SharedSlice<T> {
 /// place bankwise's kernels read, write or atomically update shared memory; see the
 /// [module docs](self) for their contract.
 pub struct Shared<T> {
+    /// The element, derived from the allocation's base in [`SharedSlice::at`]; the accessors
+    /// use only its address (see [`ptr`](Self::ptr)).
     ptr: *mut T,
 }
 
@@ -246,6 +260,14 @@ impl<T> Clone for Shared<T> {
 impl<T> Copy for Shared<T> {}
 
 impl<T: Plain> Shared<T> {
+    /// The element's address as a pointer derived from the allocation's base here at the
+    /// access, so that LLVM sees the shared state space even where the handle passed through
+    /// memory (see the [module docs](self)).
+    #[inline(always)]
+    fn ptr(self) -> *mut T {
+        base().cast::<T>().with_addr(self.ptr.addr())
+    }
+
     /// Reads the element (`ld.shared`, SASS `LDS`; `LDS.64`/`LDS.128` for 8/16-byte types):
     /// CUDA C++ `*p`.
     ///
@@ -256,7 +278,7 @@ impl<T: Plain> Shared<T> {
     #[inline(always)]
     #[track_caller]
     pub unsafe fn read(self) -> T {
-        unsafe { self.ptr.read() }
+        unsafe { self.ptr().read() }
     }
 
     /// Writes the element (`st.shared`, SASS `STS`; `STS.64`/`STS.128`): CUDA C++ `*p = v`.
@@ -267,7 +289,7 @@ impl<T: Plain> Shared<T> {
     #[inline(always)]
     #[track_caller]
     pub unsafe fn write(self, v: T) {
-        unsafe { self.ptr.write(v) }
+        unsafe { self.ptr().write(v) }
     }
 
     /// `atomicAdd(p, v)` (PTX `atom.shared.add`, SASS `ATOMS.ADD`): returns the old value.
@@ -281,7 +303,7 @@ impl<T: Plain> Shared<T> {
     where
         T: AtomicAdd,
     {
-        unsafe { T::add_shared(window(self.ptr), v) }
+        unsafe { T::add_shared(window(self.ptr()), v) }
     }
 
     /// `atomicMin(p, v)` (PTX `atom.shared.min`): returns the old value.
@@ -294,7 +316,7 @@ impl<T: Plain> Shared<T> {
     where
         T: AtomicMinMax,
     {
-        unsafe { T::min_shared(window(self.ptr), v) }
+        unsafe { T::min_shared(window(self.ptr()), v) }
     }
 
     /// `atomicMax(p, v)` (PTX `atom.shared.max`): returns the old value.
@@ -307,7 +329,7 @@ impl<T: Plain> Shared<T> {
     where
         T: AtomicMinMax,
     {
-        unsafe { T::max_shared(window(self.ptr), v) }
+        unsafe { T::max_shared(window(self.ptr()), v) }
     }
 
     /// `atomicExch(p, v)` (PTX `atom.shared.exch`) for 4- and 8-byte types: returns the old
@@ -318,7 +340,7 @@ impl<T: Plain> Shared<T> {
     #[inline(always)]
     #[track_caller]
     pub unsafe fn atomic_exchange(self, v: T) -> T {
-        unsafe { atomic::exchange_shared(window(self.ptr), v) }
+        unsafe { atomic::exchange_shared(window(self.ptr()), v) }
     }
 
     /// `atomicCAS(p, expected, new)` (PTX `atom.shared.cas`) for 4- and 8-byte types: stores
@@ -329,7 +351,7 @@ impl<T: Plain> Shared<T> {
     #[inline(always)]
     #[track_caller]
     pub unsafe fn atomic_compare_and_swap(self, expected: T, new: T) -> T {
-        unsafe { atomic::compare_and_swap_shared(window(self.ptr), expected, new) }
+        unsafe { atomic::compare_and_swap_shared(window(self.ptr()), expected, new) }
     }
 }
 
@@ -338,7 +360,9 @@ impl<T: Plain> Shared<T> {
 /// with at least `offset + `[`BYTES`](Self::BYTES) bytes of dynamic shared memory;
 /// [`new`](Self::new) checks it. A `Copy` handle with the accessors of [`SharedSlice`].
 pub struct SharedArray<T, const N: usize> {
-    ptr: *mut T,
+    /// Element 0's byte offset from the allocation's base (a multiple of [`ALIGN`]).
+    offset: u32,
+    _elem: PhantomData<*mut T>,
 }
 
 impl<T, const N: usize> Clone for SharedArray<T, N> {
@@ -357,7 +381,7 @@ impl<T: Plain, const N: usize> SharedArray<T, N> {
     /// [`ALIGN`], `offset + BYTES` within [`dynamic_size`]).
     #[inline(always)]
     pub fn new(offset: u32) -> Result<Self, SharedError> {
-        SharedSlice::<T>::new(offset, N).map(|s| SharedArray { ptr: s.ptr })
+        SharedSlice::<T>::new(offset, N).map(|s| SharedArray { offset: s.offset, _elem: PhantomData })
     }
 
     /// [`new`](Self::new) without the checks.
@@ -367,13 +391,13 @@ impl<T: Plain, const N: usize> SharedArray<T, N> {
     #[inline(always)]
     pub unsafe fn new_unchecked(offset: u32) -> Self {
         const { element_ok::<T>() };
-        SharedArray { ptr: at_offset(offset) }
+        SharedArray { offset, _elem: PhantomData }
     }
 
     /// The array as a [`SharedSlice`] of `N` elements.
     #[inline(always)]
     pub fn as_slice(self) -> SharedSlice<T> {
-        SharedSlice { ptr: self.ptr, len: N }
+        SharedSlice { offset: self.offset, len: N, _elem: PhantomData }
     }
 
     /// `N`.
