@@ -7,35 +7,18 @@
 //! them these tests fail with a message saying so, because they carry the weight on CI.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use bankwise::tools::{self, KernelResources};
+use bankwise::tools::{self, Inspected, KernelResources};
 use bankwise_device_tests::{ENTRIES, PTX};
 
-fn ptxas(arch: &str) -> PathBuf {
-    tools::ptxas_for(arch).unwrap_or_else(|| {
-        panic!("no ptxas for {arch} found: run `cargo xtask test` (installs CUDA 12 and 13's into .tools/) or set BANKWISE_CUDA_BIN / BANKWISE_CUDA12_BIN")
-    })
-}
-
-/// A cubin path of its own per call: the tests run in parallel.
-fn scratch(arch: &str) -> PathBuf {
-    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("primitives_{arch}_{}_{call}.cubin", std::process::id()))
-}
-
-fn remove(cubin: &Path) {
-    let _ = std::fs::remove_file(cubin);
-    let _ = std::fs::remove_file(cubin.with_extension("ptx"));
+/// Each entry's resources and SASS for `arch` (`bankwise::tools::inspect`).
+fn inspect(arch: &str) -> Vec<Inspected> {
+    tools::inspect(PTX, arch).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn assemble(arch: &str) -> Vec<KernelResources> {
-    let cubin = scratch(arch);
-    let report = tools::assemble(&ptxas(arch), PTX, arch, &cubin).unwrap_or_else(|e| panic!("{e}"));
-    remove(&cubin);
-    report
+    tools::resources(PTX, arch).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// The entry names of the manifest.
@@ -47,15 +30,9 @@ fn entries() -> Vec<&'static str> {
 fn sass() -> &'static BTreeMap<String, Vec<String>> {
     static SASS: OnceLock<BTreeMap<String, Vec<String>>> = OnceLock::new();
     SASS.get_or_init(|| {
-        let cubin = scratch("sass_sm_90");
-        tools::assemble(&ptxas("sm_90"), PTX, "sm_90", &cubin).unwrap_or_else(|e| panic!("{e}"));
-        let nvdisasm = tools::find("nvdisasm").unwrap_or_else(|| {
-            panic!("nvdisasm not found: run `cargo xtask test` (installs it into .tools/) or set BANKWISE_CUDA_BIN")
-        });
-        let text = tools::disassemble(&nvdisasm, &cubin).unwrap_or_else(|e| panic!("{e}"));
-        remove(&cubin);
-        tools::sass_by_kernel(&text)
+        inspect("sm_90")
             .into_iter()
+            .map(|Inspected { resources, sass: body }| (resources.name, body))
             .map(|(name, body)| {
                 let tokens = body.split_whitespace().map(|t| t.trim_matches([',', ';']).to_string()).collect();
                 (name, tokens)

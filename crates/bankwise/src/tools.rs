@@ -143,24 +143,19 @@ pub struct Inspected {
     pub sass: String,
 }
 
+/// Each kernel's resources when `ptx` is assembled for `arch`, from a scratch cubin that is
+/// deleted afterwards. Needs `ptxas` ([`ptxas_for`]).
+pub fn resources(ptx: &str, arch: &str) -> Result<Vec<KernelResources>, String> {
+    Ok(scratch_assembly(ptx, arch, |_| Ok(()))?.0)
+}
+
 /// Assembles `ptx` for `arch` and disassembles it: each kernel's resources and SASS, for
 /// checking without a GPU what a kernel compiles to (the registers that set its occupancy, the
 /// `LDS.128` or `ATOMS` it is meant to use). Needs `ptxas` and `nvdisasm` ([`find`],
-/// [`ptxas_for`]); the error says which is missing.
+/// [`ptxas_for`]); the error says which is missing. CUDA 13's nvdisasm reads `sm_75` and later.
 pub fn inspect(ptx: &str, arch: &str) -> Result<Vec<Inspected>, String> {
-    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let missing = |tool: &str| {
-        format!("{tool} not found: run `cargo xtask setup` (installs it into .tools/) or set BANKWISE_CUDA_BIN")
-    };
-    let ptxas = ptxas_for(arch).ok_or_else(|| missing("ptxas"))?;
     let nvdisasm = find("nvdisasm").ok_or_else(|| missing("nvdisasm"))?;
-    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let cubin = std::env::temp_dir().join(format!("bankwise-inspect-{}-{call}-{arch}.cubin", std::process::id()));
-    let resources = assemble(&ptxas, ptx, arch, &cubin);
-    let sass = resources.as_ref().ok().map(|_| disassemble(&nvdisasm, &cubin));
-    let _ = std::fs::remove_file(&cubin);
-    let _ = std::fs::remove_file(cubin.with_extension("ptx"));
-    let (resources, sass) = (resources?, sass.expect("assembled")?);
+    let (resources, sass) = scratch_assembly(ptx, arch, |cubin| disassemble(&nvdisasm, cubin))?;
     let sass = sass_by_kernel(&sass);
     Ok(resources
         .into_iter()
@@ -169,4 +164,25 @@ pub fn inspect(ptx: &str, arch: &str) -> Result<Vec<Inspected>, String> {
             Inspected { resources: r, sass: body }
         })
         .collect())
+}
+
+fn missing(tool: &str) -> String {
+    format!("{tool} not found: run `cargo xtask setup` (installs it into .tools/) or set BANKWISE_CUDA_BIN")
+}
+
+/// Assembles `ptx` for `arch` into a scratch cubin of its own (parallel callers never share
+/// one), runs `then` on it, and deletes it.
+fn scratch_assembly<T>(
+    ptx: &str,
+    arch: &str,
+    then: impl FnOnce(&Path) -> Result<T, String>,
+) -> Result<(Vec<KernelResources>, T), String> {
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let ptxas = ptxas_for(arch).ok_or_else(|| missing("ptxas"))?;
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let cubin = std::env::temp_dir().join(format!("bankwise-{}-{call}-{arch}.cubin", std::process::id()));
+    let result = assemble(&ptxas, ptx, arch, &cubin).and_then(|r| Ok((r, then(&cubin)?)));
+    let _ = std::fs::remove_file(&cubin);
+    let _ = std::fs::remove_file(cubin.with_extension("ptx"));
+    result
 }

@@ -5,42 +5,11 @@
 //! ptxas and nvdisasm come from PyPI (`cargo xtask test` installs them into `.tools/`); without
 //! them these tests fail with a message saying so, because they carry the weight on CI.
 
-use std::path::PathBuf;
-
 use bankwise::kernels::{ALL, PTX, entries};
 use bankwise::tools::{self, KernelResources};
 
-fn tool(name: &str) -> PathBuf {
-    tools::find(name).unwrap_or_else(|| {
-        panic!("{name} not found: run `cargo xtask test` (installs it into .tools/) or set BANKWISE_CUDA_BIN")
-    })
-}
-
-fn ptxas(arch: &str) -> PathBuf {
-    tools::ptxas_for(arch).unwrap_or_else(|| {
-        panic!("no ptxas for {arch} found: run `cargo xtask test` (installs CUDA 12 and 13's into .tools/) or set BANKWISE_CUDA_BIN / BANKWISE_CUDA12_BIN")
-    })
-}
-
-/// A file name of its own for each assembly: the tests run in parallel, and two writing one
-/// file would hand ptxas a half-written PTX.
-fn scratch(arch: &str) -> PathBuf {
-    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-    dir.join(format!("bankwise_{arch}_{}_{call}.cubin", std::process::id()))
-}
-
 fn assemble(arch: &str) -> Vec<KernelResources> {
-    let cubin = scratch(arch);
-    let report = tools::assemble(&ptxas(arch), PTX, arch, &cubin).unwrap_or_else(|e| panic!("{e}"));
-    remove(&cubin);
-    report
-}
-
-fn remove(cubin: &std::path::Path) {
-    let _ = std::fs::remove_file(cubin);
-    let _ = std::fs::remove_file(cubin.with_extension("ptx"));
+    tools::resources(PTX, arch).unwrap_or_else(|e| panic!("{e}"))
 }
 
 #[test]
@@ -80,11 +49,8 @@ fn ptxas_accepts_the_ptx_for_sm70_and_sm90_without_spills_or_local_memory() {
 fn sass_of(kernel: &str) -> String {
     static SASS: std::sync::OnceLock<Vec<(String, String)>> = std::sync::OnceLock::new();
     let all = SASS.get_or_init(|| {
-        let cubin = scratch("sass_sm_90");
-        tools::assemble(&ptxas("sm_90"), PTX, "sm_90", &cubin).unwrap_or_else(|e| panic!("{e}"));
-        let sass = tools::disassemble(&tool("nvdisasm"), &cubin).unwrap_or_else(|e| panic!("{e}"));
-        remove(&cubin);
-        tools::sass_by_kernel(&sass)
+        let kernels = tools::inspect(PTX, "sm_90").unwrap_or_else(|e| panic!("{e}"));
+        kernels.into_iter().map(|k| (k.resources.name, k.sass)).collect()
     });
     all.iter()
         .find(|(k, _)| k == kernel)
