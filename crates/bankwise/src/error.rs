@@ -126,8 +126,11 @@ pub enum Error {
         actual: usize,
     },
     /// No reduction kernel is instantiated for this (kernel, operation, type): a user-defined
-    /// operation needs `reduce_ladder!` in `kernels/` (see `bankwise::reduce`).
-    #[error("the PTX module has no reduction kernel `{0}` (instantiate it with reduce_ladder! in kernels/)")]
+    /// operation needs `reduce_ladder!` in `crates/device/bankwise-builtin` (see
+    /// `bankwise::reduce::Operation`).
+    #[error(
+        "the PTX module has no reduction kernel `{0}` (instantiate it with reduce_ladder! in crates/device/bankwise-builtin)"
+    )]
     MissingReduction(String),
 }
 

@@ -53,9 +53,12 @@ reducible!(f32, f64, i32, u32, i64, u64);
 
 /// An associative operation with an identity, the host side of the device trait
 /// `bankwise_kernels::reduce::ReduceOp`. [`Sum`], [`Min`] and [`Max`] are built in; for your
-/// own, instantiate the kernels with `reduce_ladder!(name: YourOp; types…)` in `kernels/` (see
-/// `kernels/src/reduce.rs`) and implement this trait with the same `NAME`, identity and
-/// combine (the latter is the CPU reference the results are checked against).
+/// own, instantiate the kernels with `reduce_ladder!(name: YourOp; types…)` in
+/// `crates/device/bankwise-builtin` (in a clone of bankwise: [`crate::Gpu`] launches the
+/// entries of that module) and implement this trait with the same `NAME`, identity and combine
+/// (the latter is the CPU reference the results are checked against). In a kernel crate of
+/// your own, `reduce_ladder!` or `block::reduce` does the same, launched through
+/// [`crate::runtime`] (`examples/custom_reduction`).
 pub trait Operation<T>: Copy {
     /// The operation's part of the kernel names: `reduce_<rung>_<NAME>_<type>`.
     const NAME: &'static str;
@@ -122,7 +125,7 @@ macro_rules! float_ops {
 float_ops!(f32 => i32, f64 => i64);
 
 /// The reduction kernels, one rung of the ladder each; each changes one thing from the one
-/// before (the doc comments in `kernels/src/reduce.rs` say what and why).
+/// before (the doc comments in `crates/device/bankwise-kernels/src/reduce.rs` say what and why).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ReduceKernel {
