@@ -27,7 +27,8 @@ use crate::TOOLCHAIN;
 /// Crates that must be among the host workspace's publishable ones. Every publishable member
 /// is packaged and patched into the consumer (new ones, such as `bankwise-runtime` or
 /// `bankwise-macros`, join by themselves); add a crate here to make its absence an error.
-const HOST_REQUIRED: &[&str] = &["bankwise", "bankwise-builder", "bankwise-banks", "bankwise-layout"];
+const HOST_REQUIRED: &[&str] =
+    &["bankwise", "bankwise-builder", "bankwise-banks", "bankwise-layout", "bankwise-macros", "bankwise-runtime"];
 /// Likewise for the device workspace (`crates/device`).
 const DEVICE_REQUIRED: &[&str] = &["bankwise-device", "bankwise-kernels"];
 
@@ -209,7 +210,10 @@ pub fn package_check(root: &Path) -> Result<()> {
     {
         let _step = Step::new("kernel crate on the packaged device crates (nightly, nvptx64)");
         let mut all = device_dirs.clone();
-        all.insert("bankwise-layout".into(), host_dirs["bankwise-layout"].clone());
+        // The device crates' host-side dependencies: the index arithmetic and `#[kernel]`.
+        for name in ["bankwise-layout", "bankwise-macros"] {
+            all.insert(name.into(), host_dirs[name].clone());
+        }
         device_consumer(&work, &device_dir, &all)?;
     }
     println!("xtask package-check: ok");
@@ -313,7 +317,13 @@ fn device_consumer(work: &Path, device_dir: &Path, crates: &BTreeMap<String, Pat
     )?;
     std::fs::write(
         dir.join("src/lib.rs"),
-        "//! Built by `cargo xtask package-check` against the packaged device crates.\n#![no_std]\npub use bankwise_device;\npub use bankwise_kernels;\n",
+        "//! Built by `cargo xtask package-check` against the packaged device crates.\n#![no_std]\n\
+         pub use bankwise_kernels;\n\n\
+         /// # Safety\n/// `out` holds one `u32` per thread.\n\
+         #[bankwise_device::kernel]\n\
+         pub unsafe fn index(out: *mut u32) {\n    \
+         let i = bankwise_device::thread::index_1d();\n    \
+         unsafe { *out.add(i as usize) = i as u32 };\n}\n",
     )?;
     let mut cmd = clean(Command::new("cargo"));
     cmd.current_dir(&dir)
