@@ -275,7 +275,7 @@ pub struct ProbePattern {
     pub ops: &'static [Op],
 }
 
-/// The probe table: 4-byte strides 1..=32, the seeds' worked examples
+/// The probe table: 4-byte strides 1..=32, the source articles' worked examples
 /// ([`banks::named_patterns`]), 8- and 16-byte, broadcast, 1- and 2-byte and active-mask cases,
 /// and the transpose tiles' column reads and row writes for every layout and element size.
 /// `stride-1` comes first: it is the 1-wavefront calibration.

@@ -233,7 +233,8 @@ unsafe fn combine_at<T: Element, O: ReduceOp<T>>(smem: SharedSlice<T>, (a, b): (
     }
 }
 
-/// Step 2, `reduce_interleaved_divergent`: the seed's shared-memory tree. Each block loads
+/// Step 2, `reduce_interleaved_divergent`: the classic shared-memory tree of the parallel-sum
+/// article and of Mark Harris's "Optimizing Parallel Reduction in CUDA". Each block loads
 /// `THREADS` elements into shared memory, then at step `s = 1, 2, 4, …` thread `tid` with
 /// `tid % (2s) == 0` adds `shared[tid + s]` into `shared[tid]`, with `__syncthreads` between
 /// steps; thread 0 writes the block's partial to `dst[block]`. The host relaunches over the
@@ -356,7 +357,7 @@ pub unsafe fn reduce_first_add<T: Element, O: ReduceOp<T>>(dst: *mut T, src: *co
 /// Step 6, `reduce_unrolled_warp`: once 64 values are left, the first warp finishes alone,
 /// unrolled, without `__syncthreads`.
 ///
-/// The seed (and Harris's 2007 slides) do the last six steps with no synchronisation at all,
+/// The parallel-sum article and Harris's 2007 slides do the last six steps with no synchronisation at all,
 /// relying on a warp's lanes running in lockstep through a `volatile` array. Since Volta
 /// (independent thread scheduling) lanes of a warp may be at different instructions, so
 /// lane `i` reading `shared[i + 16]` while lane `i + 16` writes it is a data race: it can read
@@ -364,7 +365,7 @@ pub unsafe fn reduce_first_add<T: Element, O: ReduceOp<T>>(dst: *mut T, src: *co
 /// (`bar.warp.sync`), which orders the lanes' shared-memory accesses; still far cheaper than
 /// `__syncthreads`.
 ///
-/// Measured on an H100 (CUDA 13.0, 2026-11-22): the seed's unsynchronised version, in its
+/// Measured on an H100 (CUDA 13.0, 2026-11-22): that unsynchronised version, in its
 /// lockstep form and in its divergent `if (j < s)` form, returned the right sum, and
 /// `compute-sanitizer --tool racecheck` (detect levels `warn` and `info`) reported 0 hazards.
 /// The race is real under the PTX memory model, but neither this GPU nor the tool shows it,
