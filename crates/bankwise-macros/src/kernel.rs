@@ -4,7 +4,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::spanned::Spanned;
-use syn::{Attribute, Error, FnArg, ItemFn, Meta, ReturnType};
+use syn::{Attribute, Error, Expr, ExprLit, FnArg, ItemFn, Lit, Meta, ReturnType, Type};
 
 /// The expansion of `#[kernel]` with attribute arguments `attr` on the item `item`.
 pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> Result<TokenStream, Error> {
@@ -17,6 +17,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> Result<TokenStream
     let (unsafety, name, inputs) = (&sig.unsafety, &sig.ident, &sig.inputs);
     let named = attrs.iter().any(names_symbol);
     let no_mangle = (!named).then(|| quote!(#[unsafe(no_mangle)]));
+    let host = host_entry(&f)?;
     Ok(quote! {
         #[cfg(target_arch = "nvptx64")]
         ::bankwise_device::__kernel_entry! {
@@ -27,7 +28,75 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> Result<TokenStream
         #[cfg(not(target_arch = "nvptx64"))]
         #(#attrs)*
         #vis #unsafety fn #name(#inputs) #block
+        #host
     })
+}
+
+/// The host registration of the entry: a function that reads each argument from a
+/// `cuLaunchKernel`-style parameter pointer and calls the kernel, submitted to the emulator's
+/// registry under the entry's symbol (its `export_name`, or the function's name).
+fn host_entry(f: &ItemFn) -> Result<TokenStream, Error> {
+    let name = &f.sig.ident;
+    let symbol = match f.attrs.iter().find_map(export_name) {
+        Some(s) => s,
+        None => name.to_string(),
+    };
+    let types: Vec<&Type> = f
+        .sig
+        .inputs
+        .iter()
+        .map(|a| match a {
+            FnArg::Typed(t) => Ok(&*t.ty),
+            FnArg::Receiver(r) => Err(Error::new(r.span(), "a #[kernel] cannot take `self`")),
+        })
+        .collect::<Result<_, _>>()?;
+    let index = 0..types.len();
+    let count = types.len();
+    let type_names = types
+        .iter()
+        .map(|t| quote!(#t).to_string().replace(" ", "").replace("*mut", "*mut ").replace("*const", "*const "));
+    let pointers = types.iter().map(|t| matches!(t, Type::Ptr(_)));
+    Ok(quote! {
+        #[cfg(not(target_arch = "nvptx64"))]
+        const _: () = {
+            /// Reads the arguments and runs the kernel's body as one emulated thread.
+            ///
+            /// # Safety
+            /// `params` holds one pointer per parameter, each to a value of its type.
+            unsafe fn host_entry(params: &[*mut ::core::ffi::c_void]) {
+                ::core::assert_eq!(params.len(), #count, "the launch passed the wrong number of arguments");
+                #[allow(unused_unsafe)]
+                unsafe { #name(#( params[#index].cast::<#types>().read_unaligned() ),*) }
+            }
+            ::bankwise_device::__emu::inventory::submit! {
+                ::bankwise_device::__emu::HostKernel {
+                    name: #symbol,
+                    crate_name: ::core::env!("CARGO_CRATE_NAME"),
+                    params: &[#(::bankwise_device::__emu::HostParam {
+                        rust_type: #type_names,
+                        bytes: ::core::mem::size_of::<#types>(),
+                        pointer: #pointers,
+                    }),*],
+                    run: host_entry,
+                }
+            }
+        };
+    })
+}
+
+/// The symbol an `export_name` attribute (bare or inside `unsafe(..)`) gives, if `attr` is one.
+fn export_name(attr: &Attribute) -> Option<String> {
+    let value = |meta: &Meta| match meta {
+        Meta::NameValue(nv) if nv.path.is_ident("export_name") => match &nv.value {
+            Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => Some(s.value()),
+            _ => None,
+        },
+        _ => None,
+    };
+    match &attr.meta {
+        Meta::List(list) if list.path.is_ident("unsafe") => list.parse_args::<Meta>().ok().as_ref().and_then(value),
+        meta => value(meta),
+    }
 }
 
 /// Everything an entry cannot be, as errors at the offending tokens.
@@ -99,10 +168,11 @@ mod tests {
 
     #[test]
     fn expands_to_a_ptx_entry_on_nvptx_and_a_plain_function_elsewhere() {
-        let out = expand_ok(quote! {
+        let item = quote! {
             /// Doc.
             pub unsafe fn scale(a: *mut f32, n: u64) { let _ = (a, n); }
-        });
+        };
+        let out = expand_ok(item.clone());
         let want = text(quote! {
             #[cfg(target_arch = "nvptx64")]
             ::bankwise_device::__kernel_entry! {
@@ -114,14 +184,42 @@ mod tests {
             /// Doc.
             pub unsafe fn scale(a: *mut f32, n: u64) { let _ = (a, n); }
         });
-        assert_eq!(out, want);
+        assert!(out.starts_with(&want), "{out}");
+        let host = text(host_entry(&syn::parse2(item).unwrap()).unwrap());
+        assert_eq!(&out[want.len()..].trim(), &host.trim());
+    }
+
+    #[test]
+    fn registers_a_host_entry_with_the_emulator() {
+        let f: ItemFn = syn::parse2(quote! { pub unsafe fn scale(a: *mut f32, b: *const u8, n: u64) {} }).unwrap();
+        let host = text(host_entry(&f).unwrap());
+        assert!(host.starts_with("# [cfg (not (target_arch = \"nvptx64\"))] const _ : () ="), "{host}");
+        assert!(host.contains("name : \"scale\""), "{host}");
+        for (ty, pointer) in [("\"*mut f32\"", true), ("\"*const u8\"", true), ("\"u64\"", false)] {
+            assert!(
+                host.contains(&format!("rust_type : {ty} , bytes : :: core :: mem :: size_of :: < ")),
+                "{ty}: {host}"
+            );
+            assert!(host.contains(&format!("pointer : {pointer}")), "{host}");
+        }
+        // Each argument is read from its parameter pointer, in order.
+        assert!(
+            host.contains("scale (params [0usize] . cast :: < * mut f32 > () . read_unaligned () , params [1usize]"),
+            "{host}"
+        );
+        assert!(host.contains("inventory :: submit !"), "{host}");
+        // An export_name (bare or unsafe) names the registered entry too.
+        for attr in [quote!(#[unsafe(export_name = "reduce_sum_f32")]), quote!(#[export_name = "reduce_sum_f32"])] {
+            let f: ItemFn = syn::parse2(quote! { #attr pub unsafe fn entry(p: *mut f32) {} }).unwrap();
+            assert!(text(host_entry(&f).unwrap()).contains("name : \"reduce_sum_f32\""));
+        }
     }
 
     #[test]
     fn a_safe_function_stays_safe() {
         let out = expand_ok(quote! { pub fn noop(n: u32) { let _ = n; } });
         assert!(out.contains("pub fn noop (n : u32)"), "{out}");
-        assert!(!out.contains("unsafe fn"), "{out}");
+        assert!(!out.contains("unsafe fn noop"), "{out}");
     }
 
     #[test]

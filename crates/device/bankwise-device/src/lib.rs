@@ -15,19 +15,30 @@
 //! with the nightly in `crates/device/rust-toolchain.toml` (see `bankwise-builder`). It needs no
 //! `#![feature]` of its own. This crate provides the `#[panic_handler]` (it traps) unless its
 //! default feature `panic-handler` is turned off.
+//!
+//! On every other target the crate compiles on stable Rust against the CPU emulator
+//! (`bankwise-emu`): each function has a host form that asks the emulated thread running it
+//! for its indices, suspends it at barriers and warp collectives until the others arrive, and
+//! checks and records every shared and global access it makes (the accessors are
+//! `#[track_caller]`, so the emulator names the kernel's own line). `#[kernel]` registers the
+//! host form of each entry with the emulator by name.
 #![no_std]
-#![feature(
-    stdarch_nvptx,
-    core_intrinsics,
-    gpu_intrinsics,
-    gpu_launch_sized_workgroup_mem,
-    asm_experimental_arch,
-    allow_internal_unstable
+#![cfg_attr(
+    target_arch = "nvptx64",
+    feature(
+        stdarch_nvptx,
+        core_intrinsics,
+        gpu_intrinsics,
+        gpu_launch_sized_workgroup_mem,
+        asm_experimental_arch,
+        allow_internal_unstable
+    )
 )]
-#![allow(internal_features)]
+#![cfg_attr(target_arch = "nvptx64", allow(internal_features))]
 
 pub mod atomic;
 pub mod fence;
+pub mod global;
 pub mod memory;
 pub mod shared;
 pub mod thread;
@@ -64,8 +75,14 @@ plain!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f64)
 // its alignment), and every bit pattern of each element is valid.
 unsafe impl<T: Plain, const N: usize> Plain for [T; N] {}
 
+/// The emulator, for `#[kernel]`'s host expansion (its registration of the entry).
+#[cfg(not(target_arch = "nvptx64"))]
+#[doc(hidden)]
+pub use bankwise_emu as __emu;
+
 /// The expansion of [`kernel`] on `nvptx64`: the function with the `extern "ptx-kernel"` ABI.
 /// Spelled here, where `abi_ptx` is allowed, so that kernel crates need no feature gate.
+#[cfg(target_arch = "nvptx64")]
 #[doc(hidden)]
 #[macro_export]
 #[allow_internal_unstable(abi_ptx)]

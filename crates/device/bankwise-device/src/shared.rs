@@ -51,11 +51,18 @@
 //! 13.0 for sm_90: bankwise's built-in kernels compile to the same SASS as with handles holding
 //! pointers, and `bankwise-primitives`' `shared_views` (checked views) to `LDS`/`STS`.
 //!
-//! The accessors are `#[track_caller]`: a CPU emulator of the kernels can record each access
-//! site through them, as they are the one place shared memory is touched.
+//! The accessors are `#[track_caller]`: on the CPU emulator (`bankwise-emu`), where the
+//! allocation is a per-block host buffer, each access is checked (inside the launch's
+//! allocation, inside the view its handle came from, aligned) and recorded under the kernel's
+//! own line, for the bank model and the race check. They are the one place shared memory is
+//! touched.
 
+#[cfg(target_arch = "nvptx64")]
 use core::arch::asm;
 use core::marker::PhantomData;
+
+#[cfg(not(target_arch = "nvptx64"))]
+use bankwise_emu::{lane as emu, report::AccessOp};
 
 use crate::Plain;
 use crate::atomic::{self, AtomicAdd, AtomicMinMax};
@@ -65,19 +72,24 @@ pub const ALIGN: u32 = 16;
 
 /// A 16-byte-aligned unit: the type the dynamic allocation is requested as, so that its base
 /// is [`ALIGN`]-aligned in every kernel crate.
+#[cfg(target_arch = "nvptx64")]
 #[repr(C, align(16))]
 struct Aligned([u8; 16]);
 
 /// The base of the block's dynamic shared memory, in the shared state space.
 #[inline(always)]
 fn base() -> *mut u8 {
-    core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<Aligned>().cast()
+    #[cfg(target_arch = "nvptx64")]
+    return core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<Aligned>().cast();
+    #[cfg(not(target_arch = "nvptx64"))]
+    return emu::shared_base();
 }
 
 /// The generic pointer `p` (into shared memory) as a 32-bit shared-window address, the operand
 /// of `atom.shared`/`ld.shared` in inline PTX (`cvta.to.shared`; ptxas folds it away).
+#[cfg(target_arch = "nvptx64")]
 #[inline(always)]
-fn window<T>(p: *mut T) -> u32 {
+pub(crate) fn window<T>(p: *mut T) -> u32 {
     let generic = p as u64; // only converted, never dereferenced here
     let s: u64;
     unsafe {
@@ -90,11 +102,16 @@ fn window<T>(p: *mut T) -> u32 {
 /// launch's `shared_mem_bytes`).
 #[inline(always)]
 pub fn dynamic_size() -> u32 {
-    let n: u32;
-    unsafe {
-        asm!("mov.u32 {n}, %dynamic_smem_size;", n = out(reg32) n, options(pure, nomem, nostack, preserves_flags))
-    };
-    n
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let n: u32;
+        unsafe {
+            asm!("mov.u32 {n}, %dynamic_smem_size;", n = out(reg32) n, options(pure, nomem, nostack, preserves_flags))
+        };
+        n
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    return emu::shared_size();
 }
 
 /// Why a checked constructor refused a handle.
@@ -217,7 +234,12 @@ impl<T: Plain> SharedSlice<T> {
     #[inline(always)]
     #[track_caller]
     pub unsafe fn at(self, i: usize) -> Shared<T> {
-        Shared { ptr: unsafe { at_offset::<T>(self.offset).add(i) } }
+        let start = at_offset::<T>(self.offset);
+        Shared {
+            ptr: start.wrapping_add(i),
+            #[cfg(not(target_arch = "nvptx64"))]
+            end: start.wrapping_add(self.len).addr(),
+        }
     }
 
     /// Reads element `i`: `self.at(i).read()`.
@@ -249,6 +271,10 @@ pub struct Shared<T> {
     /// The element, derived from the allocation's base in [`SharedSlice::at`]; the accessors
     /// use only its address (see [`ptr`](Self::ptr)).
     ptr: *mut T,
+    /// On the emulator, the end of the view the handle came from, which accesses are checked
+    /// against.
+    #[cfg(not(target_arch = "nvptx64"))]
+    end: usize,
 }
 
 impl<T> Clone for Shared<T> {
@@ -268,6 +294,14 @@ impl<T: Plain> Shared<T> {
         base().cast::<T>().with_addr(self.ptr.addr())
     }
 
+    /// On the emulator: checks and records an access of `op` to the element.
+    #[cfg(not(target_arch = "nvptx64"))]
+    #[inline(always)]
+    #[track_caller]
+    fn record(self, op: AccessOp) {
+        emu::shared_access(self.ptr.cast_const().cast(), size_of::<T>(), self.end, op);
+    }
+
     /// Reads the element (`ld.shared`, SASS `LDS`; `LDS.64`/`LDS.128` for 8/16-byte types):
     /// CUDA C++ `*p`.
     ///
@@ -278,6 +312,8 @@ impl<T: Plain> Shared<T> {
     #[inline(always)]
     #[track_caller]
     pub unsafe fn read(self) -> T {
+        #[cfg(not(target_arch = "nvptx64"))]
+        self.record(AccessOp::Load);
         unsafe { self.ptr().read() }
     }
 
@@ -289,6 +325,8 @@ impl<T: Plain> Shared<T> {
     #[inline(always)]
     #[track_caller]
     pub unsafe fn write(self, v: T) {
+        #[cfg(not(target_arch = "nvptx64"))]
+        self.record(AccessOp::Store);
         unsafe { self.ptr().write(v) }
     }
 
@@ -303,7 +341,9 @@ impl<T: Plain> Shared<T> {
     where
         T: AtomicAdd,
     {
-        unsafe { T::add_shared(window(self.ptr()), v) }
+        #[cfg(not(target_arch = "nvptx64"))]
+        self.record(AccessOp::Atomic);
+        unsafe { T::add_shared(self.ptr(), v) }
     }
 
     /// `atomicMin(p, v)` (PTX `atom.shared.min`): returns the old value.
@@ -316,7 +356,9 @@ impl<T: Plain> Shared<T> {
     where
         T: AtomicMinMax,
     {
-        unsafe { T::min_shared(window(self.ptr()), v) }
+        #[cfg(not(target_arch = "nvptx64"))]
+        self.record(AccessOp::Atomic);
+        unsafe { T::min_shared(self.ptr(), v) }
     }
 
     /// `atomicMax(p, v)` (PTX `atom.shared.max`): returns the old value.
@@ -329,7 +371,9 @@ impl<T: Plain> Shared<T> {
     where
         T: AtomicMinMax,
     {
-        unsafe { T::max_shared(window(self.ptr()), v) }
+        #[cfg(not(target_arch = "nvptx64"))]
+        self.record(AccessOp::Atomic);
+        unsafe { T::max_shared(self.ptr(), v) }
     }
 
     /// `atomicExch(p, v)` (PTX `atom.shared.exch`) for 4- and 8-byte types: returns the old
@@ -340,7 +384,9 @@ impl<T: Plain> Shared<T> {
     #[inline(always)]
     #[track_caller]
     pub unsafe fn atomic_exchange(self, v: T) -> T {
-        unsafe { atomic::exchange_shared(window(self.ptr()), v) }
+        #[cfg(not(target_arch = "nvptx64"))]
+        self.record(AccessOp::Atomic);
+        unsafe { atomic::exchange_shared(self.ptr(), v) }
     }
 
     /// `atomicCAS(p, expected, new)` (PTX `atom.shared.cas`) for 4- and 8-byte types: stores
@@ -351,7 +397,9 @@ impl<T: Plain> Shared<T> {
     #[inline(always)]
     #[track_caller]
     pub unsafe fn atomic_compare_and_swap(self, expected: T, new: T) -> T {
-        unsafe { atomic::compare_and_swap_shared(window(self.ptr()), expected, new) }
+        #[cfg(not(target_arch = "nvptx64"))]
+        self.record(AccessOp::Atomic);
+        unsafe { atomic::compare_and_swap_shared(self.ptr(), expected, new) }
     }
 }
 
@@ -458,43 +506,81 @@ impl<T: Plain, const N: usize> SharedArray<T, N> {
 /// If `active`, `addr` lies, aligned to the access's width, inside the launch's dynamic shared
 /// memory (from [`base_address`](probe::base_address)), and the access does not race (see the [module docs](super)).
 pub mod probe {
+    #[cfg(target_arch = "nvptx64")]
     use core::arch::asm;
 
     /// The dynamic allocation's base as a 32-bit shared-window address (PTX
-    /// `cvta.to.shared.u64`): add byte offsets to it.
+    /// `cvta.to.shared.u64`): add byte offsets to it. On the emulator, 0: addresses there are
+    /// byte offsets into the block's allocation.
     #[inline(always)]
     pub fn base_address() -> u32 {
-        super::window(super::base())
+        #[cfg(target_arch = "nvptx64")]
+        return super::window(super::base());
+        #[cfg(not(target_arch = "nvptx64"))]
+        return 0;
+    }
+
+    /// The emulator's form of a predicated access of a `T` at byte offset `addr`: checked and
+    /// recorded, then made (a load returns `T`'s bits zero-extended; an inactive lane's, 0).
+    #[cfg(not(target_arch = "nvptx64"))]
+    #[inline(always)]
+    #[track_caller]
+    unsafe fn host<T: crate::Plain>(addr: u32, active: u32, store: Option<T>) -> Option<T> {
+        use bankwise_emu::{lane, report::AccessOp};
+        if active == 0 {
+            return None;
+        }
+        let p = super::base().wrapping_add(addr as usize).cast::<T>();
+        let op = if store.is_some() { AccessOp::Store } else { AccessOp::Load };
+        lane::shared_access(p.cast_const().cast(), size_of::<T>(), usize::MAX, op);
+        // Safety: checked above to be inside the allocation and aligned.
+        unsafe {
+            match store {
+                Some(v) => {
+                    p.write_volatile(v);
+                    None
+                }
+                None => Some(p.read_volatile()),
+            }
+        }
     }
 
     /// A predicated 1-, 2- or 4-byte load into 32 bits.
     macro_rules! load_narrow {
-        ($(#[$doc:meta])* $name:ident, $ld:literal) => {
+        ($(#[$doc:meta])* $name:ident, $ld:literal, $t:ty) => {
             $(#[$doc])*
             #[inline(always)]
             #[track_caller]
             pub unsafe fn $name(addr: u32, active: u32) -> u32 {
-                let v: u32;
-                unsafe {
-                    asm!(concat!("{{ .reg .pred p; setp.ne.u32 p, {act}, 0; @p ", $ld, " {v}, [{a}]; }}"),
-                        v = out(reg32) v, a = in(reg32) addr, act = in(reg32) active, options(nostack))
-                };
-                v
+                #[cfg(target_arch = "nvptx64")]
+                {
+                    let v: u32;
+                    unsafe {
+                        asm!(concat!("{{ .reg .pred p; setp.ne.u32 p, {act}, 0; @p ", $ld, " {v}, [{a}]; }}"),
+                            v = out(reg32) v, a = in(reg32) addr, act = in(reg32) active, options(nostack))
+                    };
+                    v
+                }
+                #[cfg(not(target_arch = "nvptx64"))]
+                return unsafe { host::<$t>(addr, active, None) }.map_or(0, |v| v as u32);
             }
         };
     }
 
     /// A predicated 1-, 2- or 4-byte store of the low bits of a 32-bit value.
     macro_rules! store_narrow {
-        ($(#[$doc:meta])* $name:ident, $st:literal) => {
+        ($(#[$doc:meta])* $name:ident, $st:literal, $t:ty) => {
             $(#[$doc])*
             #[inline(always)]
             #[track_caller]
             pub unsafe fn $name(addr: u32, active: u32, v: u32) {
+                #[cfg(target_arch = "nvptx64")]
                 unsafe {
                     asm!(concat!("{{ .reg .pred p; setp.ne.u32 p, {act}, 0; @p ", $st, " [{a}], {v}; }}"),
                         v = in(reg32) v, a = in(reg32) addr, act = in(reg32) active, options(nostack))
                 }
+                #[cfg(not(target_arch = "nvptx64"))]
+                unsafe { host::<$t>(addr, active, Some(v as $t)) };
             }
         };
     }
@@ -504,42 +590,42 @@ pub mod probe {
         ///
         /// # Safety
         /// See the [module docs](self).
-        load_u8, "ld.volatile.shared.u8"
+        load_u8, "ld.volatile.shared.u8", u8
     );
     load_narrow!(
         /// `ld.volatile.shared.u16` (SASS `LDS.U16`), zero-extended.
         ///
         /// # Safety
         /// See the [module docs](self).
-        load_u16, "ld.volatile.shared.u16"
+        load_u16, "ld.volatile.shared.u16", u16
     );
     load_narrow!(
         /// `ld.volatile.shared.u32` (SASS `LDS`).
         ///
         /// # Safety
         /// See the [module docs](self).
-        load_u32, "ld.volatile.shared.u32"
+        load_u32, "ld.volatile.shared.u32", u32
     );
     store_narrow!(
         /// `st.volatile.shared.u8` (SASS `STS.U8`) of `v`'s low byte.
         ///
         /// # Safety
         /// See the [module docs](self).
-        store_u8, "st.volatile.shared.u8"
+        store_u8, "st.volatile.shared.u8", u8
     );
     store_narrow!(
         /// `st.volatile.shared.u16` (SASS `STS.U16`) of `v`'s low half.
         ///
         /// # Safety
         /// See the [module docs](self).
-        store_u16, "st.volatile.shared.u16"
+        store_u16, "st.volatile.shared.u16", u16
     );
     store_narrow!(
         /// `st.volatile.shared.u32` (SASS `STS`).
         ///
         /// # Safety
         /// See the [module docs](self).
-        store_u32, "st.volatile.shared.u32"
+        store_u32, "st.volatile.shared.u32", u32
     );
 
     /// `ld.volatile.shared.v2.u32` (SASS `LDS.64`).
@@ -549,13 +635,18 @@ pub mod probe {
     #[inline(always)]
     #[track_caller]
     pub unsafe fn load_v2(addr: u32, active: u32) -> [u32; 2] {
-        let (x, y): (u32, u32);
-        unsafe {
-            asm!("{{ .reg .pred p; setp.ne.u32 p, {act}, 0; @p ld.volatile.shared.v2.u32 {{{x}, {y}}}, [{a}]; }}",
-                x = out(reg32) x, y = out(reg32) y, a = in(reg32) addr, act = in(reg32) active,
-                options(nostack))
-        };
-        [x, y]
+        #[cfg(target_arch = "nvptx64")]
+        {
+            let (x, y): (u32, u32);
+            unsafe {
+                asm!("{{ .reg .pred p; setp.ne.u32 p, {act}, 0; @p ld.volatile.shared.v2.u32 {{{x}, {y}}}, [{a}]; }}",
+                    x = out(reg32) x, y = out(reg32) y, a = in(reg32) addr, act = in(reg32) active,
+                    options(nostack))
+            };
+            [x, y]
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        unsafe { host::<[u32; 2]>(addr, active, None) }.unwrap_or_default()
     }
 
     /// `st.volatile.shared.v2.u32` (SASS `STS.64`).
@@ -565,11 +656,18 @@ pub mod probe {
     #[inline(always)]
     #[track_caller]
     pub unsafe fn store_v2(addr: u32, active: u32, v: [u32; 2]) {
-        unsafe {
-            asm!("{{ .reg .pred p; setp.ne.u32 p, {act}, 0; @p st.volatile.shared.v2.u32 [{a}], {{{x}, {y}}}; }}",
-                x = in(reg32) v[0], y = in(reg32) v[1], a = in(reg32) addr, act = in(reg32) active,
-                options(nostack))
+        #[cfg(target_arch = "nvptx64")]
+        {
+            unsafe {
+                asm!("{{ .reg .pred p; setp.ne.u32 p, {act}, 0; @p st.volatile.shared.v2.u32 [{a}], {{{x}, {y}}}; }}",
+                    x = in(reg32) v[0], y = in(reg32) v[1], a = in(reg32) addr, act = in(reg32) active,
+                    options(nostack))
+            }
         }
+        #[cfg(not(target_arch = "nvptx64"))]
+        unsafe {
+            host::<[u32; 2]>(addr, active, Some(v))
+        };
     }
 
     /// `ld.volatile.shared.v4.u32` (SASS `LDS.128`).
@@ -579,14 +677,19 @@ pub mod probe {
     #[inline(always)]
     #[track_caller]
     pub unsafe fn load_v4(addr: u32, active: u32) -> [u32; 4] {
-        let (x, y, z, w): (u32, u32, u32, u32);
-        unsafe {
-            asm!("{{ .reg .pred p; setp.ne.u32 p, {act}, 0; \
-                  @p ld.volatile.shared.v4.u32 {{{x}, {y}, {z}, {w}}}, [{a}]; }}",
-                x = out(reg32) x, y = out(reg32) y, z = out(reg32) z, w = out(reg32) w,
-                a = in(reg32) addr, act = in(reg32) active, options(nostack))
-        };
-        [x, y, z, w]
+        #[cfg(target_arch = "nvptx64")]
+        {
+            let (x, y, z, w): (u32, u32, u32, u32);
+            unsafe {
+                asm!("{{ .reg .pred p; setp.ne.u32 p, {act}, 0; \
+                      @p ld.volatile.shared.v4.u32 {{{x}, {y}, {z}, {w}}}, [{a}]; }}",
+                    x = out(reg32) x, y = out(reg32) y, z = out(reg32) z, w = out(reg32) w,
+                    a = in(reg32) addr, act = in(reg32) active, options(nostack))
+            };
+            [x, y, z, w]
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        unsafe { host::<[u32; 4]>(addr, active, None) }.unwrap_or_default()
     }
 
     /// `st.volatile.shared.v4.u32` (SASS `STS.128`).
@@ -596,11 +699,18 @@ pub mod probe {
     #[inline(always)]
     #[track_caller]
     pub unsafe fn store_v4(addr: u32, active: u32, v: [u32; 4]) {
-        unsafe {
-            asm!("{{ .reg .pred p; setp.ne.u32 p, {act}, 0; \
-                  @p st.volatile.shared.v4.u32 [{a}], {{{x}, {y}, {z}, {w}}}; }}",
-                x = in(reg32) v[0], y = in(reg32) v[1], z = in(reg32) v[2], w = in(reg32) v[3],
-                a = in(reg32) addr, act = in(reg32) active, options(nostack))
+        #[cfg(target_arch = "nvptx64")]
+        {
+            unsafe {
+                asm!("{{ .reg .pred p; setp.ne.u32 p, {act}, 0; \
+                      @p st.volatile.shared.v4.u32 [{a}], {{{x}, {y}, {z}, {w}}}; }}",
+                    x = in(reg32) v[0], y = in(reg32) v[1], z = in(reg32) v[2], w = in(reg32) v[3],
+                    a = in(reg32) addr, act = in(reg32) active, options(nostack))
+            }
         }
+        #[cfg(not(target_arch = "nvptx64"))]
+        unsafe {
+            host::<[u32; 4]>(addr, active, Some(v))
+        };
     }
 }

@@ -5,7 +5,11 @@
 //! for CUDA C++'s `*_sync` intrinsics. A lane outside the mask, or one that has exited, must not
 //! be read from: a shuffle from it returns an unspecified value.
 
+#[cfg(target_arch = "nvptx64")]
 use core::arch::asm;
+
+#[cfg(not(target_arch = "nvptx64"))]
+use bankwise_emu::lane::{self as emu, Shuffle, Vote};
 
 use crate::Plain;
 
@@ -17,68 +21,106 @@ pub const FULL_MASK: u32 = u32::MAX;
 /// scheduled independently, so warp-synchronous code that exchanges data through shared memory
 /// without it is a data race.
 #[inline(always)]
+#[track_caller]
 pub fn sync_warp(mask: u32) {
-    unsafe { asm!("bar.warp.sync {m};", m = in(reg32) mask) }
+    #[cfg(target_arch = "nvptx64")]
+    unsafe {
+        asm!("bar.warp.sync {m};", m = in(reg32) mask)
+    };
+    #[cfg(not(target_arch = "nvptx64"))]
+    emu::sync_warp(mask);
 }
 
 /// `__activemask()` (PTX `activemask.b32`): the lanes of this warp executing this instruction
 /// together, e.g. only the lanes that took the branch it is in. It neither waits for nor
 /// synchronises them.
+///
+/// The emulator cannot tell which lanes the hardware would run together: there it is the
+/// lanes of the warp that exist (fewer than 32 only in a block's partial last warp).
 #[inline(always)]
 pub fn active_mask() -> u32 {
-    let m: u32;
-    unsafe { asm!("activemask.b32 {m};", m = out(reg32) m, options(nomem, nostack)) };
-    m
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let m: u32;
+        unsafe { asm!("activemask.b32 {m};", m = out(reg32) m, options(nomem, nostack)) };
+        m
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    return emu::active_mask();
 }
 
 /// `__all_sync(mask, predicate)` (PTX `vote.sync.all.pred`): whether `predicate` holds in every
 /// lane of `mask`.
 #[inline(always)]
+#[track_caller]
 pub fn all(mask: u32, predicate: bool) -> bool {
-    let r: u32;
-    unsafe {
-        asm!("{{ .reg .pred p, q; setp.ne.u32 p, {v}, 0; vote.sync.all.pred q, p, {m}; selp.u32 {r}, 1, 0, q; }}",
-            v = in(reg32) predicate as u32, m = in(reg32) mask, r = out(reg32) r, options(nomem, nostack))
-    };
-    r != 0
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let r: u32;
+        unsafe {
+            asm!("{{ .reg .pred p, q; setp.ne.u32 p, {v}, 0; vote.sync.all.pred q, p, {m}; selp.u32 {r}, 1, 0, q; }}",
+                v = in(reg32) predicate as u32, m = in(reg32) mask, r = out(reg32) r, options(nomem, nostack))
+        };
+        r != 0
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    return emu::vote(Vote::All, mask, predicate) != 0;
 }
 
 /// `__any_sync(mask, predicate)` (PTX `vote.sync.any.pred`): whether `predicate` holds in any
 /// lane of `mask`.
 #[inline(always)]
+#[track_caller]
 pub fn any(mask: u32, predicate: bool) -> bool {
-    let r: u32;
-    unsafe {
-        asm!("{{ .reg .pred p, q; setp.ne.u32 p, {v}, 0; vote.sync.any.pred q, p, {m}; selp.u32 {r}, 1, 0, q; }}",
-            v = in(reg32) predicate as u32, m = in(reg32) mask, r = out(reg32) r, options(nomem, nostack))
-    };
-    r != 0
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let r: u32;
+        unsafe {
+            asm!("{{ .reg .pred p, q; setp.ne.u32 p, {v}, 0; vote.sync.any.pred q, p, {m}; selp.u32 {r}, 1, 0, q; }}",
+                v = in(reg32) predicate as u32, m = in(reg32) mask, r = out(reg32) r, options(nomem, nostack))
+        };
+        r != 0
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    return emu::vote(Vote::Any, mask, predicate) != 0;
 }
 
 /// `__ballot_sync(mask, predicate)` (PTX `vote.sync.ballot.b32`): bit `i` set for each lane `i`
 /// of `mask` whose `predicate` holds.
 #[inline(always)]
+#[track_caller]
 pub fn ballot(mask: u32, predicate: bool) -> u32 {
-    let r: u32;
-    unsafe {
-        asm!("{{ .reg .pred p; setp.ne.u32 p, {v}, 0; vote.sync.ballot.b32 {r}, p, {m}; }}",
-            v = in(reg32) predicate as u32, m = in(reg32) mask, r = out(reg32) r, options(nomem, nostack))
-    };
-    r
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let r: u32;
+        unsafe {
+            asm!("{{ .reg .pred p; setp.ne.u32 p, {v}, 0; vote.sync.ballot.b32 {r}, p, {m}; }}",
+                v = in(reg32) predicate as u32, m = in(reg32) mask, r = out(reg32) r, options(nomem, nostack))
+        };
+        r
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    return emu::vote(Vote::Ballot, mask, predicate);
 }
 
 /// One 32-bit shuffle: `shfl.sync.<mode>.b32 d, a, b, c, mask`.
 macro_rules! shfl32 {
-    ($(#[$doc:meta])* $name:ident, $mode:literal, $clamp:literal, $b:ident) => {
+    ($(#[$doc:meta])* $name:ident, $mode:literal, $host:ident, $clamp:literal = $c:literal, $b:ident) => {
         $(#[$doc])*
         #[inline(always)]
+        #[track_caller]
         pub fn $name(mask: u32, value: u32, $b: u32) -> u32 {
-            let out: u32;
-            unsafe {
-                asm!(concat!("shfl.sync.", $mode, ".b32 {o}, {v}, {b}, ", $clamp, ", {m};"),
-                    o = out(reg32) out, v = in(reg32) value, b = in(reg32) $b, m = in(reg32) mask)
+            #[cfg(target_arch = "nvptx64")]
+            {
+                let out: u32;
+                unsafe {
+                    asm!(concat!("shfl.sync.", $mode, ".b32 {o}, {v}, {b}, ", $clamp, ", {m};"),
+                        o = out(reg32) out, v = in(reg32) value, b = in(reg32) $b, m = in(reg32) mask)
+                }
+                out
             }
-            out
+            #[cfg(not(target_arch = "nvptx64"))]
+            return emu::shuffle(Shuffle::$host, mask, value, $b, $c);
         }
     };
 }
@@ -86,22 +128,22 @@ macro_rules! shfl32 {
 shfl32!(
     /// `__shfl_down_sync(mask, value, delta)` for 32 bits (PTX `shfl.sync.down.b32`, SASS
     /// `SHFL.DOWN`): lane `i` gets `value` of lane `i + delta`, or its own where `i + delta > 31`.
-    shfl_down_u32, "down", "0x1f", delta
+    shfl_down_u32, "down", Down, "0x1f" = 0x1f, delta
 );
 shfl32!(
     /// `__shfl_up_sync(mask, value, delta)` for 32 bits (PTX `shfl.sync.up.b32`, SASS
     /// `SHFL.UP`): lane `i` gets `value` of lane `i - delta`, or its own where `i < delta`.
-    shfl_up_u32, "up", "0x0", delta
+    shfl_up_u32, "up", Up, "0x0" = 0x0, delta
 );
 shfl32!(
     /// `__shfl_xor_sync(mask, value, lane_mask)` for 32 bits (PTX `shfl.sync.bfly.b32`, SASS
     /// `SHFL.BFLY`): lane `i` gets `value` of lane `i ^ lane_mask` (a butterfly).
-    shfl_xor_u32, "bfly", "0x1f", lane_mask
+    shfl_xor_u32, "bfly", Xor, "0x1f" = 0x1f, lane_mask
 );
 shfl32!(
     /// `__shfl_sync(mask, value, src_lane)` for 32 bits (PTX `shfl.sync.idx.b32`, SASS
     /// `SHFL.IDX`): every lane gets `value` of lane `src_lane % 32`.
-    shfl_idx_u32, "idx", "0x1f", src_lane
+    shfl_idx_u32, "idx", Idx, "0x1f" = 0x1f, src_lane
 );
 
 /// A 64-bit shuffle as two 32-bit ones (the hardware moves 32 bits per shuffle), as CUDA C++

@@ -1,0 +1,340 @@
+//! One block at a time: its threads as fibers on this OS thread, run until each waits at a
+//! barrier or a warp collective, which complete once every thread they name has arrived.
+
+use std::cell::{Cell, RefCell};
+use std::ffi::c_void;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use corosensei::stack::DefaultStack;
+use corosensei::{Coroutine, CoroutineResult, Yielder};
+
+use crate::lane::{self, Barrier, Collective, Wait};
+use crate::report::Report;
+use crate::shadow::Recorder;
+use crate::{Dim3, Fault, Globals, KernelFn, Site, ThreadId};
+
+/// Stack of each emulated thread's fiber: kernels keep little on the stack, but a debug build
+/// of one keeps more.
+pub const STACK_BYTES: usize = 256 * 1024;
+
+/// What a thread's fiber is given when resumed: a collective's result.
+pub(crate) type Resume = u32;
+
+/// The fiber's yielder, through which device code suspends it.
+pub(crate) type ThreadYielder = Yielder<Resume, Wait>;
+
+/// One emulated thread's identity and its way back to the scheduler. The device crate reaches
+/// it through [`lane`]'s thread-local pointer, set while its fiber runs.
+pub(crate) struct Thread {
+    pub tid: Dim3,
+    pub linear: u32,
+    pub block: *const BlockState,
+    pub yielder: Cell<*const ThreadYielder>,
+}
+
+impl Thread {
+    pub fn id(&self) -> ThreadId {
+        ThreadId { block: self.block().idx, thread: self.tid }
+    }
+    pub fn block(&self) -> &BlockState {
+        // Safety: the block state outlives every fiber of the block (see `Runner::run_block`).
+        unsafe { &*self.block }
+    }
+    pub fn lane(&self) -> u32 {
+        self.linear % 32
+    }
+    pub fn warp(&self) -> u32 {
+        self.linear / 32
+    }
+}
+
+/// What the threads of the block running now share.
+pub(crate) struct BlockState {
+    pub idx: Dim3,
+    pub globals: *const Globals,
+    pub shared: *mut u8,
+    pub threads: u32,
+    pub recorder: RefCell<Recorder>,
+}
+
+impl BlockState {
+    pub fn globals(&self) -> &Globals {
+        // Safety: the globals outlive the launch.
+        unsafe { &*self.globals }
+    }
+}
+
+enum State {
+    Ready(Resume),
+    Waiting(Wait),
+    Done,
+}
+
+type Fiber = Coroutine<Resume, Wait, (), DefaultStack>;
+
+/// Runs blocks one after another on this OS thread, reusing stacks and shared memory.
+pub(crate) struct Runner<'g> {
+    globals: &'g Globals,
+    stacks: Vec<DefaultStack>,
+    shared: Vec<u128>,
+    recorder: Option<Recorder>,
+}
+
+impl<'g> Runner<'g> {
+    pub fn new(globals: &'g Globals) -> Self {
+        let words = (globals.shared_bytes as usize).div_ceil(16);
+        Runner { globals, stacks: Vec::new(), shared: vec![0; words], recorder: None }
+    }
+
+    /// Runs block `idx` to completion, adding what it saw to `report`.
+    ///
+    /// # Safety
+    /// As for [`crate::launch`].
+    pub unsafe fn run_block(
+        &mut self,
+        run: KernelFn,
+        params: &[*mut c_void],
+        idx: Dim3,
+        report: &mut Report,
+    ) -> Result<(), Fault> {
+        let g = self.globals;
+        let n = g.block.count() as u32;
+        self.shared.iter_mut().for_each(|w| *w = u128::MAX);
+        let recorder = self.recorder.take().unwrap_or_else(|| Recorder::new(g.shared_bytes as usize, n));
+        let state = BlockState {
+            idx,
+            globals: g,
+            shared: self.shared.as_mut_ptr().cast(),
+            threads: n,
+            recorder: RefCell::new(recorder),
+        };
+        let threads: Vec<Thread> = (0..n)
+            .map(|i| Thread {
+                tid: g.block.unflatten(i as u64),
+                linear: i,
+                block: &state,
+                yielder: Cell::new(std::ptr::null()),
+            })
+            .collect();
+        let params_addr = params.as_ptr() as usize;
+        let params_len = params.len();
+        let mut fibers: Vec<Fiber> = (0..n as usize)
+            .map(|i| {
+                let stack = self.stacks.pop().map_or_else(|| DefaultStack::new(STACK_BYTES), Ok);
+                let stack = stack.expect("the system gave no stack for an emulated thread");
+                let me = &threads[i] as *const Thread as usize;
+                Coroutine::with_stack(stack, move |yielder: &ThreadYielder, _: Resume| {
+                    // Safety: the thread outlives its fiber; `params` outlives the launch.
+                    let thread = unsafe { &*(me as *const Thread) };
+                    thread.yielder.set(yielder);
+                    let params = unsafe { std::slice::from_raw_parts(params_addr as *const *mut c_void, params_len) };
+                    unsafe { run(params) };
+                })
+            })
+            .collect();
+        let result = schedule(&threads, &mut fibers, &state);
+        // Finished fibers give their stacks back; any still suspended (after a fault) are
+        // unwound by their drop.
+        for fiber in fibers {
+            if fiber.done() {
+                self.stacks.push(fiber.into_stack());
+            }
+        }
+        let mut recorder = state.recorder.into_inner();
+        recorder.end_block(report);
+        self.recorder = Some(recorder);
+        result
+    }
+}
+
+/// Runs the fibers until every thread has returned, or a fault.
+fn schedule(threads: &[Thread], fibers: &mut [Fiber], block: &BlockState) -> Result<(), Fault> {
+    let n = threads.len();
+    let mut states: Vec<State> = (0..n).map(|_| State::Ready(0)).collect();
+    loop {
+        for i in 0..n {
+            let State::Ready(value) = states[i] else { continue };
+            let _current = lane::enter(&threads[i]);
+            match catch_unwind(AssertUnwindSafe(|| fibers[i].resume(value))) {
+                Ok(CoroutineResult::Yield(wait)) => states[i] = State::Waiting(wait),
+                Ok(CoroutineResult::Return(())) => states[i] = State::Done,
+                Err(payload) => return Err(lane::fault_of(payload, &threads[i])),
+            }
+        }
+        if resolve_warps(threads, &mut states)? {
+            continue;
+        }
+        let live: Vec<usize> = (0..n).filter(|&i| !matches!(states[i], State::Done)).collect();
+        if live.is_empty() {
+            return Ok(());
+        }
+        let at_barrier = |i: &usize| matches!(states[*i], State::Waiting(Wait::Barrier { .. }));
+        if live.iter().all(at_barrier) {
+            release_barrier(threads, &mut states, &live, block)?;
+            continue;
+        }
+        return Err(Fault::Deadlock { block: block.idx, detail: describe_waits(threads, &states) });
+    }
+}
+
+/// Completes a block barrier every live thread waits at.
+fn release_barrier(threads: &[Thread], states: &mut [State], live: &[usize], block: &BlockState) -> Result<(), Fault> {
+    let (mut first, mut count, mut and, mut or) = (None::<(Site, usize)>, 0u32, true, false);
+    for &i in live {
+        let State::Waiting(Wait::Barrier { site, predicate, .. }) = &states[i] else { unreachable!() };
+        match first {
+            None => first = Some((*site, i)),
+            Some((s, j)) if s != *site => {
+                return Err(Fault::DivergentBarrier {
+                    block: block.idx,
+                    first: s,
+                    first_thread: threads[j].tid,
+                    second: *site,
+                    second_thread: threads[i].tid,
+                });
+            }
+            Some(_) => {}
+        }
+        count += *predicate as u32;
+        and &= *predicate;
+        or |= *predicate;
+    }
+    block.recorder.borrow_mut().barrier();
+    for &i in live {
+        let State::Waiting(Wait::Barrier { kind, .. }) = &states[i] else { unreachable!() };
+        let value = match kind {
+            Barrier::Sync | Barrier::Count => count,
+            Barrier::And => and as u32,
+            Barrier::Or => or as u32,
+        };
+        states[i] = State::Ready(value);
+    }
+    Ok(())
+}
+
+/// Completes every warp collective whose lanes have all arrived. Returns whether any did.
+fn resolve_warps(threads: &[Thread], states: &mut [State]) -> Result<bool, Fault> {
+    let n = threads.len();
+    let mut progressed = false;
+    for warp_start in (0..n).step_by(32) {
+        let warp_end = (warp_start + 32).min(n);
+        for i in warp_start..warp_end {
+            let State::Waiting(Wait::Warp { mask, op, site }) = &states[i] else { continue };
+            let (mask, op, site) = (*mask, *op, *site);
+            let me = &threads[i];
+            if mask >> me.lane() & 1 == 0 {
+                return Err(Fault::WarpMismatch {
+                    thread: me.id(),
+                    site,
+                    detail: format!(
+                        "lane {} calls it with mask {mask:#010x}, which leaves the lane itself out",
+                        me.lane()
+                    ),
+                });
+            }
+            // The lanes it names that exist and have not exited.
+            let mut group = Vec::with_capacity(32);
+            let mut ready = true;
+            for j in warp_start..warp_end {
+                if mask >> threads[j].lane() & 1 == 0 {
+                    continue;
+                }
+                match &states[j] {
+                    State::Done => continue,
+                    State::Waiting(Wait::Warp { mask: m, op: o, site: s }) => {
+                        if *m != mask || !o.same_kind(&op) {
+                            return Err(Fault::WarpMismatch {
+                                thread: me.id(),
+                                site,
+                                detail: format!(
+                                    "lane {} is at {op} with mask {mask:#010x}, lane {} at {o} with mask {m:#010x} ({s})",
+                                    me.lane(),
+                                    threads[j].lane()
+                                ),
+                            });
+                        }
+                        group.push(j);
+                    }
+                    _ => {
+                        ready = false;
+                        break;
+                    }
+                }
+            }
+            if !ready {
+                continue;
+            }
+            let results = complete(threads, states, &group);
+            if let Collective::SyncWarp = op {
+                let block = threads[i].block();
+                block.recorder.borrow_mut().sync_warp(threads[i].warp(), group.iter().map(|&j| threads[j].lane()));
+            }
+            for (&j, r) in group.iter().zip(results) {
+                states[j] = State::Ready(r);
+            }
+            progressed = true;
+        }
+    }
+    Ok(progressed)
+}
+
+/// Each lane's result of the collective the lanes of `group` all wait at.
+fn complete(threads: &[Thread], states: &[State], group: &[usize]) -> Vec<u32> {
+    let op_of = |j: usize| match &states[j] {
+        State::Waiting(Wait::Warp { op, .. }) => *op,
+        _ => unreachable!("grouped lanes wait at a collective"),
+    };
+    let mut value_of_lane = [None::<u32>; 32];
+    let mut ballot = 0u32;
+    for &j in group {
+        let lane = threads[j].lane();
+        match op_of(j) {
+            Collective::Shuffle { value, .. } => value_of_lane[lane as usize] = Some(value),
+            Collective::Vote { predicate, .. } => ballot |= (predicate as u32) << lane,
+            Collective::SyncWarp => {}
+        }
+    }
+    let members = group.iter().fold(0u32, |m, &j| m | 1 << threads[j].lane());
+    group
+        .iter()
+        .map(|&j| {
+            let lane = threads[j].lane();
+            match op_of(j) {
+                Collective::SyncWarp => 0,
+                Collective::Vote { kind, .. } => kind.result(ballot, members),
+                Collective::Shuffle { mode, value, b, c } => match mode.source(lane, b, c) {
+                    Some(src) => value_of_lane[src as usize].unwrap_or(value),
+                    None => value,
+                },
+            }
+        })
+        .collect()
+}
+
+/// Who waits where, for a deadlock's message.
+fn describe_waits(threads: &[Thread], states: &[State]) -> String {
+    let mut groups: std::collections::BTreeMap<String, Vec<u32>> = Default::default();
+    for (t, s) in threads.iter().zip(states) {
+        let what = match s {
+            State::Waiting(Wait::Barrier { site, .. }) => format!("at the barrier at {site}"),
+            State::Waiting(Wait::Warp { op, mask, site }) => format!("at {op} (mask {mask:#010x}) at {site}"),
+            State::Done => "exited".to_string(),
+            State::Ready(_) => "ready".to_string(),
+        };
+        groups.entry(what).or_default().push(t.linear);
+    }
+    let ranges = |ids: &[u32]| {
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < ids.len() {
+            let mut j = i;
+            while j + 1 < ids.len() && ids[j + 1] == ids[j] + 1 {
+                j += 1;
+            }
+            out.push(if i == j { ids[i].to_string() } else { format!("{}–{}", ids[i], ids[j]) });
+            i = j + 1;
+        }
+        out.join(", ")
+    };
+    groups.iter().map(|(what, ids)| format!("threads {} {what}", ranges(ids))).collect::<Vec<_>>().join("; ")
+}

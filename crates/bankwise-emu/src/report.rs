@@ -1,0 +1,209 @@
+//! What an emulated launch saw: each shared-memory access site's requests and wavefronts, and
+//! the races between threads.
+
+use std::collections::HashMap;
+
+use bankwise_banks::Access;
+
+use crate::{Site, ThreadId};
+
+/// What a shared-memory access does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum AccessOp {
+    /// A load (`LDS`).
+    Load,
+    /// A store (`STS`).
+    Store,
+    /// An atomic (`ATOMS`): checked for races with plain accesses, not counted in wavefronts.
+    Atomic,
+}
+
+impl std::fmt::Display for AccessOp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            AccessOp::Load => "load",
+            AccessOp::Store => "store",
+            AccessOp::Atomic => "atomic",
+        })
+    }
+}
+
+/// One shared-memory access site's traffic over a launch, as Nsight Compute counts it per
+/// instruction: `requests` (warp-wide executions of the site) and `wavefronts` (passes through
+/// the banks, by the `bankwise-banks` model: `l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld`
+/// or `_st`). A request of a warp is the lanes that executed the site for the same time since
+/// the last block barrier.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SiteStats {
+    /// Where in the kernel.
+    pub site: Site,
+    /// Load or store.
+    pub op: AccessOp,
+    /// Bytes per lane of each access (an element wider than 16 bytes, or of a size that is not
+    /// a power of two, is counted as the pieces the hardware moves it in).
+    pub bytes: u32,
+    /// Warp-wide executions.
+    pub requests: u64,
+    /// Wavefronts they took.
+    pub wavefronts: u64,
+    /// The request that took the most wavefronts, for drawing (`bankwise banks --kernel`).
+    pub worst: Option<Access>,
+    /// Its wavefronts.
+    pub worst_wavefronts: u32,
+}
+
+impl SiteStats {
+    /// Wavefronts per request: 1 is conflict-free for accesses of up to 4 bytes per lane (2 and
+    /// 4 for 8- and 16-byte ones that the hardware cannot merge); `n` is an n-way conflict.
+    pub fn wavefronts_per_request(&self) -> f64 {
+        if self.requests == 0 { 0.0 } else { self.wavefronts as f64 / self.requests as f64 }
+    }
+}
+
+/// Which two accesses raced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RaceKind {
+    /// Two writes.
+    WriteWrite,
+    /// A read, then a write by another thread.
+    ReadWrite,
+    /// A write, then a read by another thread.
+    WriteRead,
+}
+
+impl std::fmt::Display for RaceKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            RaceKind::WriteWrite => "write-after-write",
+            RaceKind::ReadWrite => "write-after-read",
+            RaceKind::WriteRead => "read-after-write",
+        })
+    }
+}
+
+/// Two threads touched the same shared byte between the same pair of block barriers, at least
+/// one writing, not both atomically, with no `sync_warp` of both between them (what
+/// compute-sanitizer's racecheck calls a hazard). Reported once per pair of sites, with the
+/// first example found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Race {
+    /// The earlier access's site.
+    pub first: Site,
+    /// The later access's site.
+    pub second: Site,
+    /// What the two accesses were.
+    pub kind: RaceKind,
+    /// Who made the earlier access.
+    pub first_thread: ThreadId,
+    /// Who made the later one.
+    pub second_thread: ThreadId,
+    /// The byte offset in shared memory where they met.
+    pub address: u32,
+    /// How many times a pair of accesses at these sites raced.
+    pub occurrences: u64,
+}
+
+impl std::fmt::Display for Race {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} race on shared byte {:#x}: {} at {}, then {} at {} ({} times)",
+            self.kind, self.address, self.first_thread, self.first, self.second_thread, self.second, self.occurrences
+        )
+    }
+}
+
+type SiteKey = (Site, AccessOp, u32);
+type RaceKey = (Site, Site, RaceKind);
+
+/// What one emulated launch saw.
+#[derive(Clone, Debug, Default)]
+pub struct Report {
+    /// Every shared-memory load and store site, in source order.
+    pub sites: Vec<SiteStats>,
+    /// Every racing pair of sites, in source order.
+    pub races: Vec<Race>,
+    /// Blocks run.
+    pub blocks: u64,
+    /// Threads run.
+    pub threads: u64,
+    site_map: HashMap<SiteKey, SiteStats>,
+    race_map: HashMap<RaceKey, Race>,
+}
+
+impl Report {
+    /// Adds one request at a site.
+    pub(crate) fn add_request(&mut self, site: Site, op: AccessOp, access: Access, wavefronts: u32) {
+        let bytes = access.width.bytes();
+        let s = self.site_map.entry((site, op, bytes)).or_insert_with(|| SiteStats {
+            site,
+            op,
+            bytes,
+            requests: 0,
+            wavefronts: 0,
+            worst: None,
+            worst_wavefronts: 0,
+        });
+        s.requests += 1;
+        s.wavefronts += u64::from(wavefronts);
+        if s.worst.is_none() || wavefronts > s.worst_wavefronts {
+            s.worst = Some(access);
+            s.worst_wavefronts = wavefronts;
+        }
+    }
+
+    /// Adds one racing pair of accesses.
+    pub(crate) fn add_race(&mut self, race: Race) {
+        self.race_map.entry((race.first, race.second, race.kind)).and_modify(|r| r.occurrences += 1).or_insert(race);
+    }
+
+    /// Adds another worker's part.
+    pub(crate) fn merge(&mut self, other: Report) {
+        for (key, s) in other.site_map {
+            match self.site_map.get_mut(&key) {
+                None => {
+                    self.site_map.insert(key, s);
+                }
+                Some(mine) => {
+                    mine.requests += s.requests;
+                    mine.wavefronts += s.wavefronts;
+                    if s.worst_wavefronts > mine.worst_wavefronts {
+                        mine.worst = s.worst;
+                        mine.worst_wavefronts = s.worst_wavefronts;
+                    }
+                }
+            }
+        }
+        for (key, r) in other.race_map {
+            match self.race_map.get_mut(&key) {
+                None => {
+                    self.race_map.insert(key, r);
+                }
+                Some(mine) => {
+                    mine.occurrences += r.occurrences;
+                    if (r.first_thread, r.second_thread) < (mine.first_thread, mine.second_thread) {
+                        let occurrences = mine.occurrences;
+                        *mine = Race { occurrences, ..r };
+                    }
+                }
+            }
+        }
+    }
+
+    /// Sorts the maps into the public lists.
+    pub(crate) fn finish(&mut self, blocks: u64, threads: u64) {
+        self.blocks = blocks;
+        self.threads = threads;
+        let mut sites: Vec<_> = self.site_map.values().cloned().collect();
+        sites.sort_by_key(|s| (s.site, s.op, s.bytes));
+        let mut races: Vec<_> = self.race_map.values().cloned().collect();
+        races.sort_by_key(|r| (r.first, r.second, r.kind));
+        self.sites = sites;
+        self.races = races;
+    }
+
+    /// The sites of `op` on source line `line` of a file whose path ends with `file`.
+    pub fn sites_at(&self, file: &str, line: u32, op: AccessOp) -> Vec<&SiteStats> {
+        self.sites.iter().filter(|s| s.site.file.ends_with(file) && s.site.line == line && s.op == op).collect()
+    }
+}

@@ -1,0 +1,38 @@
+//! Plain global-memory reads and writes through a kernel's pointer arguments: CUDA C++'s `*p`
+//! and `*p = v` (`ld.global`/`st.global`, SASS `LDG`/`STG`).
+//!
+//! On the GPU each is the raw pointer access and compiles to the same code. On the CPU
+//! emulator each is checked first: an address outside every buffer of the launch, or one not
+//! aligned for `T`, ends the launch with an error naming this call's line and the thread,
+//! instead of touching memory. Kernels read and write global memory through these (and the
+//! vector and cache-hinted forms of [`crate::memory`]), so that the emulator sees every access.
+
+/// Reads the `T` at global address `p`: CUDA C++ `*p`.
+///
+/// # Safety
+/// `p` is a valid, aligned global address (inside a buffer of the launch), not written by
+/// another thread during the read unless ordered with it.
+#[inline(always)]
+#[track_caller]
+pub unsafe fn read<T: Copy>(p: *const T) -> T {
+    #[cfg(target_arch = "nvptx64")]
+    return unsafe { p.read() };
+    #[cfg(not(target_arch = "nvptx64"))]
+    return unsafe { bankwise_emu::lane::global_read(p, align_of::<T>()) };
+}
+
+/// Writes `v` to global address `p`: CUDA C++ `*p = v`.
+///
+/// # Safety
+/// `p` is a valid, aligned global address that no other thread reads or writes during the
+/// write unless ordered with it.
+#[inline(always)]
+#[track_caller]
+pub unsafe fn write<T: Copy>(p: *mut T, v: T) {
+    #[cfg(target_arch = "nvptx64")]
+    unsafe {
+        p.write(v)
+    };
+    #[cfg(not(target_arch = "nvptx64"))]
+    bankwise_emu::lane::global_write(p, v, align_of::<T>());
+}
