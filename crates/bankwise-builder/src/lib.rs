@@ -282,7 +282,10 @@ impl PtxBuilder {
         let profile = if self.release { "release" } else { "dev" };
         let mut cmd = toolchain_cmd(&toolchain, "cargo");
         cmd.current_dir(&self.path)
-            .args(["rustc", "--lib", "--profile", profile, "--target", TARGET, "-Zbuild-std=core", "--manifest-path"])
+            // Only the cdylib: a kernel crate may also list `rlib`, for its host form (the
+            // emulator's), which is never built for nvptx64.
+            .args(["rustc", "--lib", "--crate-type", "cdylib", "--profile", profile, "--target", TARGET])
+            .args(["-Zbuild-std=core", "--manifest-path"])
             .arg(&manifest_path)
             .arg("--target-dir")
             .arg(&target_dir);

@@ -72,6 +72,13 @@ enum State {
 
 type Fiber = Coroutine<Resume, Wait, (), DefaultStack>;
 
+/// Fiber stacks kept between launches: making one maps memory and a guard page, which cost
+/// more than running many small kernels.
+static STACKS: std::sync::Mutex<Vec<DefaultStack>> = std::sync::Mutex::new(Vec::new());
+
+/// The most stacks kept: two workers' worth of 1024-thread blocks.
+const KEPT_STACKS: usize = 2048;
+
 /// Runs blocks one after another on this OS thread, reusing stacks and shared memory.
 pub(crate) struct Runner<'g> {
     globals: &'g Globals,
@@ -83,7 +90,13 @@ pub(crate) struct Runner<'g> {
 impl<'g> Runner<'g> {
     pub fn new(globals: &'g Globals) -> Self {
         let words = (globals.shared_bytes as usize).div_ceil(16);
-        Runner { globals, stacks: Vec::new(), shared: vec![0; words], recorder: None }
+        let want = globals.block.count() as usize;
+        let stacks = {
+            let mut kept = STACKS.lock().unwrap_or_else(|e| e.into_inner());
+            let at = kept.len().saturating_sub(want);
+            kept.split_off(at)
+        };
+        Runner { globals, stacks, shared: vec![0; words], recorder: None }
     }
 
     /// Runs block `idx` to completion, adding what it saw to `report`.
@@ -144,6 +157,14 @@ impl<'g> Runner<'g> {
         recorder.end_block(report);
         self.recorder = Some(recorder);
         result
+    }
+}
+
+impl Drop for Runner<'_> {
+    fn drop(&mut self) {
+        let mut kept = STACKS.lock().unwrap_or_else(|e| e.into_inner());
+        let room = KEPT_STACKS.saturating_sub(kept.len());
+        kept.extend(self.stacks.drain(..).take(room));
     }
 }
 

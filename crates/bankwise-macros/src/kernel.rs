@@ -4,7 +4,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::spanned::Spanned;
-use syn::{Attribute, Error, Expr, ExprLit, FnArg, ItemFn, Lit, Meta, ReturnType, Type};
+use syn::{Attribute, Error, Expr, FnArg, ItemFn, Meta, ReturnType, Type};
 
 /// The expansion of `#[kernel]` with attribute arguments `attr` on the item `item`.
 pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> Result<TokenStream, Error> {
@@ -37,9 +37,10 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> Result<TokenStream
 /// registry under the entry's symbol (its `export_name`, or the function's name).
 fn host_entry(f: &ItemFn) -> Result<TokenStream, Error> {
     let name = &f.sig.ident;
+    let name_text = name.to_string();
     let symbol = match f.attrs.iter().find_map(export_name) {
-        Some(s) => s,
-        None => name.to_string(),
+        Some(expr) => quote!(#expr),
+        None => quote!(#name_text),
     };
     let types: Vec<&Type> = f
         .sig
@@ -84,13 +85,12 @@ fn host_entry(f: &ItemFn) -> Result<TokenStream, Error> {
     })
 }
 
-/// The symbol an `export_name` attribute (bare or inside `unsafe(..)`) gives, if `attr` is one.
-fn export_name(attr: &Attribute) -> Option<String> {
+/// The symbol an `export_name` attribute (bare or inside `unsafe(..)`) gives, if `attr` is
+/// one: its value as written, a string literal or a constant expression such as the
+/// `concat!(..)` of macro-generated entries.
+fn export_name(attr: &Attribute) -> Option<Expr> {
     let value = |meta: &Meta| match meta {
-        Meta::NameValue(nv) if nv.path.is_ident("export_name") => match &nv.value {
-            Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => Some(s.value()),
-            _ => None,
-        },
+        Meta::NameValue(nv) if nv.path.is_ident("export_name") => Some(nv.value.clone()),
         _ => None,
     };
     match &attr.meta {
@@ -208,11 +208,17 @@ mod tests {
             "{host}"
         );
         assert!(host.contains("inventory :: submit !"), "{host}");
-        // An export_name (bare or unsafe) names the registered entry too.
+        // An export_name (bare or unsafe, a literal or a macro) names the registered entry too.
         for attr in [quote!(#[unsafe(export_name = "reduce_sum_f32")]), quote!(#[export_name = "reduce_sum_f32"])] {
             let f: ItemFn = syn::parse2(quote! { #attr pub unsafe fn entry(p: *mut f32) {} }).unwrap();
             assert!(text(host_entry(&f).unwrap()).contains("name : \"reduce_sum_f32\""));
         }
+        let f: ItemFn = syn::parse2(quote! {
+            #[unsafe(export_name = concat!("reduce_", stringify!(sum)))] pub unsafe fn entry(p: *mut f32) {}
+        })
+        .unwrap();
+        let host = text(host_entry(&f).unwrap());
+        assert!(host.contains("name : concat ! (\"reduce_\" , stringify ! (sum))"), "{host}");
     }
 
     #[test]

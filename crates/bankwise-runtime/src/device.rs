@@ -1,14 +1,15 @@
 //! Devices, streams and events: the context a launch runs in and the queues it is put on.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use cudarc::driver::sys::{CUdevice_attribute as Attr, CUevent_flags};
 use cudarc::driver::{CudaContext, CudaEvent, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, ValidAsZeroBits};
 
 use crate::error::{Error, Result};
 use crate::launch::DEFAULT_SHARED_PER_BLOCK;
-use crate::memory::{DeviceBuffer, DeviceSliceMut};
+use crate::memory::{DeviceBuffer, DeviceSliceMut, Storage};
 use crate::module::{Kernel, Module, ModuleImage};
+use bankwise_emu::memory::HostAllocation;
 
 /// The limits launches are checked against and the facts benchmarks depend on
 /// (CUDA C++: `cudaDeviceProp`).
@@ -42,6 +43,20 @@ pub struct DeviceInfo {
 }
 
 impl DeviceInfo {
+    /// The emulator's limits: an H100's (so that plans and launch checks are the same), with
+    /// one "multiprocessor" per CPU core (grids sized per SM stay small) and half the host's
+    /// memory.
+    pub fn emulator() -> Self {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u32;
+        let memory_bytes = host_memory_bytes().map_or(4 << 30, |m| m / 2);
+        DeviceInfo {
+            name: "bankwise CPU emulator".into(),
+            multiprocessors: cores,
+            memory_bytes,
+            ..DeviceInfo::example_sm90()
+        }
+    }
+
     /// The limits of an H100 SXM (sm_90, 132 SMs): for CPU tests of launch checks and plans.
     pub fn example_sm90() -> Self {
         DeviceInfo {
@@ -87,6 +102,14 @@ impl DeviceInfo {
     }
 }
 
+/// The host's memory in bytes (Linux: `MemTotal` of `/proc/meminfo`).
+fn host_memory_bytes() -> Option<usize> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
 /// Fails with [`Error::NoDriver`] where `libcuda` cannot be loaded. cudarc would panic on the
 /// first driver call instead, so [`Device::new`] checks this first.
 pub fn driver_present() -> Result<()> {
@@ -110,20 +133,50 @@ pub fn device_count() -> Result<usize> {
     }
 }
 
-struct Inner {
-    ctx: Arc<CudaContext>,
-    stream: Stream,
-    info: Arc<DeviceInfo>,
-    /// The `spin_wait` hold kernel, loaded on first use ([`Device::spin_wait`]).
-    hold: OnceLock<Kernel>,
+/// What an emulated device keeps: the report of every launch since the last
+/// [`Device::take_emulator_reports`].
+#[derive(Debug, Default)]
+pub(crate) struct Emulated {
+    pub reports: Mutex<Vec<LaunchReport>>,
 }
 
-/// One GPU: its primary context, the default stream every call of this handle is queued on,
-/// and its [`DeviceInfo`] (CUDA C++: a device after `cudaSetDevice`). Cheap to clone; the
-/// context lives while any clone, module, kernel or buffer of it does.
+/// What one launch on the emulator saw (see [`bankwise_emu::Report`]).
+#[derive(Clone, Debug)]
+pub struct LaunchReport {
+    /// The kernel's entry name.
+    pub kernel: String,
+    /// Its launch configuration.
+    pub config: crate::LaunchConfig,
+    /// Shared-memory sites and races.
+    pub report: bankwise_emu::Report,
+}
+
+/// Where a device's work runs.
+pub(crate) enum Backend {
+    /// A GPU, through the CUDA driver.
+    Cuda {
+        ctx: Arc<CudaContext>,
+        /// The `spin_wait` hold kernel, loaded on first use ([`Device::spin_wait`]).
+        hold: OnceLock<Kernel>,
+    },
+    /// The CPU emulator.
+    Emulator(Arc<Emulated>),
+}
+
+struct Inner {
+    backend: Backend,
+    stream: Stream,
+    info: Arc<DeviceInfo>,
+}
+
+/// One GPU, or the CPU emulator standing in for one: its default stream every call of this
+/// handle is queued on, and its [`DeviceInfo`] (CUDA C++: a device after `cudaSetDevice`).
+/// Cheap to clone; the context lives while any clone, module, kernel or buffer of it does.
 ///
 /// Work is asynchronous with respect to the host; [`Device::download`] and
-/// [`Device::synchronize`] wait for it and report any error it raised.
+/// [`Device::synchronize`] wait for it and report any error it raised. On the emulator
+/// ([`Device::emulator`]) every launch runs to completion before `launch` returns, and returns
+/// the kernel's fault, if any, itself.
 #[derive(Clone)]
 pub struct Device {
     inner: Arc<Inner>,
@@ -131,7 +184,12 @@ pub struct Device {
 
 impl std::fmt::Debug for Device {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Device").field("ordinal", &self.inner.ctx.ordinal()).field("info", &self.inner.info).finish()
+        match &self.inner.backend {
+            Backend::Cuda { ctx, .. } => {
+                f.debug_struct("Device").field("ordinal", &ctx.ordinal()).field("info", &self.inner.info).finish()
+            }
+            Backend::Emulator(_) => f.debug_struct("Device").field("emulator", &true).finish(),
+        }
     }
 }
 
@@ -151,9 +209,40 @@ impl Device {
         // CUDA C++: cudarc's per-buffer event tracking would only add host overhead to every
         // launch and copy.
         unsafe { ctx.disable_event_tracking() };
-        let stream = Stream { stream: ctx.default_stream() };
+        let stream = Stream { kind: StreamKind::Cuda(ctx.default_stream()) };
         let info = Arc::new(DeviceInfo::query(&ctx)?);
-        Ok(Device { inner: Arc::new(Inner { ctx, stream, info, hold: OnceLock::new() }) })
+        Ok(Device { inner: Arc::new(Inner { backend: Backend::Cuda { ctx, hold: OnceLock::new() }, stream, info }) })
+    }
+
+    /// The CPU emulator (`bankwise-emu`) as a device: buffers in host memory, and kernels run
+    /// from their host forms, which `#[kernel]` registered (the kernel crate must be linked
+    /// into the program). Modules load from the same images as on a GPU: the emulator takes
+    /// the entry names from the manifest or PTX and finds each kernel's host form by name.
+    /// Each launch's shared-memory report is kept ([`Device::take_emulator_reports`]).
+    /// Events, [`Device::spin_wait`] and occupancy need a GPU ([`Error::NeedsGpu`]).
+    pub fn emulator() -> Self {
+        let emulated = Arc::new(Emulated::default());
+        let stream = Stream { kind: StreamKind::Emulated(emulated.clone()) };
+        let info = Arc::new(DeviceInfo::emulator());
+        Device { inner: Arc::new(Inner { backend: Backend::Emulator(emulated), stream, info }) }
+    }
+
+    /// Whether this is the CPU emulator rather than a GPU.
+    pub fn is_emulator(&self) -> bool {
+        matches!(self.inner.backend, Backend::Emulator(_))
+    }
+
+    /// The reports of the emulated launches since the last call, in launch order (empty on a
+    /// GPU).
+    pub fn take_emulator_reports(&self) -> Vec<LaunchReport> {
+        match &self.inner.backend {
+            Backend::Emulator(e) => std::mem::take(&mut *e.reports.lock().unwrap_or_else(|p| p.into_inner())),
+            Backend::Cuda { .. } => Vec::new(),
+        }
+    }
+
+    pub(crate) fn backend(&self) -> &Backend {
+        &self.inner.backend
     }
 
     /// The device's properties and limits.
@@ -165,9 +254,12 @@ impl Device {
         &self.inner.info
     }
 
-    /// The underlying cudarc context, for interoperation.
-    pub fn context(&self) -> &Arc<CudaContext> {
-        &self.inner.ctx
+    /// The underlying cudarc context, for interoperation (`None` on the emulator).
+    pub fn context(&self) -> Option<&Arc<CudaContext>> {
+        match &self.inner.backend {
+            Backend::Cuda { ctx, .. } => Some(ctx),
+            Backend::Emulator(_) => None,
+        }
     }
 
     /// The stream this handle's calls are queued on (the context's default stream).
@@ -178,25 +270,36 @@ impl Device {
     /// A new stream of this device (CUDA C++: `cudaStreamCreate`). Work on it runs
     /// concurrently with other streams' unless ordered with [`Stream::wait`].
     pub fn new_stream(&self) -> Result<Stream> {
-        Ok(Stream { stream: self.inner.ctx.new_stream()? })
+        match &self.inner.backend {
+            Backend::Cuda { ctx, .. } => Ok(Stream { kind: StreamKind::Cuda(ctx.new_stream()?) }),
+            Backend::Emulator(e) => Ok(Stream { kind: StreamKind::Emulated(e.clone()) }),
+        }
     }
 
     /// A new event with timing enabled (CUDA C++: `cudaEventCreate`).
     pub fn new_event(&self) -> Result<Event> {
-        Ok(Event { event: self.inner.ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))? })
+        match &self.inner.backend {
+            Backend::Cuda { ctx, .. } => Ok(Event { event: ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))? }),
+            Backend::Emulator(_) => Err(Error::NeedsGpu("timing with events")),
+        }
     }
 
     /// Loads a module from a PTX, cubin or fatbin image (CUDA C++: `cuModuleLoadData`).
     /// `manifest` lists its entries (`name(ptr, u64)` per line, as `bankwise-builder` writes
     /// it); without one they are read from the PTX text, and a binary image's are unknown, so
-    /// its kernels' arguments are not checked.
+    /// its kernels' arguments are not checked. On the emulator the image is only read for its
+    /// entries, whose host forms run.
     pub fn load_module(&self, image: ModuleImage<'_>, manifest: Option<&str>) -> Result<Module> {
         Module::load(self, image, manifest)
     }
 
-    /// Free and total device memory in bytes.
+    /// Free and total device memory in bytes (on the emulator: the memory it reports as its
+    /// own, half the host's, as both).
     pub fn memory(&self) -> Result<(usize, usize)> {
-        Ok(self.inner.ctx.mem_get_info()?)
+        match &self.inner.backend {
+            Backend::Cuda { ctx, .. } => Ok(ctx.mem_get_info()?),
+            Backend::Emulator(_) => Ok((self.inner.info.memory_bytes, self.inner.info.memory_bytes)),
+        }
     }
 
     /// Waits for the work queued on [`Device::stream`]; returns the first error it raised.
@@ -240,15 +343,19 @@ impl Device {
     /// `%globaltimer`, so that the work the host queues next waits behind it and then runs back
     /// to back (see [`crate::bench`]). The kernel is loaded from embedded PTX on first use (the
     /// driver compiles it then: 21 ms on an H100), which the benchmark harness does before timing.
+    /// A GPU only.
     pub fn spin_wait(&self, duration: std::time::Duration) -> Result<()> {
-        let kernel = match self.inner.hold.get() {
+        let Backend::Cuda { hold, .. } = &self.inner.backend else {
+            return Err(Error::NeedsGpu("holding the stream for timing"));
+        };
+        let kernel = match hold.get() {
             Some(k) => k,
             None => {
                 let module = self.load_module(ModuleImage::Ptx(crate::bench::SPIN_WAIT_PTX), None)?;
                 let kernel = module.kernel(crate::bench::SPIN_WAIT)?;
                 // A racing thread may have set it first; either kernel is the same.
-                let _ = self.inner.hold.set(kernel);
-                self.inner.hold.get().expect("set above")
+                let _ = hold.set(kernel);
+                hold.get().expect("set above")
             }
         };
         let ns = u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX);
@@ -257,43 +364,83 @@ impl Device {
     }
 }
 
-/// An ordered queue of device work (CUDA C++: `cudaStream_t`). Cheap to clone.
+/// An ordered queue of device work (CUDA C++: `cudaStream_t`). Cheap to clone. On the
+/// emulator work runs when it is queued, so every stream is already synchronised.
 #[derive(Clone, Debug)]
 pub struct Stream {
-    stream: Arc<CudaStream>,
+    pub(crate) kind: StreamKind,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) enum StreamKind {
+    Cuda(Arc<CudaStream>),
+    Emulated(Arc<Emulated>),
 }
 
 impl Stream {
-    /// The underlying cudarc stream, for interoperation (cuBLAS handles, cudarc launches).
-    pub fn as_cuda(&self) -> &Arc<CudaStream> {
-        &self.stream
+    /// The underlying cudarc stream, for interoperation (cuBLAS handles, cudarc launches);
+    /// `None` on the emulator.
+    pub fn as_cuda(&self) -> Option<&Arc<CudaStream>> {
+        match &self.kind {
+            StreamKind::Cuda(s) => Some(s),
+            StreamKind::Emulated(_) => None,
+        }
     }
 
     /// Waits for the work queued so far; returns the first error it raised.
     pub fn synchronize(&self) -> Result<()> {
-        Ok(self.stream.synchronize()?)
+        match &self.kind {
+            StreamKind::Cuda(s) => Ok(s.synchronize()?),
+            StreamKind::Emulated(_) => Ok(()),
+        }
     }
 
     /// Makes work queued after this call wait for `event` (CUDA C++: `cudaStreamWaitEvent`).
     pub fn wait(&self, event: &Event) -> Result<()> {
-        Ok(self.stream.wait(&event.event)?)
+        match &self.kind {
+            StreamKind::Cuda(s) => Ok(s.wait(&event.event)?),
+            StreamKind::Emulated(_) => Err(Error::NeedsGpu("waiting for an event")),
+        }
     }
 
     fn wrap<T>(&self, slice: cudarc::driver::CudaSlice<T>) -> DeviceBuffer<T> {
-        let ptr = slice.device_ptr(&self.stream).0;
-        DeviceBuffer::from_parts(slice, ptr)
+        let StreamKind::Cuda(stream) = &self.kind else { unreachable!("cudarc slices come from CUDA streams") };
+        let ptr = slice.device_ptr(stream).0;
+        DeviceBuffer::from_parts(Storage::Cuda(slice), ptr)
+    }
+
+    /// A zeroed host buffer of `len` elements for the emulator.
+    fn host_buffer<T>(len: usize) -> Result<DeviceBuffer<T>> {
+        let bytes = len.checked_mul(std::mem::size_of::<T>()).ok_or(Error::HostOutOfMemory { bytes: usize::MAX })?;
+        let alloc = HostAllocation::zeroed(bytes).ok_or(Error::HostOutOfMemory { bytes })?;
+        let ptr = alloc.as_ptr() as u64;
+        Ok(DeviceBuffer::from_parts(Storage::Host { alloc, len }, ptr))
     }
 
     /// Copies `data` to a new device buffer (an empty slice gives an empty buffer).
     pub fn upload<T: DeviceRepr>(&self, data: &[T]) -> Result<DeviceBuffer<T>> {
-        let slice = if data.is_empty() { self.stream.null()? } else { self.stream.clone_htod(data)? };
-        Ok(self.wrap(slice))
+        match &self.kind {
+            StreamKind::Cuda(s) => {
+                let slice = if data.is_empty() { s.null()? } else { s.clone_htod(data)? };
+                Ok(self.wrap(slice))
+            }
+            StreamKind::Emulated(_) => {
+                let mut buf = Self::host_buffer::<T>(data.len())?;
+                buf.host_bytes_mut().expect("a host buffer").copy_from_slice(as_bytes(data));
+                Ok(buf)
+            }
+        }
     }
 
     /// A new device buffer of `len` zeroed elements (`len` may be 0).
     pub fn alloc_zeros<T: DeviceRepr + ValidAsZeroBits>(&self, len: usize) -> Result<DeviceBuffer<T>> {
-        let slice = if len == 0 { self.stream.null()? } else { self.stream.alloc_zeros(len)? };
-        Ok(self.wrap(slice))
+        match &self.kind {
+            StreamKind::Cuda(s) => {
+                let slice = if len == 0 { s.null()? } else { s.alloc_zeros(len)? };
+                Ok(self.wrap(slice))
+            }
+            StreamKind::Emulated(_) => Self::host_buffer(len),
+        }
     }
 
     /// Copies a device buffer back to a new `Vec`, waiting for the work queued before.
@@ -302,7 +449,21 @@ impl Stream {
             self.synchronize()?;
             return Ok(Vec::new());
         }
-        Ok(self.stream.clone_dtoh(buf.as_cuda_slice())?)
+        match (&self.kind, buf.as_cuda_slice()) {
+            (StreamKind::Cuda(s), Some(slice)) => Ok(s.clone_dtoh(slice)?),
+            (StreamKind::Emulated(_), None) => {
+                let bytes = buf.host_bytes().expect("a host buffer");
+                let mut out = Vec::<T>::with_capacity(buf.len());
+                // Safety: `out` has room for `len` elements, `bytes` holds exactly their bytes,
+                // and T is a DeviceRepr (plain data, as the kernel wrote it).
+                unsafe {
+                    std::ptr::copy_nonoverlapping(bytes.as_ptr(), out.as_mut_ptr().cast::<u8>(), bytes.len());
+                    out.set_len(buf.len());
+                }
+                Ok(out)
+            }
+            _ => Err(Error::ForeignStream),
+        }
     }
 
     /// Overwrites a device buffer with `data`, which must have its length.
@@ -310,8 +471,17 @@ impl Stream {
         if data.len() != buf.len() {
             return Err(Error::HostLengthMismatch { host: data.len(), device: buf.len() });
         }
-        if !data.is_empty() {
-            self.stream.memcpy_htod(data, buf.as_cuda_slice_mut())?;
+        if data.is_empty() {
+            return Ok(());
+        }
+        match &self.kind {
+            StreamKind::Cuda(s) => {
+                let slice = buf.as_cuda_slice_mut().ok_or(Error::ForeignStream)?;
+                s.memcpy_htod(data, slice)?;
+            }
+            StreamKind::Emulated(_) => {
+                buf.host_bytes_mut().ok_or(Error::ForeignStream)?.copy_from_slice(as_bytes(data));
+            }
         }
         Ok(())
     }
@@ -322,11 +492,19 @@ impl Stream {
         if data.len() != dst.len() {
             return Err(Error::HostLengthMismatch { host: data.len(), device: dst.len() });
         }
-        if !data.is_empty() {
+        if data.is_empty() {
+            return Ok(());
+        }
+        match &self.kind {
             // Safety: `dst` is `data.len()` elements of a live allocation, borrowed mutably.
-            unsafe {
-                cudarc::driver::result::memcpy_htod_async(dst.device_ptr(), data, self.stream.cu_stream())?;
-            }
+            StreamKind::Cuda(s) => unsafe {
+                cudarc::driver::result::memcpy_htod_async(dst.device_ptr(), data, s.cu_stream())?;
+            },
+            // Safety: as above; on the emulator the address is a host address.
+            StreamKind::Emulated(_) => unsafe {
+                let bytes = as_bytes(data);
+                std::ptr::copy_nonoverlapping(bytes.as_ptr(), dst.device_ptr() as *mut u8, bytes.len());
+            },
         }
         Ok(())
     }
@@ -336,9 +514,15 @@ impl Stream {
         if buf.is_empty() {
             return Ok(());
         }
-        let bytes = buf.bytes();
-        let (ptr, _sync) = buf.as_cuda_slice_mut().device_ptr_mut(&self.stream);
-        unsafe { cudarc::driver::result::memset_d8_async(ptr, byte, bytes, self.stream.cu_stream())? };
+        match &self.kind {
+            StreamKind::Cuda(s) => {
+                let bytes = buf.bytes();
+                let slice = buf.as_cuda_slice_mut().ok_or(Error::ForeignStream)?;
+                let (ptr, _sync) = slice.device_ptr_mut(s);
+                unsafe { cudarc::driver::result::memset_d8_async(ptr, byte, bytes, s.cu_stream())? };
+            }
+            StreamKind::Emulated(_) => buf.host_bytes_mut().ok_or(Error::ForeignStream)?.fill(byte),
+        }
         Ok(())
     }
 
@@ -347,11 +531,27 @@ impl Stream {
         if src.len() != dst.len() {
             return Err(Error::CopyLengthMismatch { src: src.len(), dst: dst.len() });
         }
-        if !src.is_empty() {
-            self.stream.memcpy_dtod(src.as_cuda_slice(), dst.as_cuda_slice_mut())?;
+        if src.is_empty() {
+            return Ok(());
+        }
+        match &self.kind {
+            StreamKind::Cuda(s) => {
+                let (from, to) = (src.as_cuda_slice(), dst.as_cuda_slice_mut());
+                s.memcpy_dtod(from.ok_or(Error::ForeignStream)?, to.ok_or(Error::ForeignStream)?)?;
+            }
+            StreamKind::Emulated(_) => {
+                let from = src.host_bytes().ok_or(Error::ForeignStream)?.to_vec();
+                dst.host_bytes_mut().ok_or(Error::ForeignStream)?.copy_from_slice(&from);
+            }
         }
         Ok(())
     }
+}
+
+/// The bytes of `data` (device-representable values are plain data).
+fn as_bytes<T: DeviceRepr>(data: &[T]) -> &[u8] {
+    // Safety: DeviceRepr types are plain data with no padding the driver would not also copy.
+    unsafe { std::slice::from_raw_parts(data.as_ptr().cast(), std::mem::size_of_val(data)) }
 }
 
 /// A marker in a stream's work: for ordering across streams and for device-side timing
@@ -364,7 +564,8 @@ pub struct Event {
 impl Event {
     /// Records the event after the work queued on `stream` so far (`cudaEventRecord`).
     pub fn record(&self, stream: &Stream) -> Result<()> {
-        Ok(self.event.record(&stream.stream)?)
+        let Some(s) = stream.as_cuda() else { return Err(Error::NeedsGpu("recording an event")) };
+        Ok(self.event.record(s)?)
     }
 
     /// Waits until the recorded work has finished (`cudaEventSynchronize`).

@@ -159,6 +159,29 @@ pub enum Error {
     /// A verification found mismatches ([`crate::verify::Report::check`]).
     #[error("verify: {0}")]
     VerifyFailed(String),
+    /// A launch on the emulator ended with a fault of the kernel: an out-of-bounds or
+    /// misaligned access, a panic, a deadlock (see [`bankwise_emu::Fault`]).
+    #[error("emulated launch of `{kernel}`: {fault}")]
+    Emulated {
+        /// The kernel.
+        kernel: String,
+        /// What it did.
+        fault: bankwise_emu::Fault,
+    },
+    /// The emulator has no host form of a kernel the module names.
+    #[error(transparent)]
+    NotLinked(#[from] bankwise_emu::registry::LookupError),
+    /// What was asked for needs a real GPU (timing, occupancy, driver interop).
+    #[error(
+        "{0} needs a GPU: the emulator runs kernels and reports their shared-memory traffic, but does not time them"
+    )]
+    NeedsGpu(&'static str),
+    /// The host could not give an emulated buffer its memory.
+    #[error("the host could not allocate {bytes} bytes for an emulated device buffer")]
+    HostOutOfMemory {
+        /// Bytes asked for.
+        bytes: usize,
+    },
 }
 
 fn missing_hint(near: &[String], known: Option<usize>) -> String {

@@ -7,19 +7,29 @@ use std::ops::{Bound, Range, RangeBounds};
 use cudarc::driver::CudaSlice;
 use cudarc::driver::sys::CUdeviceptr;
 
+use bankwise_emu::memory::HostAllocation;
+
 use crate::error::{Error, Result};
 
 /// A typed allocation in device memory, freed when dropped (CUDA C++: `cudaMalloc` /
-/// `cudaFree`). Allocations are 256-byte aligned. Zero-length buffers are allowed.
+/// `cudaFree`). Allocations are 256-byte aligned. Zero-length buffers are allowed. On the
+/// emulator it is host memory that the emulator checks every global access against.
 pub struct DeviceBuffer<T> {
-    slice: CudaSlice<T>,
-    /// The allocation's device address, kept so that a launch can pass a pointer to it.
+    storage: Storage<T>,
+    /// The allocation's device address (a host address on the emulator), kept so that a
+    /// launch can pass a pointer to it.
     ptr: CUdeviceptr,
+}
+
+/// Where a buffer's bytes are.
+pub(crate) enum Storage<T> {
+    Cuda(CudaSlice<T>),
+    Host { alloc: HostAllocation, len: usize },
 }
 
 impl<T> std::fmt::Debug for DeviceBuffer<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "DeviceBuffer<{}>[{}]", std::any::type_name::<T>(), self.slice.len())
+        write!(f, "DeviceBuffer<{}>[{}]", std::any::type_name::<T>(), self.len())
     }
 }
 
@@ -41,23 +51,26 @@ fn resolve(bounds: impl RangeBounds<usize>, len: usize) -> Result<Range<usize>> 
 }
 
 impl<T> DeviceBuffer<T> {
-    pub(crate) fn from_parts(slice: CudaSlice<T>, ptr: CUdeviceptr) -> Self {
-        DeviceBuffer { slice, ptr }
+    pub(crate) fn from_parts(storage: Storage<T>, ptr: CUdeviceptr) -> Self {
+        DeviceBuffer { storage, ptr }
     }
 
     /// Number of elements.
     pub fn len(&self) -> usize {
-        self.slice.len()
+        match &self.storage {
+            Storage::Cuda(s) => s.len(),
+            Storage::Host { len, .. } => *len,
+        }
     }
 
     /// Whether the buffer holds no elements.
     pub fn is_empty(&self) -> bool {
-        self.slice.len() == 0
+        self.len() == 0
     }
 
     /// Size in bytes.
     pub fn bytes(&self) -> usize {
-        self.slice.len() * std::mem::size_of::<T>()
+        self.len() * std::mem::size_of::<T>()
     }
 
     /// The device address of element 0.
@@ -80,14 +93,38 @@ impl<T> DeviceBuffer<T> {
         Ok(DeviceSliceMut { ptr, len: r.len(), _buffer: PhantomData })
     }
 
-    /// The cudarc slice, for interoperation with other cudarc code.
-    pub fn as_cuda_slice(&self) -> &CudaSlice<T> {
-        &self.slice
+    /// The cudarc slice, for interoperation with other cudarc code (`None` on the emulator).
+    pub fn as_cuda_slice(&self) -> Option<&CudaSlice<T>> {
+        match &self.storage {
+            Storage::Cuda(s) => Some(s),
+            Storage::Host { .. } => None,
+        }
     }
 
     /// The cudarc slice, mutably.
-    pub fn as_cuda_slice_mut(&mut self) -> &mut CudaSlice<T> {
-        &mut self.slice
+    pub fn as_cuda_slice_mut(&mut self) -> Option<&mut CudaSlice<T>> {
+        match &mut self.storage {
+            Storage::Cuda(s) => Some(s),
+            Storage::Host { .. } => None,
+        }
+    }
+
+    /// An emulator buffer's bytes (launches are synchronous there, so none runs meanwhile).
+    pub(crate) fn host_bytes(&self) -> Option<&[u8]> {
+        match &self.storage {
+            // Safety: emulated launches finish before `launch` returns; none runs now.
+            Storage::Host { alloc, .. } => Some(unsafe { alloc.bytes() }),
+            Storage::Cuda(_) => None,
+        }
+    }
+
+    /// An emulator buffer's bytes, mutably.
+    pub(crate) fn host_bytes_mut(&mut self) -> Option<&mut [u8]> {
+        match &mut self.storage {
+            // Safety: as `host_bytes`, and the buffer is borrowed mutably.
+            Storage::Host { alloc, .. } => Some(unsafe { alloc.bytes_mut() }),
+            Storage::Cuda(_) => None,
+        }
     }
 
     pub(crate) fn ptr_ref(&self) -> &CUdeviceptr {

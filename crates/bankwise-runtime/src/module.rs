@@ -11,7 +11,7 @@ use cudarc::driver::sys::{CUfunction_attribute, cudaError_enum};
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule};
 use cudarc::nvrtc::Ptx;
 
-use crate::device::{Device, DeviceInfo, Stream};
+use crate::device::{Backend, Device, DeviceInfo, Emulated, LaunchReport, Stream, StreamKind};
 use crate::error::{Error, Result};
 use crate::launch::LaunchConfig;
 use crate::memory::{DeviceBuffer, DeviceSlice, DeviceSliceMut};
@@ -319,10 +319,15 @@ tuple_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
 /// dropped.
 #[derive(Clone)]
 pub struct Module {
-    module: Arc<CudaModule>,
+    kind: ModuleKind,
     entries: Option<Arc<Entries>>,
-    ctx: Arc<CudaContext>,
     info: Arc<DeviceInfo>,
+}
+
+#[derive(Clone)]
+enum ModuleKind {
+    Cuda { module: Arc<CudaModule>, ctx: Arc<CudaContext> },
+    Emulated(Arc<Emulated>),
 }
 
 impl std::fmt::Debug for Module {
@@ -339,17 +344,17 @@ impl Module {
             (None, ModuleImage::Ptx(text)) => Some(Entries::from_ptx(text)),
             (None, _) => None,
         };
-        let ptx = match image {
-            ModuleImage::Ptx(text) => Ptx::from_src(text),
-            ModuleImage::Cubin(bytes) | ModuleImage::Fatbin(bytes) => Ptx::from_binary(bytes.to_vec()),
+        let kind = match device.backend() {
+            Backend::Cuda { ctx, .. } => {
+                let ptx = match image {
+                    ModuleImage::Ptx(text) => Ptx::from_src(text),
+                    ModuleImage::Cubin(bytes) | ModuleImage::Fatbin(bytes) => Ptx::from_binary(bytes.to_vec()),
+                };
+                ModuleKind::Cuda { module: ctx.load_module(ptx)?, ctx: ctx.clone() }
+            }
+            Backend::Emulator(e) => ModuleKind::Emulated(e.clone()),
         };
-        let module = device.context().load_module(ptx)?;
-        Ok(Module {
-            module,
-            entries: entries.map(Arc::new),
-            ctx: device.context().clone(),
-            info: device.info_arc().clone(),
-        })
+        Ok(Module { kind, entries: entries.map(Arc::new), info: device.info_arc().clone() })
     }
 
     /// The module's entries, where known (from the PTX text or the manifest given at load).
@@ -359,7 +364,8 @@ impl Module {
 
     /// The kernel `name` (CUDA C++: `cuModuleGetFunction`). Where the entries are known, a
     /// missing name is [`Error::MissingKernel`] listing the closest ones, and every launch's
-    /// arguments are checked against the entry's parameters.
+    /// arguments are checked against the entry's parameters. On the emulator it is the host
+    /// form `#[kernel]` registered under that name ([`Error::NotLinked`] where none is).
     pub fn kernel(&self, name: &str) -> Result<Kernel> {
         let entry = match &self.entries {
             Some(entries) => Some(entries.get(name)?.clone()),
@@ -373,15 +379,36 @@ impl Module {
         if name.contains('\0') {
             return Err(missing());
         }
-        let function = self.module.load_function(name).map_err(|e| match e.0 {
-            cudaError_enum::CUDA_ERROR_NOT_FOUND => missing(),
-            _ => Error::Driver(e),
-        })?;
+        let function = match &self.kind {
+            ModuleKind::Cuda { module, ctx } => {
+                let function = module.load_function(name).map_err(|e| match e.0 {
+                    cudaError_enum::CUDA_ERROR_NOT_FOUND => missing(),
+                    _ => Error::Driver(e),
+                })?;
+                Function::Cuda { function, ctx: ctx.clone() }
+            }
+            ModuleKind::Emulated(emulated) => {
+                let host = bankwise_emu::registry::find(name)?;
+                if let Some(entry) = &entry
+                    && entry.params.len() != host.params.len()
+                {
+                    return Err(Error::ArgumentCount {
+                        kernel: name.to_string(),
+                        expected: entry.params.len(),
+                        got: host.params.len(),
+                        signature: format!(
+                            "{entry} in the module, but its linked host form takes {}",
+                            host.params.len()
+                        ),
+                    });
+                }
+                Function::Emulated { host, emulated: emulated.clone() }
+            }
+        };
         Ok(Kernel {
             name: name.to_string(),
             function,
             entry,
-            ctx: self.ctx.clone(),
             info: self.info.clone(),
             raised: AtomicU32::new(self.info.shared_per_block),
         })
@@ -392,12 +419,16 @@ impl Module {
 /// manifest entry where known.
 pub struct Kernel {
     name: String,
-    function: CudaFunction,
+    function: Function,
     entry: Option<Entry>,
-    ctx: Arc<CudaContext>,
     info: Arc<DeviceInfo>,
     /// The dynamic shared memory the kernel is allowed now (raised on demand, never lowered).
     raised: AtomicU32,
+}
+
+enum Function {
+    Cuda { function: CudaFunction, ctx: Arc<CudaContext> },
+    Emulated { host: &'static bankwise_emu::HostKernel, emulated: Arc<Emulated> },
 }
 
 impl std::fmt::Debug for Kernel {
@@ -420,9 +451,12 @@ impl Kernel {
         self.entry.as_ref()
     }
 
-    /// The cudarc function, for interoperation.
-    pub fn as_cuda(&self) -> &CudaFunction {
-        &self.function
+    /// The cudarc function, for interoperation (`None` on the emulator).
+    pub fn as_cuda(&self) -> Option<&CudaFunction> {
+        match &self.function {
+            Function::Cuda { function, .. } => Some(function),
+            Function::Emulated { .. } => None,
+        }
     }
 
     /// Checks `args` against the kernel's parameters, where known (see [`check_args`]).
@@ -438,9 +472,11 @@ impl Kernel {
     /// (binding the context to this thread first, which setting an attribute needs).
     pub fn prepare(&self, config: &LaunchConfig) -> Result<()> {
         config.check(&self.info)?;
-        if config.shared_bytes > self.raised.load(Ordering::Relaxed) {
-            self.ctx.bind_to_thread()?;
-            self.function.set_attribute(
+        if let Function::Cuda { function, ctx } = &self.function
+            && config.shared_bytes > self.raised.load(Ordering::Relaxed)
+        {
+            ctx.bind_to_thread()?;
+            function.set_attribute(
                 CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                 config.shared_bytes as i32,
             )?;
@@ -453,7 +489,9 @@ impl Kernel {
     /// `kernel<<<grid, block, shared, stream>>>(args…)`), after checking the configuration
     /// against the device and the arguments against the kernel's entry: a bad one is an error
     /// and nothing is launched. Errors raised by the kernel itself surface at the next
-    /// synchronisation.
+    /// synchronisation. On the emulator the launch runs to completion here: a fault of the
+    /// kernel is [`Error::Emulated`], and its report is kept by the device
+    /// ([`Device::take_emulator_reports`]).
     ///
     /// # Safety
     /// The arguments must have the types the kernel's parameters have (the checks see only
@@ -462,36 +500,64 @@ impl Kernel {
     pub unsafe fn launch<A: KernelArgs>(&self, stream: &Stream, config: LaunchConfig, args: A) -> Result<()> {
         self.check_args(&args)?;
         self.prepare(&config)?;
-        if !Arc::ptr_eq(stream.as_cuda().context(), &self.ctx) {
-            return Err(Error::ForeignStream);
-        }
         let mut params = args.params();
-        // The launch takes its context from the current thread's.
-        self.ctx.bind_to_thread()?;
-        // Safety: `params` points into `args`, alive until this returns; the caller vouches
-        // for the types and bounds.
-        unsafe {
-            cudarc::driver::result::launch_kernel(
-                self.function.cu_function(),
-                config.grid,
-                config.block,
-                config.shared_bytes,
-                stream.as_cuda().cu_stream(),
-                &mut params,
-            )?;
+        match (&self.function, &stream.kind) {
+            (Function::Cuda { function, ctx }, StreamKind::Cuda(s)) => {
+                if !Arc::ptr_eq(s.context(), ctx) {
+                    return Err(Error::ForeignStream);
+                }
+                // The launch takes its context from the current thread's.
+                ctx.bind_to_thread()?;
+                // Safety: `params` points into `args`, alive until this returns; the caller
+                // vouches for the types and bounds.
+                unsafe {
+                    cudarc::driver::result::launch_kernel(
+                        function.cu_function(),
+                        config.grid,
+                        config.block,
+                        config.shared_bytes,
+                        s.cu_stream(),
+                        &mut params,
+                    )?;
+                }
+                Ok(())
+            }
+            (Function::Emulated { host, emulated }, StreamKind::Emulated(on)) => {
+                if !Arc::ptr_eq(emulated, on) {
+                    return Err(Error::ForeignStream);
+                }
+                // Safety: as above; the emulator checks every access the kernel makes through
+                // the device crate against the live buffers.
+                let report = unsafe {
+                    bankwise_emu::launch(
+                        host.run,
+                        &params,
+                        config.grid.into(),
+                        config.block.into(),
+                        config.shared_bytes,
+                    )
+                }
+                .map_err(|fault| Error::Emulated { kernel: self.name.clone(), fault })?;
+                let launch = LaunchReport { kernel: self.name.clone(), config, report };
+                emulated.reports.lock().unwrap_or_else(|p| p.into_inner()).push(launch);
+                Ok(())
+            }
+            _ => Err(Error::ForeignStream),
         }
-        Ok(())
     }
 
     /// How many blocks of this kernel one SM holds at once with `config`'s block and shared
     /// memory, by the driver's occupancy calculator (registers, threads, shared memory:
-    /// CUDA C++ `cudaOccupancyMaxActiveBlocksPerMultiprocessor`).
+    /// CUDA C++ `cudaOccupancyMaxActiveBlocksPerMultiprocessor`). A GPU only.
     pub fn occupancy(&self, config: &LaunchConfig) -> Result<u32> {
         self.prepare(config)?;
+        let Function::Cuda { function, ctx } = &self.function else {
+            return Err(Error::NeedsGpu("the occupancy calculator"));
+        };
         // The occupancy calculator, unlike launches, does not make the context current itself.
-        self.ctx.bind_to_thread()?;
+        ctx.bind_to_thread()?;
         let threads = config.threads_per_block() as u32;
-        Ok(self.function.occupancy_max_active_blocks_per_multiprocessor(threads, config.shared_bytes as usize, None)?)
+        Ok(function.occupancy_max_active_blocks_per_multiprocessor(threads, config.shared_bytes as usize, None)?)
     }
 }
 

@@ -23,6 +23,8 @@ pub enum LoadedImage {
     /// `CUDA_CACHE_DISABLE=1`): GPUs without shipped SASS, kernels rebuilt from changed sources,
     /// or a driver too old for the shipped SASS.
     Ptx,
+    /// The kernels' host forms, run by the CPU emulator ([`Gpu::emulator`]).
+    Emulator,
 }
 
 /// The entries of bankwise's module (name and parameters of every kernel), known without a
@@ -102,7 +104,21 @@ impl Gpu {
         Ok(Gpu { device, _module: module, kernels, loaded })
     }
 
-    /// Which form of the kernels this handle loaded: shipped SASS or JIT-compiled PTX.
+    /// bankwise's kernels on the CPU emulator (`bankwise-emu`), no GPU needed: the same
+    /// kernels, compiled for the host, run with every GPU thread as a fiber, and every
+    /// launcher works as on a GPU. Each launch's report (each shared-memory access site's
+    /// requests and wavefronts, and any races) is kept: [`Device::take_emulator_reports`].
+    /// Timing (events, benchmarks) and occupancy need a GPU.
+    pub fn emulator() -> Result<Self> {
+        let device = Device::emulator();
+        let module = device.load_module(ModuleImage::Ptx(kernels::PTX), Some(kernels::MANIFEST))?;
+        let kernels =
+            module_entries().iter().map(|e| Ok((e.name.clone(), module.kernel(&e.name)?))).collect::<Result<_>>()?;
+        Ok(Gpu { device, _module: module, kernels, loaded: LoadedImage::Emulator })
+    }
+
+    /// Which form of the kernels this handle loaded: shipped SASS, JIT-compiled PTX, or the
+    /// emulator's host forms.
     pub fn loaded_image(&self) -> LoadedImage {
         self.loaded
     }

@@ -30,6 +30,26 @@
 //!   (testable without a GPU) before launching through the runtime.
 //! - [`cpu`]: the references every kernel is tested against; [`tools`]: offline checks of the
 //!   PTX (ptxas, nvdisasm).
+//!
+//! Without a GPU, [`Gpu::emulator`] runs the same kernels (compiled for the host from the same
+//! Rust) on the CPU emulator, `bankwise-emu`, which also reports each shared-memory access
+//! site's bank conflicts and any race:
+//!
+//! ```
+//! # fn main() -> bankwise::Result<()> {
+//! use bankwise::{Gpu, Shape, TransposeKernel};
+//! let gpu = Gpu::emulator()?;
+//! let host: Vec<f32> = (0..64 * 64).map(|i| i as f32).collect();
+//! let src = gpu.upload(&host)?;
+//! let mut dst = gpu.alloc_zeros::<f32>(host.len())?;
+//! gpu.transpose_with(TransposeKernel::Tiled, &src, &mut dst, Shape::new(64, 64))?;
+//! assert_eq!(gpu.download(&dst)?, bankwise::cpu::transpose(&host, Shape::new(64, 64))?);
+//! // The tiled kernel reads its shared tile down a column: 32 wavefronts per request.
+//! let report = &gpu.take_emulator_reports()[0].report;
+//! let worst = report.sites.iter().map(|s| s.wavefronts_per_request()).fold(0.0, f64::max);
+//! assert_eq!(worst, 32.0);
+//! # Ok(()) }
+//! ```
 
 pub mod copy;
 pub mod cpu;
@@ -42,6 +62,9 @@ pub mod reduce;
 pub mod timing;
 pub mod tools;
 pub mod transpose;
+
+// The host forms of bankwise's kernels, registered with the emulator when linked.
+use bankwise_builtin as _;
 
 pub use bankwise_banks as banks;
 pub use bankwise_runtime as runtime;

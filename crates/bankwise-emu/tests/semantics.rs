@@ -1,0 +1,253 @@
+//! The emulator's semantics, through kernels written directly against its `lane` API: the
+//! collectives against the PTX ISA's definitions, barriers, the race check, the bounds checks,
+//! and the faults a broken kernel gets.
+
+use std::ffi::c_void;
+
+use bankwise_emu::lane::{self, Barrier, Shuffle, Vote};
+use bankwise_emu::memory::HostAllocation;
+use bankwise_emu::{AccessOp, Dim3, Fault, RaceKind, Report, Space, launch};
+
+/// Runs `run` on `grid` × `block` threads with `shared` bytes and one pointer argument `out`.
+fn run(
+    run: unsafe fn(&[*mut c_void]),
+    out: &HostAllocation,
+    grid: u32,
+    block: u32,
+    shared: u32,
+) -> Result<Report, Fault> {
+    let mut ptr = out.as_ptr() as u64;
+    let params = [&mut ptr as *mut u64 as *mut c_void];
+    unsafe { launch(run, &params, Dim3::new(grid, 1, 1), Dim3::new(block, 1, 1), shared) }
+}
+
+fn out_of(params: &[*mut c_void]) -> *mut u32 {
+    unsafe { *(params[0] as *const u64) as *mut u32 }
+}
+
+fn linear() -> u32 {
+    let (t, b, d) = (lane::thread_idx(), lane::block_idx(), lane::block_dim());
+    b.x * d.x + t.x
+}
+
+fn words(a: &HostAllocation) -> Vec<u32> {
+    unsafe { a.bytes() }.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
+}
+
+unsafe fn shuffles(params: &[*mut c_void]) {
+    let out = out_of(params);
+    let i = linear();
+    let l = lane::lane_id();
+    let v = 100 + l;
+    let results = [
+        lane::shuffle(Shuffle::Down, u32::MAX, v, 3, 0x1f),
+        lane::shuffle(Shuffle::Up, u32::MAX, v, 5, 0),
+        lane::shuffle(Shuffle::Xor, u32::MAX, v, 9, 0x1f),
+        lane::shuffle(Shuffle::Idx, u32::MAX, v, 31 - l, 0x1f),
+        lane::vote(Vote::Ballot, u32::MAX, l % 3 == 0),
+        lane::vote(Vote::All, u32::MAX, l < 40),
+        lane::vote(Vote::Any, u32::MAX, l == 7),
+    ];
+    for (k, r) in results.into_iter().enumerate() {
+        lane::global_write(unsafe { out.add(i as usize * 7 + k) }, r, 4);
+    }
+}
+
+#[test]
+fn shuffles_and_votes_follow_the_ptx_definitions() {
+    let out = HostAllocation::zeroed(64 * 7 * 4).unwrap();
+    run(shuffles, &out, 1, 64, 0).unwrap();
+    let w = words(&out);
+    let ballot = (0..32).filter(|l| l % 3 == 0).fold(0u32, |m, l| m | 1 << l);
+    for i in 0..64u32 {
+        let l = i % 32;
+        let r = &w[i as usize * 7..][..7];
+        assert_eq!(r[0], 100 + if l + 3 <= 31 { l + 3 } else { l }, "down, lane {l}");
+        assert_eq!(r[1], 100 + if l >= 5 { l - 5 } else { l }, "up, lane {l}");
+        assert_eq!(r[2], 100 + (l ^ 9), "xor, lane {l}");
+        assert_eq!(r[3], 100 + (31 - l), "idx, lane {l}");
+        assert_eq!(r[4], ballot, "ballot");
+        assert_eq!(r[5], 1, "all");
+        assert_eq!(r[6], 1, "any");
+    }
+}
+
+unsafe fn counting_barrier(params: &[*mut c_void]) {
+    let out = out_of(params);
+    let t = lane::thread_idx().x;
+    let count = lane::barrier(Barrier::Count, t % 5 == 0);
+    let and = lane::barrier(Barrier::And, t < 1000);
+    let or = lane::barrier(Barrier::Or, t == 77);
+    if t == 0 {
+        lane::global_write(out, count, 4);
+        lane::global_write(unsafe { out.add(1) }, and, 4);
+        lane::global_write(unsafe { out.add(2) }, or, 4);
+    }
+}
+
+#[test]
+fn reducing_barriers_count_and_vote_over_the_block() {
+    let out = HostAllocation::zeroed(12).unwrap();
+    run(counting_barrier, &out, 1, 100, 0).unwrap();
+    assert_eq!(words(&out), [20, 1, 1]);
+}
+
+/// Lane `t` writes shared word `t`, then (after `SYNC`) reads word `t + 1`.
+unsafe fn neighbour<const SYNC: u8>(params: &[*mut c_void]) {
+    let out = out_of(params);
+    let t = lane::thread_idx().x;
+    let base = lane::shared_base();
+    let at = |i: u32| unsafe { base.add(4 * i as usize) };
+    lane::shared_access(at(t), 4, usize::MAX, AccessOp::Store);
+    unsafe { at(t).cast::<u32>().write(t) };
+    match SYNC {
+        1 => lane::sync_warp(u32::MAX),
+        2 => {
+            lane::barrier(Barrier::Sync, false);
+        }
+        _ => {}
+    }
+    let n = (t + 1) % lane::block_dim().x;
+    lane::shared_access(at(n), 4, usize::MAX, AccessOp::Load);
+    let v = unsafe { at(n).cast::<u32>().read() };
+    lane::global_write(unsafe { out.add(t as usize) }, v, 4);
+}
+
+#[test]
+fn a_race_is_reported_with_both_sites_and_threads_unless_a_barrier_orders_them() {
+    let out = HostAllocation::zeroed(64 * 4).unwrap();
+    // Unsynchronised: lane t reads word t + 1 before lane t + 1 writes it (write after read),
+    // and lane 31 reads word 0 after lane 0 wrote it (read after write); both are races.
+    let r = run(neighbour::<0>, &out, 1, 32, 128).unwrap();
+    let kinds: Vec<RaceKind> = r.races.iter().map(|r| r.kind).collect();
+    assert_eq!(kinds, [RaceKind::WriteRead, RaceKind::ReadWrite], "{:?}", r.races);
+    let (raw, war) = (&r.races[0], &r.races[1]);
+    assert!(raw.first.file.ends_with("semantics.rs") && raw.second.line > raw.first.line, "{raw}");
+    assert_eq!((raw.first_thread.thread.x, raw.second_thread.thread.x, raw.address), (0, 31, 0));
+    assert_eq!((war.first_thread.thread.x, war.second_thread.thread.x, war.address), (0, 1, 4));
+    assert_eq!(war.occurrences, 31);
+    // Lanes of one warp ordered by sync_warp: no race.
+    assert!(run(neighbour::<1>, &out, 1, 32, 128).unwrap().races.is_empty());
+    // Across warps sync_warp orders nothing; a block barrier does.
+    let r = run(neighbour::<1>, &out, 1, 64, 256).unwrap();
+    assert_eq!(r.races.len(), 1, "lanes 31 and 63 read across warps: {:?}", r.races);
+    let r = run(neighbour::<2>, &out, 1, 64, 256).unwrap();
+    assert!(r.races.is_empty(), "{:?}", r.races);
+    assert_eq!(words(&out), (0..64).map(|t| (t + 1) % 64).collect::<Vec<u32>>());
+    // The accesses are conflict-free: one wavefront per request, two warps × two sites.
+    assert_eq!(r.sites.len(), 2);
+    for s in &r.sites {
+        assert_eq!((s.requests, s.wavefronts), (2, 2), "{s:?}");
+    }
+}
+
+/// Every lane reads word `32 · lane`: a 32-way conflict.
+unsafe fn column(_: &[*mut c_void]) {
+    let l = lane::lane_id();
+    let p = unsafe { lane::shared_base().add(128 * l as usize) };
+    lane::shared_access(p, 4, usize::MAX, AccessOp::Load);
+}
+
+#[test]
+fn a_column_read_takes_32_wavefronts() {
+    let out = HostAllocation::zeroed(4).unwrap();
+    let r = run(column, &out, 3, 64, 4096).unwrap();
+    assert_eq!(r.sites.len(), 1);
+    assert_eq!((r.sites[0].requests, r.sites[0].wavefronts), (6, 6 * 32));
+    assert_eq!(r.sites[0].worst_wavefronts, 32);
+    assert_eq!((r.blocks, r.threads), (3, 192));
+}
+
+unsafe fn past_the_buffer(params: &[*mut c_void]) {
+    let out = out_of(params);
+    let i = linear();
+    lane::global_write(unsafe { out.add(i as usize) }, i, 4);
+}
+
+#[test]
+fn a_global_write_past_the_buffer_is_a_fault_naming_the_site_and_thread() {
+    let out = HostAllocation::zeroed(40 * 4).unwrap();
+    match run(past_the_buffer, &out, 2, 32, 0) {
+        Err(Fault::OutOfBounds { space: Space::Global, write: true, thread, site, bytes: 4, .. }) => {
+            assert_eq!(thread.block.x * 32 + thread.thread.x, 40, "the first thread past the end");
+            assert!(site.file.ends_with("semantics.rs"), "{site}");
+        }
+        other => panic!("{other:?}"),
+    }
+    // Nothing was written past the end; everything before it was.
+    assert_eq!(words(&out), (0..40).collect::<Vec<u32>>());
+}
+
+unsafe fn shared_past_the_launch(_: &[*mut c_void]) {
+    let t = lane::thread_idx().x;
+    lane::shared_access(unsafe { lane::shared_base().add(4 * t as usize) }, 4, usize::MAX, AccessOp::Store);
+}
+
+#[test]
+fn a_shared_access_past_the_launch_is_a_fault() {
+    let out = HostAllocation::zeroed(4).unwrap();
+    match run(shared_past_the_launch, &out, 1, 32, 64) {
+        Err(Fault::OutOfBounds { space: Space::Shared, address: 64, thread, .. }) => assert_eq!(thread.thread.x, 16),
+        other => panic!("{other:?}"),
+    }
+}
+
+unsafe fn divergent_barrier(_: &[*mut c_void]) {
+    if lane::thread_idx().x < 16 {
+        lane::barrier(Barrier::Sync, false);
+    } else {
+        lane::barrier(Barrier::Sync, false);
+    }
+}
+
+unsafe fn half_at_barrier(_: &[*mut c_void]) {
+    if lane::thread_idx().x < 16 {
+        lane::barrier(Barrier::Sync, false);
+    } else {
+        lane::sync_warp(u32::MAX);
+    }
+}
+
+unsafe fn panics(_: &[*mut c_void]) {
+    if lane::thread_idx().x == 5 {
+        panic!("index out of bounds: the len is 3 but the index is 7");
+    }
+}
+
+#[test]
+fn broken_kernels_get_faults_not_hangs() {
+    let out = HostAllocation::zeroed(4).unwrap();
+    assert!(matches!(run(divergent_barrier, &out, 1, 32, 0), Err(Fault::DivergentBarrier { .. })));
+    match run(half_at_barrier, &out, 1, 32, 0) {
+        Err(Fault::Deadlock { detail, .. }) => {
+            assert!(detail.contains("threads 0–15 at the barrier"), "{detail}");
+            assert!(detail.contains("threads 16–31 at sync_warp"), "{detail}");
+        }
+        other => panic!("{other:?}"),
+    }
+    match run(panics, &out, 2, 8, 0) {
+        Err(Fault::Panic { thread, message, .. }) => {
+            assert_eq!((thread.block.x, thread.thread.x), (0, 5));
+            assert!(message.contains("index out of bounds"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(run(panics, &out, 0, 8, 0), Err(Fault::InvalidLaunch(_))));
+    assert!(matches!(run(panics, &out, 1, 1025, 0), Err(Fault::InvalidLaunch(_))));
+}
+
+#[test]
+fn shuffle_sources_match_the_ptx_isa() {
+    // Segments: c = 0x0f1f? Width 16 clamps within half-warps (c = 0x101f would be width 16
+    // for `down`: segmask 0x10, max lane 0x0f within each half).
+    let c = (0x10 << 8) | 0x0f;
+    assert_eq!(Shuffle::Down.source(14, 1, c), Some(15));
+    assert_eq!(Shuffle::Down.source(15, 1, c), None);
+    assert_eq!(Shuffle::Down.source(30, 1, c), Some(31));
+    assert_eq!(Shuffle::Idx.source(20, 3, c), Some(19));
+    assert_eq!(Shuffle::Up.source(3, 4, 0), None);
+    assert_eq!(Shuffle::Up.source(4, 4, 0), Some(0));
+    assert_eq!(Shuffle::Xor.source(5, 1, 0x1f), Some(4));
+    // Only b's low five bits count.
+    assert_eq!(Shuffle::Idx.source(0, 33, 0x1f), Some(1));
+}

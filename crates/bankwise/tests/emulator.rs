@@ -1,0 +1,151 @@
+//! Every kernel on the CPU emulator (`Gpu::emulator`), no GPU needed: the trials of
+//! `kernels/mod.rs` at sizes up to 2^17 elements (every ladder rung, element type and
+//! operation over 20 or more shapes or lengths each), and what only the emulator shows: each
+//! kernel's shared-memory wavefronts against the bank model and Nsight Compute's counts, the
+//! race in the unsynchronised teaching kernel, and a planted out-of-bounds read.
+
+mod kernels;
+
+use std::sync::Arc;
+
+use bankwise::Gpu;
+use libtest_mimic::Arguments;
+
+fn main() {
+    let args = Arguments::from_args();
+    let gpu = Arc::new(Gpu::emulator().expect("the emulator needs no GPU"));
+    let mut trials = kernels::trials(Some(gpu.clone()), kernels::Target::Emulator);
+    trials.extend(insight::trials(gpu));
+    libtest_mimic::run(&args, trials).exit();
+}
+
+mod insight {
+    use std::sync::Arc;
+
+    use bankwise::reduce::{Max, Min, Sum};
+    use bankwise::runtime::LaunchReport;
+    use bankwise::runtime::bankwise_emu::AccessOp;
+    use bankwise::{Element, Gpu, ReduceKernel, Shape, TransposeKernel};
+    use libtest_mimic::Trial;
+
+    use crate::kernels::Check;
+
+    pub fn trials(gpu: Arc<Gpu>) -> Vec<Trial> {
+        let mut out = Vec::new();
+        let mut add = |name: &str, f: fn(&Gpu) -> Check| {
+            let gpu = gpu.clone();
+            out.push(Trial::test(format!("emulator/{name}"), move || f(&gpu)));
+        };
+        add("transpose_ladder_wavefronts_are_nsight_computes", transpose_ladder_wavefronts);
+        add("strided_reduction_wavefronts_are_nsight_computes", strided_reduction_wavefronts);
+        add("no_bankwise_kernel_races", no_bankwise_kernel_races);
+        out
+    }
+
+    /// The one report of the launches since the last call (all launches' sites together).
+    fn reports(gpu: &Gpu) -> Vec<LaunchReport> {
+        gpu.take_emulator_reports()
+    }
+
+    /// Wavefronts per request of every `op` site of `kernel`'s launches.
+    fn per_request(reports: &[LaunchReport], op: AccessOp) -> Vec<f64> {
+        reports
+            .iter()
+            .flat_map(|r| r.report.sites.iter())
+            .filter(|s| s.op == op)
+            .map(|s| s.wavefronts_per_request())
+            .collect()
+    }
+
+    fn transpose<T: Element>(gpu: &Gpu, kernel: TransposeKernel, shape: Shape) -> Result<Vec<LaunchReport>, String> {
+        reports(gpu);
+        let n = shape.batch * shape.rows * shape.cols;
+        let src = gpu.alloc_zeros::<T>(n).map_err(|e| e.to_string())?;
+        let mut dst = gpu.alloc_zeros::<T>(n).map_err(|e| e.to_string())?;
+        gpu.transpose_with(kernel, &src, &mut dst, shape).map_err(|e| e.to_string())?;
+        Ok(reports(gpu))
+    }
+
+    /// The first access of warp 0 to each tile, as Nsight Compute measured it on an H100
+    /// (`docs/banks.md`, `transpose_*-b*-column-read` / `-row-write`): (width, column read,
+    /// row write) in wavefronts per request.
+    const NSIGHT: [(TransposeKernel, [(usize, f64, f64); 4]); 3] = [
+        (TransposeKernel::Tiled, [(1, 8.0, 1.0), (2, 16.0, 1.0), (4, 32.0, 1.0), (8, 32.0, 2.0)]),
+        (TransposeKernel::Padded, [(1, 1.0, 1.0), (2, 1.0, 1.0), (4, 1.0, 1.0), (8, 2.0, 2.0)]),
+        (TransposeKernel::Swizzled, [(1, 1.0, 1.0), (2, 1.0, 1.0), (4, 1.0, 1.0), (8, 2.0, 2.0)]),
+    ];
+
+    fn transpose_ladder_wavefronts(gpu: &Gpu) -> Check {
+        let shape = Shape::new(128, 96);
+        for (kernel, widths) in NSIGHT {
+            for (width, column, row) in widths {
+                let r = match width {
+                    1 => transpose::<u8>(gpu, kernel, shape),
+                    2 => transpose::<u16>(gpu, kernel, shape),
+                    4 => transpose::<f32>(gpu, kernel, shape),
+                    _ => transpose::<f64>(gpu, kernel, shape),
+                }?;
+                let (loads, stores) = (per_request(&r, AccessOp::Load), per_request(&r, AccessOp::Store));
+                if loads != [column] || stores != [row] {
+                    return Err(format!(
+                        "{} {width}-byte: column reads {loads:?}, row writes {stores:?} wavefronts per request; \
+                         Nsight Compute measured {column} and {row}",
+                        kernel.name()
+                    )
+                    .into());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `reduce_interleaved_strided`: Nsight Compute measured 3.9 wavefronts per shared load
+    /// and 2.75 per store over the whole kernel (f32 sum, 2^20; the kernel's docs).
+    fn strided_reduction_wavefronts(gpu: &Gpu) -> Check {
+        reports(gpu);
+        let src = gpu.upload(&vec![1.0f32; 1 << 20])?;
+        gpu.reduce_with(ReduceKernel::InterleavedStrided, Sum, &src, ..)?;
+        let r = reports(gpu);
+        let first = &r[0].report; // the first pass, over the 2^20 inputs
+        let total = |op: AccessOp| {
+            let sites = first.sites.iter().filter(|s| s.op == op);
+            let (w, q) = sites.fold((0, 0), |(w, q), s| (w + s.wavefronts, q + s.requests));
+            w as f64 / q as f64
+        };
+        let (loads, stores) = (total(AccessOp::Load), total(AccessOp::Store));
+        if (loads - 3.9).abs() > 0.1 || (stores - 2.75).abs() > 0.01 {
+            return Err(
+                format!("{loads:.3} wavefronts per load, {stores:.3} per store; Nsight Compute: 3.9 and 2.75").into()
+            );
+        }
+        Ok(())
+    }
+
+    /// Every rung of both ladders, on shapes with partial tiles and blocks: no race.
+    fn no_bankwise_kernel_races(gpu: &Gpu) -> Check {
+        reports(gpu);
+        for kernel in TransposeKernel::ALL {
+            for shape in [Shape::new(33, 65), Shape::batched(3, 64, 48)] {
+                transpose::<u8>(gpu, kernel, shape)?;
+                transpose::<f32>(gpu, kernel, shape)?;
+                transpose::<f64>(gpu, kernel, shape)?;
+            }
+        }
+        for kernel in ReduceKernel::ALL {
+            for len in [1000, 70_001] {
+                let src = gpu.upload(&vec![3u32; len])?;
+                gpu.reduce_with(kernel, Sum, &src, ..)?;
+                gpu.reduce_with(kernel, Min, &src, ..)?;
+                let src = gpu.upload(&vec![0.5f64; len])?;
+                gpu.reduce_with(kernel, Max, &src, ..)?;
+            }
+        }
+        let r = reports(gpu);
+        let races: Vec<String> =
+            r.iter().flat_map(|l| l.report.races.iter().map(move |x| format!("{}: {x}", l.kernel))).collect();
+        if r.is_empty() {
+            return Err("no launch was reported".into());
+        }
+        if races.is_empty() { Ok(()) } else { Err(races.join("\n").into()) }
+    }
+}
