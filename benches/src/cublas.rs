@@ -10,7 +10,11 @@ pub fn open(gpu: &Gpu) -> Option<CudaBlas> {
         eprintln!("cuBLAS not found (libcublas): the geam baseline is skipped");
         return None;
     }
-    CudaBlas::new(gpu.stream().as_cuda().clone()).map_err(|e| eprintln!("cuBLAS handle failed: {e}")).ok()
+    let Some(stream) = gpu.stream().as_cuda() else {
+        eprintln!("cuBLAS needs a GPU, not the emulator: the geam baseline is skipped");
+        return None;
+    };
+    CudaBlas::new(stream.clone()).map_err(|e| eprintln!("cuBLAS handle failed: {e}")).ok()
 }
 
 /// Element types cuBLAS transposes with `geam`.

@@ -43,7 +43,7 @@ pub struct Args {
     shapes: Vec<Shape>,
 }
 
-fn parse_shape(s: &str) -> Result<Shape, String> {
+pub(crate) fn parse_shape(s: &str) -> Result<Shape, String> {
     let (r, c) = s.split_once(['x', 'X', '×']).ok_or("expected ROWSxCOLS, such as 4096x4096")?;
     let parse = |v: &str| v.trim().parse::<usize>().map_err(|e| format!("{v:?}: {e}"));
     let shape = Shape::new(parse(r)?, parse(c)?);
@@ -93,7 +93,14 @@ struct Bench<'g> {
 }
 
 pub fn run(args: &Args) -> Result<()> {
-    let gpu = Gpu::new().context("`bankwise bench` runs the kernels on a GPU")?;
+    let gpu = match Gpu::new() {
+        Ok(gpu) => gpu,
+        Err(e) => {
+            eprintln!("`bankwise bench` times the kernels on a GPU, and there is none here: {e}\n");
+            crate::emulate::ladder_summary()?;
+            anyhow::bail!("no timings without a GPU (above: what the emulator can tell without one)");
+        }
+    };
     let info = gpu.info();
     eprintln!(
         "{} (sm_{}{}, {} SMs, {} MiB L2, {} GiB)",

@@ -10,6 +10,7 @@
 
 mod banks;
 mod bench;
+mod emulate;
 mod ncu;
 mod probe;
 mod ptx;
@@ -39,6 +40,9 @@ enum Command {
     Probe(probe::Args),
     /// Time `Gpu::new()` in this process (run with CUDA_CACHE_DISABLE=1 for a cold start).
     Startup(startup::Args),
+    /// Run one kernel on the CPU emulator (no GPU needed): check it, and print each
+    /// shared-memory access site's requests, wavefronts per request, and any race.
+    Emulate(emulate::Args),
 }
 
 fn main() -> ExitCode {
@@ -48,6 +52,7 @@ fn main() -> ExitCode {
         Command::Banks(args) => banks::run(&args),
         Command::Probe(args) => probe::run(&args),
         Command::Startup(args) => startup::run(&args),
+        Command::Emulate(args) => emulate::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -35,6 +35,7 @@ pub fn run(args: &Args) -> Result<()> {
     let loaded = match gpu.loaded_image() {
         LoadedImage::Sass(arch) => format!("{arch} SASS"),
         LoadedImage::Ptx => "PTX, JIT-compiled".into(),
+        LoadedImage::Emulator => "the emulator's host forms".into(),
     };
     let name = &gpu.info().name;
     if context.is_some() {

@@ -1,0 +1,384 @@
+//! `bankwise emulate`: runs one kernel on the CPU emulator (no GPU needed), on random data,
+//! checks it against the CPU reference, and prints each shared-memory access site's requests,
+//! wavefronts and wavefronts per request (the bank model's counts, as Nsight Compute's
+//! `l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}` would give them on an H100), and
+//! any race between threads. Exits non-zero when the result is wrong, a race or a fault (an
+//! out-of-bounds access, a deadlock) was found.
+
+use std::collections::BTreeMap;
+
+use anyhow::{Context, Result, bail};
+use bankwise::banks::{Geometry, analyze, render_text};
+use bankwise::reduce::{Operation, Reducible};
+use bankwise::runtime::LaunchReport;
+use bankwise::runtime::bankwise_emu::AccessOp;
+use bankwise::{Element, Gpu, Max, Min, ReduceKernel, Shape, Sum, TransposeKernel, cpu};
+use bankwise_layout::reduce::{THREADS, elements_per_block};
+use rand::{RngCore, SeedableRng, rngs::SmallRng};
+
+/// The teaching kernel that does the reduction's last warp without `sync_warp`: a race that
+/// the H100 and its racecheck do not show and the emulator does.
+pub const UNSYNCED: &str = "reduce_unrolled_warp_unsynced";
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The kernel: a rung of the transpose or reduction ladder (`transpose_tiled`,
+    /// `reduce_shuffle`, …), `copy_bytes`, or the teaching kernel `reduce_unrolled_warp_unsynced`
+    /// (see --list).
+    #[arg(required_unless_present = "list")]
+    kernel: Option<String>,
+    /// List the kernels it can run.
+    #[arg(long)]
+    list: bool,
+    /// Matrix shape for transposes, as ROWSxCOLS.
+    #[arg(long, value_parser = crate::bench::parse_shape, default_value = "256x256")]
+    shape: Shape,
+    /// Elements for reductions and copies.
+    #[arg(long, default_value_t = 1 << 16)]
+    len: usize,
+    /// Element type: u8, u16, f32, f64 for transposes and copies; f32, f64, i32, u32, i64, u64
+    /// for reductions.
+    #[arg(long = "type", default_value = "f32")]
+    ty: String,
+    /// The reduction's operation: sum, min or max.
+    #[arg(long, default_value = "sum")]
+    op: String,
+    /// Print one JSON object instead of the table: `kernel`, `correct`, `sites` (`site`, `op`,
+    /// `requests`, `wavefronts`) and `races` (`first`, `second`, `address`).
+    #[arg(long)]
+    json: bool,
+    /// Also draw the bank map of each site's costliest request.
+    #[arg(long)]
+    draw: bool,
+}
+
+/// Every kernel `emulate` can run.
+pub fn kernels() -> Vec<&'static str> {
+    let mut names = vec!["copy_bytes"];
+    names.extend(TransposeKernel::ALL.iter().map(|k| k.name()));
+    names.extend(ReduceKernel::ALL.iter().map(|k| k.name()));
+    names.push(UNSYNCED);
+    names
+}
+
+/// What one emulated run found.
+pub struct Outcome {
+    pub correct: Result<(), String>,
+    pub launches: Vec<LaunchReport>,
+}
+
+pub fn run(args: &Args) -> Result<()> {
+    if args.list {
+        for k in kernels() {
+            println!("{k}");
+        }
+        return Ok(());
+    }
+    let kernel = args.kernel.as_deref().context("name a kernel, or --list")?;
+    if !kernels().contains(&kernel) {
+        bail!("no kernel `{kernel}` to emulate; `bankwise emulate --list` lists them");
+    }
+    let gpu = Gpu::emulator()?;
+    let outcome = emulate(&gpu, kernel, args)?;
+    let sites = sites(&outcome.launches);
+    let races: Vec<_> = outcome.launches.iter().flat_map(|l| l.report.races.iter()).collect();
+    if args.json {
+        let json = serde_json::json!({
+            "kernel": kernel,
+            "correct": outcome.correct.is_ok(),
+            "sites": sites.iter().map(|s| serde_json::json!({
+                "site": s.site, "op": s.op, "requests": s.requests, "wavefronts": s.wavefronts,
+            })).collect::<Vec<_>>(),
+            "races": races.iter().map(|r| serde_json::json!({
+                "first": r.first.to_string(), "second": r.second.to_string(), "address": r.address,
+            })).collect::<Vec<_>>(),
+        });
+        println!("{json}");
+    } else {
+        let what = describe(kernel, args);
+        println!(
+            "{kernel} on the emulator ({what}): {}",
+            match &outcome.correct {
+                Ok(()) => "correct".to_string(),
+                Err(e) => format!("WRONG: {e}"),
+            }
+        );
+        print_sites(&sites);
+        for r in &races {
+            println!("RACE: {r}");
+        }
+        if args.draw {
+            for s in &sites {
+                if let Some(access) = &s.worst {
+                    println!("\n{} {} (its costliest request):", s.site, s.op);
+                    let analysis = analyze(access, &Geometry::MODERN)?;
+                    print!("{}", render_text(&analysis, &Geometry::MODERN, false));
+                }
+            }
+        }
+    }
+    if let Err(e) = outcome.correct {
+        bail!("{kernel} gave a wrong result on the emulator: {e}");
+    }
+    if !races.is_empty() {
+        bail!("{kernel}: {} racing pair(s) of shared-memory accesses", races.len());
+    }
+    Ok(())
+}
+
+fn describe(kernel: &str, args: &Args) -> String {
+    if kernel.starts_with("transpose") {
+        format!("{} {}", args.ty, args.shape)
+    } else if kernel.starts_with("reduce") {
+        format!("{} {} of {} elements", args.ty, args.op, args.len)
+    } else {
+        format!("{} × {}", args.len, args.ty)
+    }
+}
+
+/// One access site over every launch of a run (a reduction launches once per pass).
+pub struct SiteRow {
+    pub site: String,
+    pub op: &'static str,
+    pub requests: u64,
+    pub wavefronts: u64,
+    pub worst: Option<bankwise::banks::Access>,
+}
+
+/// The load and store sites of `launches`, merged by site, in source order.
+pub fn sites(launches: &[LaunchReport]) -> Vec<SiteRow> {
+    let mut by_site: BTreeMap<(String, &'static str), SiteRow> = BTreeMap::new();
+    for s in launches.iter().flat_map(|l| l.report.sites.iter()) {
+        let op = match s.op {
+            AccessOp::Load => "load",
+            AccessOp::Store => "store",
+            AccessOp::Atomic => continue,
+        };
+        let row = by_site.entry((s.site.to_string(), op)).or_insert_with(|| SiteRow {
+            site: s.site.to_string(),
+            op,
+            requests: 0,
+            wavefronts: 0,
+            worst: None,
+        });
+        row.requests += s.requests;
+        row.wavefronts += s.wavefronts;
+        if row.worst.is_none() {
+            row.worst = s.worst.clone();
+        }
+    }
+    by_site.into_values().collect()
+}
+
+pub fn print_sites(sites: &[SiteRow]) {
+    if sites.is_empty() {
+        println!("  no shared-memory accesses");
+        return;
+    }
+    println!("  {:<58} {:>5} {:>9} {:>10} {:>8}", "site", "op", "requests", "wavefronts", "per req");
+    for s in sites {
+        let per = s.wavefronts as f64 / s.requests.max(1) as f64;
+        println!("  {:<58} {:>5} {:>9} {:>10} {:>8.2}", short(&s.site), s.op, s.requests, s.wavefronts, per);
+    }
+}
+
+/// A site's path from the crate folder on (`bankwise-kernels/src/transpose.rs:185:26`).
+fn short(site: &str) -> &str {
+    site.find("bankwise-").map_or(site, |i| &site[i..])
+}
+
+/// Runs `kernel` once on the emulator with `args`' sizes and type, on random data.
+pub fn emulate(gpu: &Gpu, kernel: &str, args: &Args) -> Result<Outcome> {
+    gpu.take_emulator_reports();
+    let correct = if let Some(k) = TransposeKernel::ALL.into_iter().find(|k| k.name() == kernel) {
+        match args.ty.as_str() {
+            "u8" => transpose::<u8>(gpu, k, args.shape)?,
+            "u16" => transpose::<u16>(gpu, k, args.shape)?,
+            "f32" => transpose::<f32>(gpu, k, args.shape)?,
+            "f64" => transpose::<f64>(gpu, k, args.shape)?,
+            t => bail!("transposes take --type u8, u16, f32 or f64, not {t}"),
+        }
+    } else if kernel == "copy_bytes" {
+        let data = random_bytes(args.len, 1);
+        let src = gpu.upload(&data)?;
+        let mut dst = gpu.alloc_zeros::<u8>(data.len())?;
+        gpu.copy(&src, &mut dst)?;
+        exact(&gpu.download(&dst)?, &data)
+    } else if kernel == UNSYNCED {
+        unsynced(gpu, args.len)?
+    } else {
+        let k = ReduceKernel::ALL.into_iter().find(|k| k.name() == kernel).context("a known kernel")?;
+        macro_rules! by_op {
+            ($t:ty) => {
+                match args.op.as_str() {
+                    "sum" => reduce::<$t, Sum>(gpu, k, Sum, args.len)?,
+                    "min" => reduce::<$t, Min>(gpu, k, Min, args.len)?,
+                    "max" => reduce::<$t, Max>(gpu, k, Max, args.len)?,
+                    o => bail!("--op takes sum, min or max, not {o}"),
+                }
+            };
+        }
+        match args.ty.as_str() {
+            "f32" => by_op!(f32),
+            "f64" => by_op!(f64),
+            "i32" => by_op!(i32),
+            "u32" => by_op!(u32),
+            "i64" => by_op!(i64),
+            "u64" => by_op!(u64),
+            t => bail!("reductions take --type f32, f64, i32, u32, i64 or u64, not {t}"),
+        }
+    };
+    Ok(Outcome { correct, launches: gpu.take_emulator_reports() })
+}
+
+fn random_bytes(n: usize, seed: u64) -> Vec<u8> {
+    let mut v = vec![0u8; n];
+    SmallRng::seed_from_u64(seed).fill_bytes(&mut v);
+    v
+}
+
+/// `n` random elements of `T` (any bit pattern; for floats, finite values in [-1, 1)).
+fn random<T: Element + 'static>(n: usize, seed: u64) -> Vec<T> {
+    let bytes = random_bytes(n * size_of::<T>(), seed);
+    let mut v: Vec<T> = bytes
+        .chunks_exact(size_of::<T>())
+        // Safety: Element types are plain integers and floats; every bit pattern is a value.
+        .map(|c| unsafe { c.as_ptr().cast::<T>().read_unaligned() })
+        .collect();
+    if let Some(f) = (&mut v as &mut dyn std::any::Any).downcast_mut::<Vec<f32>>() {
+        f.iter_mut().for_each(|x| *x = (x.to_bits() >> 8) as f32 / (1u32 << 23) as f32 - 1.0);
+    }
+    if let Some(f) = (&mut v as &mut dyn std::any::Any).downcast_mut::<Vec<f64>>() {
+        f.iter_mut().for_each(|x| *x = (x.to_bits() >> 11) as f64 / (1u64 << 52) as f64 - 1.0);
+    }
+    v
+}
+
+fn exact<T: PartialEq + std::fmt::Debug>(got: &[T], want: &[T]) -> Result<(), String> {
+    match got.iter().zip(want).position(|(a, b)| a != b) {
+        None if got.len() == want.len() => Ok(()),
+        None => Err(format!("{} elements, want {}", got.len(), want.len())),
+        Some(i) => Err(format!("element {i} is {:?}, want {:?}", got[i], want[i])),
+    }
+}
+
+fn transpose<T: Element + 'static>(gpu: &Gpu, kernel: TransposeKernel, shape: Shape) -> Result<Result<(), String>> {
+    let data = random::<T>(shape.elements()?, 2);
+    let src = gpu.upload(&data)?;
+    let mut dst = gpu.alloc_zeros::<T>(data.len())?;
+    gpu.fill_bytes(&mut dst, 0xA5)?;
+    gpu.transpose_with(kernel, &src, &mut dst, shape)?;
+    Ok(exact(&gpu.download(&dst)?, &cpu::transpose(&data, shape)?))
+}
+
+fn reduce<T: Reducible + Element + std::fmt::Debug + 'static, O: Operation<T>>(
+    gpu: &Gpu,
+    kernel: ReduceKernel,
+    op: O,
+    n: usize,
+) -> Result<Result<(), String>>
+where
+    T: Into<Judge>,
+{
+    let data = random::<T>(n, 3);
+    let src = gpu.upload(&data)?;
+    let got = gpu.reduce_with(kernel, op, &src, ..)?;
+    let want = cpu::reduce(&data, op);
+    Ok(match (got.into(), want.into()) {
+        (Judge::Float(g), Judge::Float(w)) if O::NAME == "sum" => {
+            let sums: Vec<f64> = data.iter().map(|&x| Into::<Judge>::into(x).value()).collect();
+            let (exact_sum, abs) = cpu::sum_reference(&sums);
+            let depth = kernel.depth::<T>(0, n, gpu.info().multiprocessors);
+            let u = if size_of::<T>() == 4 { 2f64.powi(-24) } else { 2f64.powi(-53) };
+            let tol = cpu::sum_tolerance(depth, u, n, exact_sum, abs);
+            if (g - exact_sum).abs() <= tol { Ok(()) } else { Err(format!("got {g:e}, want {w:e} within {tol:e}")) }
+        }
+        (g, w) if g.bits() == w.bits() => Ok(()),
+        (g, w) => Err(format!("got {g:?}, want {w:?}")),
+    })
+}
+
+/// A reduction's result, for comparing across types: floats within a bound, the rest bit for
+/// bit.
+#[derive(Debug, Clone, Copy)]
+pub enum Judge {
+    Float(f64),
+    Bits(u64),
+}
+
+impl Judge {
+    fn value(self) -> f64 {
+        match self {
+            Judge::Float(v) => v,
+            Judge::Bits(b) => b as f64,
+        }
+    }
+    fn bits(self) -> u64 {
+        match self {
+            Judge::Float(v) => v.to_bits(),
+            Judge::Bits(b) => b,
+        }
+    }
+}
+
+macro_rules! judge {
+    (float: $($f:ty),+; bits: $($i:ty),+) => {
+        $(impl From<$f> for Judge { fn from(v: $f) -> Self { Judge::Float(v as f64) } })+
+        $(impl From<$i> for Judge { fn from(v: $i) -> Self { Judge::Bits(v as u64) } })+
+    };
+}
+judge!(float: f32, f64; bits: i32, u32, i64, u64);
+
+/// The unsynchronised teaching kernel over `n` u32s: one pass of per-block sums, added up on
+/// the host.
+fn unsynced(gpu: &Gpu, n: usize) -> Result<Result<(), String>> {
+    let data: Vec<u32> = random_bytes(n, 4).into_iter().map(u32::from).collect();
+    let blocks = (n as u64).div_ceil(elements_per_block(true)).max(1);
+    let src = gpu.upload(&data)?;
+    let mut partials = gpu.alloc_zeros::<u32>(blocks as usize)?;
+    let kernel = gpu.kernel(&format!("{UNSYNCED}_sum_u32"))?;
+    let config = bankwise::runtime::LaunchConfig::linear(blocks as u32, THREADS).with_shared_bytes(THREADS * 4);
+    // Safety: the kernel reads `src[0..n]` and writes one partial per block, as the ladder's
+    // `reduce_unrolled_warp` it copies (same grid, block and shared memory).
+    unsafe { kernel.launch(gpu.stream(), config, (&mut partials, &src, n as u64))? };
+    let got = gpu.download(&partials)?.iter().fold(0u32, |a, &b| a.wrapping_add(b));
+    let want = data.iter().fold(0u32, |a, &b| a.wrapping_add(b));
+    Ok(if got == want { Ok(()) } else { Err(format!("got {got}, want {want}")) })
+}
+
+/// What `cargo xtask bench` shows without a GPU: each ladder rung on the emulator, checked,
+/// with its wavefronts per request on each shared-memory access site.
+pub fn ladder_summary() -> Result<()> {
+    let gpu = Gpu::emulator()?;
+    println!("From the CPU emulator (not timings): every ladder rung, checked against the CPU reference,");
+    println!("with the bank model's wavefronts per request at each shared-memory access site.\n");
+    let mut wrong = Vec::new();
+    for kernel in kernels().into_iter().filter(|&k| k != UNSYNCED) {
+        let args = Args {
+            kernel: Some(kernel.into()),
+            list: false,
+            shape: Shape::new(256, 256),
+            len: 1 << 16,
+            ty: "f32".into(),
+            op: "sum".into(),
+            json: false,
+            draw: false,
+        };
+        let outcome = emulate(&gpu, kernel, &args)?;
+        let races: usize = outcome.launches.iter().map(|l| l.report.races.len()).sum();
+        println!(
+            "{kernel} (emulator, {}): {}{}",
+            describe(kernel, &args),
+            if outcome.correct.is_ok() { "correct" } else { "WRONG" },
+            if races > 0 { format!(", {races} race(s)") } else { String::new() }
+        );
+        print_sites(&sites(&outcome.launches));
+        if outcome.correct.is_err() || races > 0 {
+            wrong.push(kernel);
+        }
+    }
+    if !wrong.is_empty() {
+        bail!("wrong on the emulator: {}", wrong.join(", "));
+    }
+    Ok(())
+}
