@@ -359,18 +359,12 @@ pub unsafe fn reduce_first_add<T: Element, O: ReduceOp<T>>(dst: *mut T, src: *co
 /// unrolled, without `__syncthreads`.
 ///
 /// The parallel-sum article and Harris's 2007 slides do the last six steps with no synchronisation at all,
-/// relying on a warp's lanes running in lockstep through a `volatile` array. Since Volta
-/// (independent thread scheduling) lanes of a warp may be at different instructions, so
-/// lane `i` reading `shared[i + 16]` while lane `i + 16` writes it is a data race: it can read
-/// the old or the new value. Here each step reads, `__syncwarp`s, writes, `__syncwarp`s
-/// (`bar.warp.sync`), which orders the lanes' shared-memory accesses; still far cheaper than
-/// `__syncthreads`.
-///
-/// Measured on an H100 (CUDA 13.0, 2026-11-22): that unsynchronised version, in its
-/// lockstep form and in its divergent `if (j < s)` form, returned the right sum, and
-/// `compute-sanitizer --tool racecheck` (detect levels `warn` and `info`) reported 0 hazards.
-/// The race is real under the PTX memory model, but neither this GPU nor the tool shows it,
-/// so bankwise keeps no racy variant: there is nothing it could be seen to do wrong.
+/// relying on a warp's lanes running in lockstep through a `volatile` array
+/// ([`reduce_unrolled_warp_unsynced`]). Since Volta (independent thread scheduling) lanes of a
+/// warp may be at different instructions, so lane `i` reading `shared[i + 16]` while lane
+/// `i + 16` writes it is a data race: it can read the old or the new value. Here each step
+/// reads, `__syncwarp`s, writes, `__syncwarp`s (`bar.warp.sync`), which orders the lanes'
+/// shared-memory accesses; still far cheaper than `__syncthreads`.
 ///
 /// Changes from step 5: the last 6 steps without block barriers, and no idle warps waiting
 /// at them. Measured (H100, f32 sum, 2^26): 2194 GB/s (1.3×).
@@ -392,6 +386,55 @@ pub unsafe fn reduce_unrolled_warp<T: Element, O: ReduceOp<T>>(dst: *mut T, src:
             sync_warp(FULL_MASK); // every lane has read before any lane overwrites
             unsafe { smem.write(tid as usize, v) };
             sync_warp(FULL_MASK); // every lane has written before the next step reads
+            s /= 2;
+        }
+        if tid == 0 {
+            unsafe { global::write(dst.add(block_x() as usize), v) };
+        }
+    }
+}
+
+/// Not a rung of the ladder: `reduce_unrolled_warp` as the parallel-sum article and Harris's
+/// 2007 slides wrote it, the last six steps done warp-synchronously with no synchronisation at
+/// all (each step reads `shared[tid + s]`, combines, writes `shared[tid]`), relying on the
+/// lanes of a warp running in lockstep. Its shared accesses in those steps are volatile
+/// (`ld/st.volatile.shared`), as the original's `volatile` array made them: without it LLVM
+/// keeps only the last of each lane's six stores, and the kernel would not even be racy, just
+/// wrong.
+///
+/// Teaches: why that is wrong now. Since Volta (independent thread scheduling) the lanes of a
+/// warp are not in lockstep and may be at different instructions, so lane `i` reading
+/// `shared[i + 16]` while lane `i + 16` writes it is a data race: it can read the old or the
+/// new value. [`reduce_unrolled_warp`] puts a `__syncwarp` between each step's reads and its
+/// writes and another after the writes.
+///
+/// Measured on an H100 (CUDA 13.0, 2026-11-22): this unsynchronised reduction, in its
+/// lockstep form and in its divergent `if (j < s)` form, returned the right sum, and
+/// `compute-sanitizer --tool racecheck` (detect levels `warn` and `info`) reported 0 hazards.
+/// The race is real under the PTX memory model, but neither this GPU nor the tool shows it.
+/// bankwise's CPU emulator does: a launch of this kernel there reports the race on shared
+/// memory, naming the read's and the write's sites (the two lines of the loop) and the two
+/// threads. Its sum there comes out wrong, too: the emulator runs each lane on to its next
+/// synchronisation point before the next lane starts, so lane 0 combines values that its
+/// neighbours have not updated yet.
+///
+/// # Safety
+/// As [`reduce_first_add`]; the race is by design, so the result is not guaranteed: launch it
+/// only to show the race.
+#[inline(always)]
+pub unsafe fn reduce_unrolled_warp_unsynced<T: Element, O: ReduceOp<T>>(dst: *mut T, src: *const T, n: u64) {
+    let smem = shared::dynamic::<T>();
+    let tid = thread_x();
+    unsafe { smem.at(tid as usize).write(load_first_add::<T, O>(src, n)) };
+    sync_threads();
+    unsafe { sequential_tree::<T, O>(smem, tid, WARP) };
+    if tid < WARP {
+        let mut v = unsafe { smem.at(tid as usize).read_volatile() };
+        let mut s = WARP;
+        while s > 0 {
+            // The race: lane `tid + s` may write `shared[tid + s]` before or after this read.
+            v = O::combine(v, unsafe { smem.at((tid + s) as usize).read_volatile() });
+            unsafe { smem.at(tid as usize).write_volatile(v) };
             s /= 2;
         }
         if tid == 0 {
