@@ -36,6 +36,7 @@
 //! | `clock_monotonic(out: *mut u64, reads: u32)`, `global_timer_monotonic(out: *mut u64, reads: u32)` | 1-D | at `3g`: the first of `reads` (at least 1) consecutive readings of `clock64` / `global_timer`, the last, and how many readings were below the one before (expect 0) |
 //! | `shared_views(out: *mut u32, offset: u32, len: u32)` | one 1-D block, any dynamic shared memory | thread 0: `out[0]` = `dynamic_size()`, `out[1]` = `dynamic::<u32>().len()`, `out[2]` = `SharedSlice::<u32>::new(offset, len)` as 0 (ok) / 1 (misaligned) / 2 (too small), `out[3]` = its `needed` if too small, else 0, `out[4]` = `SharedArray::<u64, 4>::new(offset)` coded so, `out[5]` = `SharedArray::<u64, 4>::BYTES` (32), `out[6]` = the `u32` view cast to bytes, `.len()` (`4 · len` when ok, else 0), `out[7]` = 0; when the view is ok, every thread `t < len` writes `5t + 3` to element `t`, and after a barrier `out[8 + t]` = element `(t + 1) % len` |
 //! | `copy_v4{,_streaming,_nc}(dst: *mut [u32; 4], src: *const [u32; 4], n: u64)`, `copy_u64_{streaming,nc}(dst: *mut u64, src: *const u64, n: u64)`, `copy_u32_nc(dst: *mut u32, src: *const u32, n: u64)` | 1-D | `dst[g] = src[g]` for `g < n`, through `load_global_v4`/`store_global_v4`, their `.cs` forms, `load_global_nc_*` (with a plain store), `load/store_global_streaming` |
+//! | `planted_off_by_one(dst: *mut u32, src: *const u32, n: u64)` | never on a GPU: the emulator only | deliberately wrong, for the emulator's out-of-bounds test: `dst[g] = src[g]` for `g <= n`, so thread `g = n` reads `src[n]`, one past its end (the emulator stops there) |
 #![no_std]
 
 use bankwise_device::atomic::{self, Scope};
@@ -640,4 +641,24 @@ copies! {
     copy_u64_streaming(u64): |d, s| store_global_streaming(d, load_global_streaming(s));
     copy_u64_nc(u64): |d, s| global::write(d, load_global_nc_u64(s));
     copy_u32_nc(u32): |d, s| global::write(d, load_global_nc_u32(s));
+}
+
+/// A copy with a planted bug, for the CPU emulator's out-of-bounds test: one thread per
+/// element, `dst[g] = src[g]`, but the bound check is `g <= n` instead of `g < n`, so the
+/// thread with `g == n` reads `src[n]`, one past the end (and would write `dst[n]`). The
+/// emulator must stop the launch at that read, naming its line and the thread.
+///
+/// It is here to be wrong: tests must never launch it on a GPU, where it would read and write
+/// out of bounds.
+///
+/// # Safety
+/// Launch it only on the CPU emulator, which stops the launch at the out-of-bounds read before
+/// it touches memory. On a GPU, any launch with more than `n` threads reads and writes out of
+/// bounds.
+#[kernel]
+pub unsafe fn planted_off_by_one(dst: *mut u32, src: *const u32, n: u64) {
+    let i = index_1d();
+    if i <= n {
+        unsafe { global::write(dst.add(i as usize), global::read(src.add(i as usize))) };
+    }
 }
