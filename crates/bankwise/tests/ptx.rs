@@ -198,6 +198,14 @@ fn reduce_shuffle_and_tuned_reduce_use_shuffles_and_the_tuned_one_16_byte_loads(
         rest[..rest.find(".entry ").unwrap_or(rest.len())].to_string()
     };
     assert_eq!(ptx_of("reduce_unrolled_warp_sum_f32").matches("bar.warp.sync").count(), 12);
+    // Its racy original (not a rung) has none, and through `volatile` keeps every step's shared
+    // load and store: six of each in the warp's part.
+    for t in ["f32", "u32"] {
+        let ptx = ptx_of(&format!("reduce_unrolled_warp_unsynced_sum_{t}"));
+        assert_eq!(ptx.matches("bar.warp.sync").count(), 0);
+        assert_eq!(ptx.matches("ld.volatile.shared").count(), 7, "the lane's own value and six steps");
+        assert_eq!(ptx.matches("st.volatile.shared").count(), 6);
+    }
 }
 
 #[test]

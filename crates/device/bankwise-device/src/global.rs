@@ -1,5 +1,6 @@
 //! Plain global-memory reads and writes through a kernel's pointer arguments: CUDA C++'s `*p`
-//! and `*p = v` (`ld.global`/`st.global`, SASS `LDG`/`STG`).
+//! and `*p = v` (`ld.global`/`st.global`, SASS `LDG`/`STG`), and their volatile forms
+//! ([`read_volatile`], [`write_volatile`]: `ld.volatile.global`/`st.volatile.global`).
 //!
 //! On the GPU each is the raw pointer access and compiles to the same code. On the CPU
 //! emulator each is checked first: an address outside every buffer of the launch, or one not
@@ -32,6 +33,41 @@ pub unsafe fn write<T: Copy>(p: *mut T, v: T) {
     #[cfg(target_arch = "nvptx64")]
     unsafe {
         p.write(v)
+    };
+    #[cfg(not(target_arch = "nvptx64"))]
+    bankwise_emu::lane::global_write(p, v, align_of::<T>());
+}
+
+/// Reads the `T` at global address `p` as a volatile load: CUDA C++ `*(volatile T *)p`
+/// (`ld.volatile.global`). It is never merged, cached in a register or dropped, and reads
+/// past a stale L1 line: for data another block wrote and a fence or atomic ordered.
+///
+/// On the CPU emulator it is checked as [`read`] is (the emulator keeps no L1).
+///
+/// # Safety
+/// As [`read`].
+#[inline(always)]
+#[track_caller]
+pub unsafe fn read_volatile<T: Copy>(p: *const T) -> T {
+    #[cfg(target_arch = "nvptx64")]
+    return unsafe { p.read_volatile() };
+    #[cfg(not(target_arch = "nvptx64"))]
+    return unsafe { bankwise_emu::lane::global_read(p, align_of::<T>()) };
+}
+
+/// Writes `v` to global address `p` as a volatile store: CUDA C++ `*(volatile T *)p = v`
+/// (`st.volatile.global`), never merged or dropped.
+///
+/// On the CPU emulator it is checked as [`write`] is.
+///
+/// # Safety
+/// As [`write`].
+#[inline(always)]
+#[track_caller]
+pub unsafe fn write_volatile<T: Copy>(p: *mut T, v: T) {
+    #[cfg(target_arch = "nvptx64")]
+    unsafe {
+        p.write_volatile(v)
     };
     #[cfg(not(target_arch = "nvptx64"))]
     bankwise_emu::lane::global_write(p, v, align_of::<T>());

@@ -9,8 +9,9 @@
 //! length known at run time) and [`SharedArray`] (a length known at compile time) — hold only
 //! a byte offset into the allocation and a length, and [`Shared`] (one element) the element's
 //! address. Every access is one raw-pointer read or write made inside [`Shared::read`] /
-//! [`Shared::write`] (or an atomic of [`Shared`], or a [`probe`] access), never a reference, so
-//! there is no aliasing claim to break; the handles are `Copy` and may be given to every thread.
+//! [`Shared::write`] (or their volatile forms, an atomic of [`Shared`], or a [`probe`] access),
+//! never a reference, so there is no aliasing claim to break; the handles are `Copy` and may be
+//! given to every thread.
 //!
 //! What remains is CUDA's own rule, which the accessors state as their safety contract:
 //! the index is in bounds, and the access does not race. Two accesses by different threads to
@@ -328,6 +329,36 @@ impl<T: Plain> Shared<T> {
         #[cfg(not(target_arch = "nvptx64"))]
         self.record(AccessOp::Store);
         unsafe { self.ptr().write(v) }
+    }
+
+    /// Reads the element as a volatile load (`ld.volatile.shared`): CUDA C++ `*p` through a
+    /// `volatile T *`. The compiler emits it where the source has it, never merged with or
+    /// forwarded from another access: what pre-Volta warp-synchronous code relied on.
+    /// `volatile` orders nothing between threads, so the contract is [`read`](Self::read)'s;
+    /// on the emulator the access is checked and recorded as a read is.
+    ///
+    /// # Safety
+    /// As [`read`](Self::read).
+    #[inline(always)]
+    #[track_caller]
+    pub unsafe fn read_volatile(self) -> T {
+        #[cfg(not(target_arch = "nvptx64"))]
+        self.record(AccessOp::Load);
+        unsafe { self.ptr().read_volatile() }
+    }
+
+    /// Writes the element as a volatile store (`st.volatile.shared`): CUDA C++ `*p = v`
+    /// through a `volatile T *`, never merged or dropped. As
+    /// [`read_volatile`](Self::read_volatile), it orders nothing between threads.
+    ///
+    /// # Safety
+    /// As [`write`](Self::write).
+    #[inline(always)]
+    #[track_caller]
+    pub unsafe fn write_volatile(self, v: T) {
+        #[cfg(not(target_arch = "nvptx64"))]
+        self.record(AccessOp::Store);
+        unsafe { self.ptr().write_volatile(v) }
     }
 
     /// `atomicAdd(p, v)` (PTX `atom.shared.add`, SASS `ATOMS.ADD`): returns the old value.

@@ -7,6 +7,7 @@
 //! Measured (H100, 2026-11-22): 2900 GB/s on 8192×8192 f32, 97.8% of the driver's
 //! `cuMemcpyDtoD` in the same run; ≥ 95% of it from 4096² up (`docs/benchmarks.md`).
 
+use bankwise_device::global;
 use bankwise_device::memory::{load_global_v4, store_global_v4};
 use bankwise_device::thread::{block_dim_x, block_x, grid_dim_x, thread_x};
 use bankwise_layout::copy::{UNROLL, VECTOR_BYTES};
@@ -45,6 +46,6 @@ pub unsafe fn copy_bytes(dst: *mut u8, src: *const u8, bytes: u64) {
     // The last `bytes % 16` bytes: at most 15, one per thread of the first block.
     let tail = vectors * VECTOR_BYTES + thread_x() as u64;
     if block_x() == 0 && tail < bytes {
-        unsafe { dst.add(tail as usize).write(src.add(tail as usize).read()) };
+        unsafe { global::write(dst.add(tail as usize), global::read(src.add(tail as usize))) };
     }
 }

@@ -12,6 +12,7 @@
 //! repeats, and not `pure`, so LLVM keeps every one. Loads add what they read into a per-lane checksum (so they
 //! are live, and the host can check the addresses); stores are read back once after timing.
 
+use bankwise_device::global;
 use bankwise_device::shared::probe as raw;
 use bankwise_device::thread::{block_dim_x, sync_threads, sync_threads_and, thread_x};
 use bankwise_device::time::clock64;
@@ -141,7 +142,7 @@ pub unsafe fn probe<W: Access, const STORE: bool>(
             k += block_dim_x();
         }
     }
-    let offset = unsafe { offsets.add(lane as usize).read() };
+    let offset = unsafe { global::read(offsets.add(lane as usize)) };
     let (addr, active) = (base + offset, mask >> lane & 1);
     let value = if W::BYTES < 4 {
         [store_value(offset, W::BYTES); 4]
@@ -166,8 +167,8 @@ pub unsafe fn probe<W: Access, const STORE: bool>(
     if STORE && flags & VERIFY != 0 {
         sum = unsafe { W::load(addr, active) };
     }
-    unsafe { sums.add(tid as usize).write(sum) };
+    unsafe { global::write(sums.add(tid as usize), sum) };
     if lane == 0 {
-        unsafe { cycles.add((tid / 32) as usize).write(end - start) };
+        unsafe { global::write(cycles.add((tid / 32) as usize), end - start) };
     }
 }

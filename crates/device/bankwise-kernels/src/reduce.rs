@@ -57,6 +57,7 @@
 use bankwise_device::Plain;
 use bankwise_device::atomic::{self, Scope};
 use bankwise_device::fence::fence_device;
+use bankwise_device::global;
 use bankwise_device::memory::load_global_v4;
 use bankwise_device::shared::{self, SharedArray, SharedSlice};
 use bankwise_device::thread::{block_x, grid_dim_x, sync_threads, thread_x};
@@ -88,7 +89,7 @@ pub trait ReduceOp<T: Element> {
     /// `p` must be a valid, aligned global address.
     #[inline(always)]
     unsafe fn atomic_combine(p: *mut T, v: T) {
-        let mut old = unsafe { p.read_volatile() };
+        let mut old = unsafe { global::read_volatile(p) };
         loop {
             let seen = unsafe { atomic::compare_and_swap(p, old, Self::combine(old, v), Scope::Device) };
             if atomic::same_bits(seen, old) {
@@ -202,7 +203,7 @@ pub unsafe fn reduce_atomic<T: Element, O: ReduceOp<T>>(dst: *mut T, src: *const
     let stride = grid_dim_x() as u64 * THREADS as u64;
     let mut i = block_x() as u64 * THREADS as u64 + thread_x() as u64;
     while i < n {
-        unsafe { O::atomic_combine(dst, src.add(i as usize).read()) };
+        unsafe { O::atomic_combine(dst, global::read(src.add(i as usize))) };
         i += stride;
     }
 }
@@ -211,16 +212,16 @@ pub unsafe fn reduce_atomic<T: Element, O: ReduceOp<T>>(dst: *mut T, src: *const
 #[inline(always)]
 unsafe fn load_one<T: Element, O: ReduceOp<T>>(src: *const T, n: u64) -> T {
     let i = block_x() as u64 * elements_per_block(false) + thread_x() as u64;
-    if i < n { unsafe { src.add(i as usize).read() } } else { O::identity() }
+    if i < n { unsafe { global::read(src.add(i as usize)) } } else { O::identity() }
 }
 
 /// Two elements per thread, `THREADS` apart, combined while loading.
 #[inline(always)]
 unsafe fn load_first_add<T: Element, O: ReduceOp<T>>(src: *const T, n: u64) -> T {
     let i = block_x() as u64 * elements_per_block(true) + thread_x() as u64;
-    let a = if i < n { unsafe { src.add(i as usize).read() } } else { O::identity() };
+    let a = if i < n { unsafe { global::read(src.add(i as usize)) } } else { O::identity() };
     let j = i + THREADS as u64;
-    let b = if j < n { unsafe { src.add(j as usize).read() } } else { O::identity() };
+    let b = if j < n { unsafe { global::read(src.add(j as usize)) } } else { O::identity() };
     O::combine(a, b)
 }
 
@@ -262,7 +263,7 @@ pub unsafe fn reduce_interleaved_divergent<T: Element, O: ReduceOp<T>>(dst: *mut
         s *= 2;
     }
     if tid == 0 {
-        unsafe { dst.add(block_x() as usize).write(smem.read(0)) };
+        unsafe { global::write(dst.add(block_x() as usize), smem.read(0)) };
     }
 }
 
@@ -293,7 +294,7 @@ pub unsafe fn reduce_interleaved_strided<T: Element, O: ReduceOp<T>>(dst: *mut T
         s *= 2;
     }
     if tid == 0 {
-        unsafe { dst.add(block_x() as usize).write(smem.read(0)) };
+        unsafe { global::write(dst.add(block_x() as usize), smem.read(0)) };
     }
 }
 
@@ -329,7 +330,7 @@ pub unsafe fn reduce_sequential<T: Element, O: ReduceOp<T>>(dst: *mut T, src: *c
     sync_threads();
     unsafe { sequential_tree::<T, O>(smem, tid, 0) };
     if tid == 0 {
-        unsafe { dst.add(block_x() as usize).write(smem.read(0)) };
+        unsafe { global::write(dst.add(block_x() as usize), smem.read(0)) };
     }
 }
 
@@ -350,7 +351,7 @@ pub unsafe fn reduce_first_add<T: Element, O: ReduceOp<T>>(dst: *mut T, src: *co
     sync_threads();
     unsafe { sequential_tree::<T, O>(smem, tid, 0) };
     if tid == 0 {
-        unsafe { dst.add(block_x() as usize).write(smem.read(0)) };
+        unsafe { global::write(dst.add(block_x() as usize), smem.read(0)) };
     }
 }
 
@@ -358,18 +359,12 @@ pub unsafe fn reduce_first_add<T: Element, O: ReduceOp<T>>(dst: *mut T, src: *co
 /// unrolled, without `__syncthreads`.
 ///
 /// The parallel-sum article and Harris's 2007 slides do the last six steps with no synchronisation at all,
-/// relying on a warp's lanes running in lockstep through a `volatile` array. Since Volta
-/// (independent thread scheduling) lanes of a warp may be at different instructions, so
-/// lane `i` reading `shared[i + 16]` while lane `i + 16` writes it is a data race: it can read
-/// the old or the new value. Here each step reads, `__syncwarp`s, writes, `__syncwarp`s
-/// (`bar.warp.sync`), which orders the lanes' shared-memory accesses; still far cheaper than
-/// `__syncthreads`.
-///
-/// Measured on an H100 (CUDA 13.0, 2026-11-22): that unsynchronised version, in its
-/// lockstep form and in its divergent `if (j < s)` form, returned the right sum, and
-/// `compute-sanitizer --tool racecheck` (detect levels `warn` and `info`) reported 0 hazards.
-/// The race is real under the PTX memory model, but neither this GPU nor the tool shows it,
-/// so bankwise keeps no racy variant: there is nothing it could be seen to do wrong.
+/// relying on a warp's lanes running in lockstep through a `volatile` array
+/// ([`reduce_unrolled_warp_unsynced`]). Since Volta (independent thread scheduling) lanes of a
+/// warp may be at different instructions, so lane `i` reading `shared[i + 16]` while lane
+/// `i + 16` writes it is a data race: it can read the old or the new value. Here each step
+/// reads, `__syncwarp`s, writes, `__syncwarp`s (`bar.warp.sync`), which orders the lanes'
+/// shared-memory accesses; still far cheaper than `__syncthreads`.
 ///
 /// Changes from step 5: the last 6 steps without block barriers, and no idle warps waiting
 /// at them. Measured (H100, f32 sum, 2^26): 2194 GB/s (1.3×).
@@ -394,7 +389,56 @@ pub unsafe fn reduce_unrolled_warp<T: Element, O: ReduceOp<T>>(dst: *mut T, src:
             s /= 2;
         }
         if tid == 0 {
-            unsafe { dst.add(block_x() as usize).write(v) };
+            unsafe { global::write(dst.add(block_x() as usize), v) };
+        }
+    }
+}
+
+/// Not a rung of the ladder: `reduce_unrolled_warp` as the parallel-sum article and Harris's
+/// 2007 slides wrote it, the last six steps done warp-synchronously with no synchronisation at
+/// all (each step reads `shared[tid + s]`, combines, writes `shared[tid]`), relying on the
+/// lanes of a warp running in lockstep. Its shared accesses in those steps are volatile
+/// (`ld/st.volatile.shared`), as the original's `volatile` array made them: without it LLVM
+/// keeps only the last of each lane's six stores, and the kernel would not even be racy, just
+/// wrong.
+///
+/// Teaches: why that is wrong now. Since Volta (independent thread scheduling) the lanes of a
+/// warp are not in lockstep and may be at different instructions, so lane `i` reading
+/// `shared[i + 16]` while lane `i + 16` writes it is a data race: it can read the old or the
+/// new value. [`reduce_unrolled_warp`] puts a `__syncwarp` between each step's reads and its
+/// writes and another after the writes.
+///
+/// Measured on an H100 (CUDA 13.0, 2026-11-22): this unsynchronised reduction, in its
+/// lockstep form and in its divergent `if (j < s)` form, returned the right sum, and
+/// `compute-sanitizer --tool racecheck` (detect levels `warn` and `info`) reported 0 hazards.
+/// The race is real under the PTX memory model, but neither this GPU nor the tool shows it.
+/// bankwise's CPU emulator does: a launch of this kernel there reports the race on shared
+/// memory, naming the read's and the write's sites (the two lines of the loop) and the two
+/// threads. Its sum there comes out wrong, too: the emulator runs each lane on to its next
+/// synchronisation point before the next lane starts, so lane 0 combines values that its
+/// neighbours have not updated yet.
+///
+/// # Safety
+/// As [`reduce_first_add`]; the race is by design, so the result is not guaranteed: launch it
+/// only to show the race.
+#[inline(always)]
+pub unsafe fn reduce_unrolled_warp_unsynced<T: Element, O: ReduceOp<T>>(dst: *mut T, src: *const T, n: u64) {
+    let smem = shared::dynamic::<T>();
+    let tid = thread_x();
+    unsafe { smem.at(tid as usize).write(load_first_add::<T, O>(src, n)) };
+    sync_threads();
+    unsafe { sequential_tree::<T, O>(smem, tid, WARP) };
+    if tid < WARP {
+        let mut v = unsafe { smem.at(tid as usize).read_volatile() };
+        let mut s = WARP;
+        while s > 0 {
+            // The race: lane `tid + s` may write `shared[tid + s]` before or after this read.
+            v = O::combine(v, unsafe { smem.at((tid + s) as usize).read_volatile() });
+            unsafe { smem.at(tid as usize).write_volatile(v) };
+            s /= 2;
+        }
+        if tid == 0 {
+            unsafe { global::write(dst.add(block_x() as usize), v) };
         }
     }
 }
@@ -418,7 +462,7 @@ pub unsafe fn reduce_shuffle<T: Element, O: ReduceOp<T>>(dst: *mut T, src: *cons
         let v = unsafe { O::combine(smem.read(tid as usize), smem.read((tid + WARP) as usize)) };
         let v = warp::reduce::<T, O>(v);
         if tid == 0 {
-            unsafe { dst.add(block_x() as usize).write(v) };
+            unsafe { global::write(dst.add(block_x() as usize), v) };
         }
     }
 }
@@ -469,7 +513,7 @@ pub unsafe fn reduce_tuned<T: Element, O: ReduceOp<T>, const V: usize>(
     let parts = split(src as u64, n, size_of::<T>() as u64);
     let mut acc = [O::identity(); V];
     if block == 0 && (tid as u64) < parts.head {
-        acc[0] = unsafe { src.add(tid as usize).read() };
+        acc[0] = unsafe { global::read(src.add(tid as usize)) };
     }
     let vectors = unsafe { src.add(parts.head as usize) }.cast::<[u32; 4]>();
     let per_block = threads * tuned::UNROLL as u64;
@@ -494,7 +538,7 @@ pub unsafe fn reduce_tuned<T: Element, O: ReduceOp<T>, const V: usize>(
     }
     let tail_start = parts.head + parts.vectors * V as u64;
     if block == 0 && (tid as u64) < parts.tail {
-        acc[0] = O::combine(acc[0], unsafe { src.add((tail_start + tid as u64) as usize).read() });
+        acc[0] = O::combine(acc[0], unsafe { global::read(src.add((tail_start + tid as u64) as usize)) });
     }
     // The accumulators pairwise, then the block.
     let mut width = V;
@@ -506,7 +550,7 @@ pub unsafe fn reduce_tuned<T: Element, O: ReduceOp<T>, const V: usize>(
     }
     let v = unsafe { block::reduce::<T, O, { tuned::THREADS }>(acc[0], slots) };
     if tid == 0 {
-        unsafe { partials.add(block as usize).write(v) };
+        unsafe { global::write(partials.add(block as usize), v) };
         fence_device(); // the partial is visible device-wide before the ticket is
         let last = unsafe { atomic::add(counter, 1, Scope::Device) } == grid - 1;
         if last {
@@ -522,14 +566,14 @@ pub unsafe fn reduce_tuned<T: Element, O: ReduceOp<T>, const V: usize>(
     let mut i = tid;
     while i < grid {
         // Volatile: straight from L2, never a stale L1 line.
-        r = O::combine(r, unsafe { partials.add(i as usize).read_volatile() });
+        r = O::combine(r, unsafe { global::read_volatile(partials.add(i as usize)) });
         i += tuned::THREADS;
     }
     let r = unsafe { block::reduce::<T, O, { tuned::THREADS }>(r, slots) };
     if tid == 0 {
         unsafe {
-            dst.write(r);
-            counter.write_volatile(0);
+            global::write(dst, r);
+            global::write_volatile(counter, 0);
         }
     }
 }

@@ -12,6 +12,7 @@
 //! ladder kernel.
 
 use bankwise_device::Plain;
+use bankwise_device::global;
 use bankwise_device::memory::{load_global_streaming, load_global_v4, store_global_streaming, store_global_v4};
 use bankwise_device::shared;
 use bankwise_device::thread::{
@@ -107,8 +108,8 @@ pub unsafe fn transpose_naive<T: Plain>(dst: *mut T, src: *const T, rows: u64, c
         let mut r = r0 + ty;
         while r < r0 + TILE as u64 && r < rows {
             unsafe {
-                let v = src.add(offset(b, r, c, rows, cols) as usize).read();
-                dst.add(offset(b, c, r, cols, rows) as usize).write(v);
+                let v = global::read(src.add(offset(b, r, c, rows, cols) as usize));
+                global::write(dst.add(offset(b, c, r, cols, rows) as usize), v);
             }
             r += BLOCK_ROWS as u64;
         }
@@ -159,7 +160,7 @@ pub unsafe fn transpose_tile<T: Plain, const K: usize, const ONE: bool, const ST
             if STREAM && size_of::<T>() == 8 {
                 core::mem::transmute_copy(&load_global_streaming(p.cast()))
             } else {
-                p.read()
+                global::read(p)
             }
         };
         // Safety: T is Plain, so zero bytes are a valid value.
@@ -187,7 +188,7 @@ pub unsafe fn transpose_tile<T: Plain, const K: usize, const ONE: bool, const ST
             if STREAM && size_of::<T>() == 8 {
                 store_global_streaming(p.cast(), core::mem::transmute_copy(&v));
             } else {
-                p.write(v);
+                global::write(p, v);
             }
         };
         if interior {
@@ -420,7 +421,7 @@ pub unsafe fn transpose_unaligned<T: Plain, const V: usize, const L: usize, cons
                 let mut e: [T; V] = unsafe { core::mem::zeroed() };
                 for (i, x) in e.iter_mut().enumerate() {
                     if first + (i as u64) < total {
-                        *x = unsafe { src.add(first as usize + i).read() };
+                        *x = unsafe { global::read(src.add(first as usize + i)) };
                     }
                 }
                 *h = unsafe { core::mem::transmute_copy(&e) };
@@ -478,7 +479,7 @@ pub unsafe fn transpose_unaligned<T: Plain, const V: usize, const L: usize, cons
             } else {
                 for i in 0..V as i64 {
                     if first + i >= 0 && first + i < rows as i64 {
-                        unsafe { chunk.offset(i as isize).write(read(i)) };
+                        unsafe { global::write(chunk.offset(i as isize), read(i)) };
                     }
                 }
             }
@@ -512,7 +513,7 @@ pub unsafe fn transpose_scalar<T: Plain>(dst: *mut T, src: *const T, rows: u64, 
             let (r, c) = scalar::load_role(k as u32 * tuned::THREADS + t);
             let (r, c) = (r0 + r as u64, c0 + c as u64);
             if interior || (r < rows && c < cols) {
-                *h = unsafe { src.add(offset(b, r, c, rows, cols) as usize).read() };
+                *h = unsafe { global::read(src.add(offset(b, r, c, rows, cols) as usize)) };
             }
         }
     };
@@ -530,7 +531,7 @@ pub unsafe fn transpose_scalar<T: Plain>(dst: *mut T, src: *const T, rows: u64, 
             if interior || (out_r < cols && out_c < rows) {
                 unsafe {
                     let v = tile.read((u * scalar::PITCH + j) as usize);
-                    dst.add(offset(b, out_r, out_c, cols, rows) as usize).write(v);
+                    global::write(dst.add(offset(b, out_r, out_c, cols, rows) as usize), v);
                 }
             }
         }

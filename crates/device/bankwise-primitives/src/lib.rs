@@ -36,10 +36,12 @@
 //! | `clock_monotonic(out: *mut u64, reads: u32)`, `global_timer_monotonic(out: *mut u64, reads: u32)` | 1-D | at `3g`: the first of `reads` (at least 1) consecutive readings of `clock64` / `global_timer`, the last, and how many readings were below the one before (expect 0) |
 //! | `shared_views(out: *mut u32, offset: u32, len: u32)` | one 1-D block, any dynamic shared memory | thread 0: `out[0]` = `dynamic_size()`, `out[1]` = `dynamic::<u32>().len()`, `out[2]` = `SharedSlice::<u32>::new(offset, len)` as 0 (ok) / 1 (misaligned) / 2 (too small), `out[3]` = its `needed` if too small, else 0, `out[4]` = `SharedArray::<u64, 4>::new(offset)` coded so, `out[5]` = `SharedArray::<u64, 4>::BYTES` (32), `out[6]` = the `u32` view cast to bytes, `.len()` (`4 · len` when ok, else 0), `out[7]` = 0; when the view is ok, every thread `t < len` writes `5t + 3` to element `t`, and after a barrier `out[8 + t]` = element `(t + 1) % len` |
 //! | `copy_v4{,_streaming,_nc}(dst: *mut [u32; 4], src: *const [u32; 4], n: u64)`, `copy_u64_{streaming,nc}(dst: *mut u64, src: *const u64, n: u64)`, `copy_u32_nc(dst: *mut u32, src: *const u32, n: u64)` | 1-D | `dst[g] = src[g]` for `g < n`, through `load_global_v4`/`store_global_v4`, their `.cs` forms, `load_global_nc_*` (with a plain store), `load/store_global_streaming` |
+//! | `planted_off_by_one(dst: *mut u32, src: *const u32, n: u64)` | never on a GPU: the emulator only | deliberately wrong, for the emulator's out-of-bounds test: `dst[g] = src[g]` for `g <= n`, so thread `g = n` reads `src[n]`, one past its end (the emulator stops there) |
 #![no_std]
 
 use bankwise_device::atomic::{self, Scope};
 use bankwise_device::fence::{fence_block, fence_device, fence_system};
+use bankwise_device::global;
 use bankwise_device::memory::{
     load_global_nc_u32, load_global_nc_u64, load_global_nc_v4, load_global_streaming, load_global_streaming_v4,
     load_global_v4, store_global_streaming, store_global_streaming_v4, store_global_v4,
@@ -135,7 +137,7 @@ pub unsafe fn thread_indices(out: *mut u32) {
         0,
     ];
     for (k, w) in words.into_iter().enumerate() {
-        unsafe { out.add(16 * linear + k).write(w) };
+        unsafe { global::write(out.add(16 * linear + k), w) };
     }
 }
 
@@ -148,9 +150,9 @@ pub unsafe fn global_index(out: *mut u64) {
     let (x, y) = index_2d();
     let at = 3 * (y * grid_dim_x() as u64 * block_dim_x() as u64 + x) as usize;
     unsafe {
-        out.add(at).write(index_1d());
-        out.add(at + 1).write(x);
-        out.add(at + 2).write(y);
+        global::write(out.add(at), index_1d());
+        global::write(out.add(at + 1), x);
+        global::write(out.add(at + 2), y);
     }
 }
 
@@ -167,9 +169,9 @@ pub unsafe fn barrier_reductions(out: *mut u32, modulus: u32) {
     let any = sync_threads_or(p);
     let at = 3 * t as usize;
     unsafe {
-        out.add(at).write(count);
-        out.add(at + 1).write(all as u32);
-        out.add(at + 2).write(any as u32);
+        global::write(out.add(at), count);
+        global::write(out.add(at + 1), all as u32);
+        global::write(out.add(at + 2), any as u32);
     }
 }
 
@@ -184,7 +186,7 @@ pub unsafe fn block_exchange(out: *mut u32) {
     let s = shared::dynamic::<u32>();
     unsafe { s.write(t as usize, 3 * t + 2) };
     sync_threads();
-    unsafe { out.add(g()).write(s.read((n - 1 - t) as usize)) };
+    unsafe { global::write(out.add(g()), s.read((n - 1 - t) as usize)) };
 }
 
 /// `sync_warp` ordering shared-memory writes before reads within a warp; see the crate docs.
@@ -198,7 +200,7 @@ pub unsafe fn warp_exchange(out: *mut u32) {
     let s = shared::dynamic::<u32>();
     unsafe { s.write(t as usize, 7 * t + 1) };
     sync_warp(FULL_MASK);
-    unsafe { out.add(g()).write(s.read((t - lane + (lane + 1) % 32) as usize)) };
+    unsafe { global::write(out.add(g()), s.read((t - lane + (lane + 1) % 32) as usize)) };
 }
 
 /// The shuffle entries: `$name(out, arg)` writes `$shfl(FULL_MASK, sample(g), arg)`.
@@ -211,7 +213,7 @@ macro_rules! shuffles {
         #[kernel]
         pub unsafe fn $name(out: *mut $t, arg: u32) {
             let v = <$t as Sample>::sample(index_1d() as u32);
-            unsafe { out.add(g()).write($shfl(FULL_MASK, v, arg)) };
+            unsafe { global::write(out.add(g()), $shfl(FULL_MASK, v, arg)) };
         }
     )+};
 }
@@ -246,9 +248,9 @@ pub unsafe fn votes(out: *mut u32, modulus: u32) {
     let (all, any, mask) = (warp::all(FULL_MASK, p), warp::any(FULL_MASK, p), ballot(FULL_MASK, p));
     let at = 3 * g();
     unsafe {
-        out.add(at).write(all as u32);
-        out.add(at + 1).write(any as u32);
-        out.add(at + 2).write(mask);
+        global::write(out.add(at), all as u32);
+        global::write(out.add(at + 1), any as u32);
+        global::write(out.add(at + 2), mask);
     }
 }
 
@@ -259,18 +261,18 @@ pub unsafe fn votes(out: *mut u32, modulus: u32) {
 #[kernel]
 pub unsafe fn active_mask_divergent(out: *mut u32) {
     let (lane, at) = (lane_id(), 3 * g());
-    unsafe { out.add(at).write(active_mask()) };
+    unsafe { global::write(out.add(at), active_mask()) };
     // Only one arm reads the mask, so the compiler cannot hoist the read above the branch.
     if lane % 2 == 0 {
         let m = active_mask();
         unsafe {
-            out.add(at + 1).write(m);
-            out.add(at + 2).write(1 << lane);
+            global::write(out.add(at + 1), m);
+            global::write(out.add(at + 2), 1 << lane);
         }
     } else {
         unsafe {
-            out.add(at + 1).write(0);
-            out.add(at + 2).write(0);
+            global::write(out.add(at + 1), 0);
+            global::write(out.add(at + 2), 0);
         }
     }
 }
@@ -295,7 +297,7 @@ pub unsafe fn fence_message(data: *mut u32, flag: *mut u32, out: *mut u32, n: u3
     let me = (block_x(), thread_x());
     if me == producer {
         for k in 0..n {
-            unsafe { data.add(k as usize).write_volatile(k * k + 1) };
+            unsafe { global::write_volatile(data.add(k as usize), k * k + 1) };
         }
         fence();
         unsafe { atomic::exchange(flag, 1, s) };
@@ -303,7 +305,7 @@ pub unsafe fn fence_message(data: *mut u32, flag: *mut u32, out: *mut u32, n: u3
         while unsafe { atomic::add(flag, 0, s) } == 0 {}
         fence();
         for k in 0..n as usize {
-            unsafe { out.add(k).write(data.add(k).read_volatile()) };
+            unsafe { global::write(out.add(k), global::read_volatile(data.add(k))) };
         }
     }
 }
@@ -320,7 +322,7 @@ macro_rules! global_atomics {
         pub unsafe fn $name(target: *mut $t, olds: *mut $t, values: *const $t, n: u32, scope: u32) {
             let i = g();
             if i < n as usize {
-                unsafe { olds.add(i).write($op(target, values.add(i).read(), scope_of(scope))) };
+                unsafe { global::write(olds.add(i), $op(target, global::read(values.add(i)), scope_of(scope))) };
             }
         }
     )+};
@@ -360,7 +362,7 @@ macro_rules! global_reds {
         pub unsafe fn $name(target: *mut $t, values: *const $t, n: u32, scope: u32) {
             let i = g();
             if i < n as usize {
-                unsafe { $op(target, values.add(i).read(), scope_of(scope)) };
+                unsafe { $op(target, global::read(values.add(i)), scope_of(scope)) };
             }
         }
     )+};
@@ -396,8 +398,8 @@ macro_rules! cas {
             let i = g();
             if i < n as usize {
                 unsafe {
-                    let old = atomic::compare_and_swap(target.add(i), expected.add(i).read(), new.add(i).read(), scope_of(scope));
-                    olds.add(i).write(old);
+                    let old = atomic::compare_and_swap(target.add(i), global::read(expected.add(i)), global::read(new.add(i)), scope_of(scope));
+                    global::write(olds.add(i), old);
                 }
             }
         }
@@ -431,10 +433,10 @@ macro_rules! cas {
             let t = thread_x() as usize;
             let s = shared::dynamic::<$t>();
             unsafe {
-                s.write(t, initial.add(t).read());
-                let old = s.at(t).atomic_compare_and_swap(expected.add(t).read(), new.add(t).read());
-                olds.add(t).write(old);
-                result.add(t).write(s.read(t));
+                s.write(t, global::read(initial.add(t)));
+                let old = s.at(t).atomic_compare_and_swap(global::read(expected.add(t)), global::read(new.add(t)));
+                global::write(olds.add(t), old);
+                global::write(result.add(t), s.read(t));
             }
         }
 
@@ -462,7 +464,7 @@ macro_rules! cas {
             }
             sync_threads();
             if thread_x() == 0 {
-                unsafe { result.write(s.read(0)) };
+                unsafe { global::write(result, s.read(0)) };
             }
         }
     )+};
@@ -493,10 +495,10 @@ macro_rules! shared_atomics {
                 unsafe { s.write(0, initial) };
             }
             sync_threads();
-            unsafe { olds.add(t).write(s.at(0).$op(values.add(t).read())) };
+            unsafe { global::write(olds.add(t), s.at(0).$op(global::read(values.add(t)))) };
             sync_threads();
             if t == 0 {
-                unsafe { result.write(s.read(0)) };
+                unsafe { global::write(result, s.read(0)) };
             }
         }
     )+};
@@ -545,7 +547,7 @@ fn monotonic(clock: impl Fn() -> u64, reads: u32) -> [u64; 3] {
 #[kernel]
 pub unsafe fn clock_monotonic(out: *mut u64, reads: u32) {
     for (k, w) in monotonic(clock64, reads).into_iter().enumerate() {
-        unsafe { out.add(3 * g() + k).write(w) };
+        unsafe { global::write(out.add(3 * g() + k), w) };
     }
 }
 
@@ -556,7 +558,7 @@ pub unsafe fn clock_monotonic(out: *mut u64, reads: u32) {
 #[kernel]
 pub unsafe fn global_timer_monotonic(out: *mut u64, reads: u32) {
     for (k, w) in monotonic(global_timer, reads).into_iter().enumerate() {
-        unsafe { out.add(3 * g() + k).write(w) };
+        unsafe { global::write(out.add(3 * g() + k), w) };
     }
 }
 
@@ -596,7 +598,7 @@ pub unsafe fn shared_views(out: *mut u32, offset: u32, len: u32) {
             0,
         ];
         for (k, w) in words.into_iter().enumerate() {
-            unsafe { out.add(k).write(w) };
+            unsafe { global::write(out.add(k), w) };
         }
     }
     let Ok(view) = view else { return };
@@ -608,7 +610,7 @@ pub unsafe fn shared_views(out: *mut u32, offset: u32, len: u32) {
     sync_threads();
     let mut i = t;
     while i < len {
-        unsafe { out.add(8 + i as usize).write(view.read(((i + 1) % len) as usize)) };
+        unsafe { global::write(out.add(8 + i as usize), view.read(((i + 1) % len) as usize)) };
         i += block_dim_x();
     }
 }
@@ -637,6 +639,26 @@ copies! {
     copy_v4_streaming([u32; 4]): |d, s| store_global_streaming_v4(d, load_global_streaming_v4(s));
     copy_v4_nc([u32; 4]): |d, s| store_global_v4(d, load_global_nc_v4(s));
     copy_u64_streaming(u64): |d, s| store_global_streaming(d, load_global_streaming(s));
-    copy_u64_nc(u64): |d, s| d.write(load_global_nc_u64(s));
-    copy_u32_nc(u32): |d, s| d.write(load_global_nc_u32(s));
+    copy_u64_nc(u64): |d, s| global::write(d, load_global_nc_u64(s));
+    copy_u32_nc(u32): |d, s| global::write(d, load_global_nc_u32(s));
+}
+
+/// A copy with a planted bug, for the CPU emulator's out-of-bounds test: one thread per
+/// element, `dst[g] = src[g]`, but the bound check is `g <= n` instead of `g < n`, so the
+/// thread with `g == n` reads `src[n]`, one past the end (and would write `dst[n]`). The
+/// emulator must stop the launch at that read, naming its line and the thread.
+///
+/// It is here to be wrong: tests must never launch it on a GPU, where it would read and write
+/// out of bounds.
+///
+/// # Safety
+/// Launch it only on the CPU emulator, which stops the launch at the out-of-bounds read before
+/// it touches memory. On a GPU, any launch with more than `n` threads reads and writes out of
+/// bounds.
+#[kernel]
+pub unsafe fn planted_off_by_one(dst: *mut u32, src: *const u32, n: u64) {
+    let i = index_1d();
+    if i <= n {
+        unsafe { global::write(dst.add(i as usize), global::read(src.add(i as usize))) };
+    }
 }

@@ -2,6 +2,7 @@
 //! block-wide building block `bankwise_kernels::block::reduce` over an operation defined here.
 #![no_std]
 
+use bankwise_device::global;
 use bankwise_device::shared::SharedArray;
 use bankwise_device::thread::{block_x, grid_dim_x, index_1d, thread_x};
 use bankwise_device::{Plain, kernel};
@@ -60,7 +61,7 @@ pub unsafe fn argmax_blocks(partials: *mut Candidate, src: *const f32, n: u64) {
     let stride = grid_dim_x() as u64 * THREADS as u64;
     let mut i = index_1d();
     while i < n {
-        let value = unsafe { *src.add(i as usize) };
+        let value = unsafe { global::read(src.add(i as usize)) };
         best = Larger::combine(best, Candidate { value, index: i as u32 });
         i += stride;
     }
@@ -77,7 +78,7 @@ pub unsafe fn argmax_partials(result: *mut Candidate, partials: *const Candidate
     let mut best = Larger::identity();
     let mut i = thread_x();
     while i < count {
-        best = Larger::combine(best, unsafe { *partials.add(i as usize) });
+        best = Larger::combine(best, unsafe { global::read(partials.add(i as usize)) });
         i += THREADS;
     }
     finish_block(best, result);
@@ -92,6 +93,6 @@ fn finish_block(mine: Candidate, out: *mut Candidate) {
     // Safety: THREADS threads along x, and nothing else touches `slots`.
     let best = unsafe { block::reduce::<Candidate, Larger, THREADS>(mine, slots.as_slice()) };
     if thread_x() == 0 {
-        unsafe { *out = best };
+        unsafe { global::write(out, best) };
     }
 }

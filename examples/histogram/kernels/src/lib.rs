@@ -3,9 +3,9 @@
 #![no_std]
 
 use bankwise_device::atomic::{self, Scope};
-use bankwise_device::kernel;
 use bankwise_device::shared::SharedArray;
 use bankwise_device::thread::{block_dim_x, grid_dim_x, index_1d, sync_threads, thread_x};
+use bankwise_device::{global, kernel};
 
 /// One bin per byte value.
 pub const BINS: usize = 256;
@@ -36,7 +36,7 @@ pub unsafe fn histogram(bins: *mut u32, data: *const u8, n: u64) {
     let stride = grid_dim_x() as u64 * threads as u64;
     let mut i = index_1d();
     while i < n {
-        let byte = unsafe { *data.add(i as usize) };
+        let byte = unsafe { global::read(data.add(i as usize)) };
         // Safety: an atomic, so concurrent counts into one bin are not a race.
         unsafe { local.at(byte as usize).atomic_add(1) };
         i += stride;
