@@ -127,7 +127,9 @@ pub fn run(args: &Args) -> Result<()> {
 }
 
 fn describe(kernel: &str, args: &Args) -> String {
-    if kernel.starts_with("transpose") {
+    if kernel == UNSYNCED {
+        format!("u32 sum of {} elements, one pass", args.len)
+    } else if kernel.starts_with("transpose") {
         format!("{} {}", args.ty, args.shape)
     } else if kernel.starts_with("reduce") {
         format!("{} {} of {} elements", args.ty, args.op, args.len)
@@ -271,14 +273,9 @@ fn transpose<T: Element + 'static>(gpu: &Gpu, kernel: TransposeKernel, shape: Sh
     Ok(exact(&gpu.download(&dst)?, &cpu::transpose(&data, shape)?))
 }
 
-fn reduce<T: Reducible + Element + std::fmt::Debug + 'static, O: Operation<T>>(
-    gpu: &Gpu,
-    kernel: ReduceKernel,
-    op: O,
-    n: usize,
-) -> Result<Result<(), String>>
+fn reduce<T, O: Operation<T>>(gpu: &Gpu, kernel: ReduceKernel, op: O, n: usize) -> Result<Result<(), String>>
 where
-    T: Into<Judge>,
+    T: Reducible + Element + std::fmt::Debug + Into<Judge> + 'static,
 {
     let data = random::<T>(n, 3);
     let src = gpu.upload(&data)?;

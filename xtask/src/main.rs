@@ -75,6 +75,14 @@ enum Cmd {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+    /// Run one kernel on the CPU emulator, no GPU needed: check it, print each shared-memory
+    /// access site's requests and wavefronts, and any race (`bankwise emulate`).
+    Emulate {
+        /// Passed to `bankwise emulate` (KERNEL, --list, --shape RxC, --len N, --type T,
+        /// --op OP, --json, --draw).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
     /// Measure the bank-conflict probes on this machine's GPU (`bankwise probe`).
     Probe {
         /// Passed to `bankwise probe` (--iterations N, --markdown FILE, --once, --ncu-csv FILE).
@@ -117,6 +125,10 @@ fn main() -> Result<()> {
             cli(&root, "bench", &args)
         }
         Cmd::Banks { args } => cli(&root, "banks", &args),
+        Cmd::Emulate { args } => {
+            setup(&root)?;
+            cli(&root, "emulate", &args)
+        }
         Cmd::Probe { args } => cli(&root, "probe", &args),
         Cmd::Bundle { dir } => bundle::run(&root, &dir),
     }

@@ -125,13 +125,14 @@ impl Recorder {
             self.touched.push(byte);
         }
         let mut found = None;
+        let both_atomic = |r: &Touch| r.atomic && me.atomic;
         if let Some(w) = cell.write
-            && !(w.atomic && me.atomic)
+            && !both_atomic(&w)
             && !self.ordered(&w, me.thread)
         {
             found = Some((w, if write { RaceKind::WriteWrite } else { RaceKind::WriteRead }));
         } else if write {
-            let unordered = cell.reads.iter().find(|r| !(r.atomic && me.atomic) && !self.ordered(r, me.thread));
+            let unordered = cell.reads.iter().find(|r| !both_atomic(r) && !self.ordered(r, me.thread));
             found = unordered.map(|r| (*r, RaceKind::ReadWrite));
         }
         let raced = found.is_some();

@@ -44,7 +44,7 @@ unsafe fn shuffles(params: &[*mut c_void]) {
         lane::shuffle(Shuffle::Up, u32::MAX, v, 5, 0),
         lane::shuffle(Shuffle::Xor, u32::MAX, v, 9, 0x1f),
         lane::shuffle(Shuffle::Idx, u32::MAX, v, 31 - l, 0x1f),
-        lane::vote(Vote::Ballot, u32::MAX, l % 3 == 0),
+        lane::vote(Vote::Ballot, u32::MAX, l.is_multiple_of(3)),
         lane::vote(Vote::All, u32::MAX, l < 40),
         lane::vote(Vote::Any, u32::MAX, l == 7),
     ];
@@ -58,7 +58,7 @@ fn shuffles_and_votes_follow_the_ptx_definitions() {
     let out = HostAllocation::zeroed(64 * 7 * 4).unwrap();
     run(shuffles, &out, 1, 64, 0).unwrap();
     let w = words(&out);
-    let ballot = (0..32).filter(|l| l % 3 == 0).fold(0u32, |m, l| m | 1 << l);
+    let ballot = (0..32u32).filter(|l| l.is_multiple_of(3)).fold(0u32, |m, l| m | 1 << l);
     for i in 0..64u32 {
         let l = i % 32;
         let r = &w[i as usize * 7..][..7];
@@ -75,7 +75,7 @@ fn shuffles_and_votes_follow_the_ptx_definitions() {
 unsafe fn counting_barrier(params: &[*mut c_void]) {
     let out = out_of(params);
     let t = lane::thread_idx().x;
-    let count = lane::barrier(Barrier::Count, t % 5 == 0);
+    let count = lane::barrier(Barrier::Count, t.is_multiple_of(5));
     let and = lane::barrier(Barrier::And, t < 1000);
     let or = lane::barrier(Barrier::Or, t == 77);
     if t == 0 {
@@ -192,6 +192,7 @@ fn a_shared_access_past_the_launch_is_a_fault() {
     }
 }
 
+#[allow(clippy::if_same_then_else)] // two barriers at two lines: the point of the test
 unsafe fn divergent_barrier(_: &[*mut c_void]) {
     if lane::thread_idx().x < 16 {
         lane::barrier(Barrier::Sync, false);

@@ -258,7 +258,8 @@ fn occupancy(dev: &Device) -> Check {
     use bankwise_runtime::cudarc::driver::sys::CUdevice_attribute as Attr;
     let module = dev.load_module(ModuleImage::Ptx(SCALE_PTX), None)?;
     let scale = module.kernel("scale")?;
-    let threads_per_sm = dev.context().attribute(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)? as u32;
+    let ctx = dev.context().ok_or("a GPU device has a CUDA context")?;
+    let threads_per_sm = ctx.attribute(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)? as u32;
     let free = scale.occupancy(&LaunchConfig::linear(1, 256))?;
     if free != threads_per_sm / 256 {
         return Err(format!("{free} blocks of 256 threads per SM, the SM holds {threads_per_sm} threads").into());

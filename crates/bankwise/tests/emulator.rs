@@ -39,7 +39,34 @@ mod insight {
         add("transpose_ladder_wavefronts_are_nsight_computes", transpose_ladder_wavefronts);
         add("strided_reduction_wavefronts_are_nsight_computes", strided_reduction_wavefronts);
         add("no_bankwise_kernel_races", no_bankwise_kernel_races);
+        add("the_unsynchronised_warp_reduction_races", unsynced_races);
         out
+    }
+
+    /// `reduce_unrolled_warp_unsynced`: the last warp's steps without `sync_warp`. The H100
+    /// returned the right sum and its racecheck reported nothing; the emulator reports the
+    /// race between the step's read and its write, by two lanes of the first warp.
+    fn unsynced_races(gpu: &Gpu) -> Check {
+        reports(gpu);
+        let n = 4096u64;
+        let src = gpu.upload(&vec![1u32; n as usize])?;
+        let mut partials = gpu.alloc_zeros::<u32>(8)?;
+        let config = bankwise::runtime::LaunchConfig::linear(8, 256).with_shared_bytes(256 * 4);
+        let kernel = gpu.kernel("reduce_unrolled_warp_unsynced_sum_u32")?;
+        // Safety: 8 blocks of 256 threads read 2 · 256 inputs each and write one partial each.
+        unsafe { kernel.launch(gpu.stream(), config, (&mut partials, &src, n))? };
+        let r = reports(gpu);
+        let races = &r[0].report.races;
+        let warp = races.iter().find(|x| {
+            x.first.file.ends_with("reduce.rs")
+                && x.first_thread.block == x.second_thread.block
+                && x.first_thread.thread.x < 32
+                && x.second_thread.thread.x < 32
+        });
+        match warp {
+            Some(_) => Ok(()),
+            None => Err(format!("no race between two lanes of the first warp was reported: {races:?}").into()),
+        }
     }
 
     /// The one report of the launches since the last call (all launches' sites together).
@@ -69,7 +96,9 @@ mod insight {
     /// The first access of warp 0 to each tile, as Nsight Compute measured it on an H100
     /// (`docs/banks.md`, `transpose_*-b*-column-read` / `-row-write`): (width, column read,
     /// row write) in wavefronts per request.
-    const NSIGHT: [(TransposeKernel, [(usize, f64, f64); 4]); 3] = [
+    /// Element width, column-read and row-write wavefronts per request.
+    type Counts = (usize, f64, f64);
+    const NSIGHT: [(TransposeKernel, [Counts; 4]); 3] = [
         (TransposeKernel::Tiled, [(1, 8.0, 1.0), (2, 16.0, 1.0), (4, 32.0, 1.0), (8, 32.0, 2.0)]),
         (TransposeKernel::Padded, [(1, 1.0, 1.0), (2, 1.0, 1.0), (4, 1.0, 1.0), (8, 2.0, 2.0)]),
         (TransposeKernel::Swizzled, [(1, 1.0, 1.0), (2, 1.0, 1.0), (4, 1.0, 1.0), (8, 2.0, 2.0)]),

@@ -17,6 +17,7 @@ pub type Check = Result<(), Failed>;
 
 /// Where the trials run: sizes and timing trials differ.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(dead_code)] // each test binary names one
 pub enum Target {
     /// A GPU: every size up to past 2^31 elements, timings, occupancy.
     Gpu,
@@ -77,6 +78,8 @@ pub fn trials(gpu: Option<Arc<Gpu>>, target: Target) -> Vec<Trial> {
         add(format!("{k}/f64/{wide}/past_2^31_bytes"), Box::new(move |g| check_transpose::<f64>(g, kernel, wide)));
     }
     if on_gpu {
+        add("emulator/agrees_with_the_gpu_bit_for_bit".into(), Box::new(emulator_agrees));
+        add("reduce_unrolled_warp_unsynced/sum/u32/the_h100_hides_its_race".into(), Box::new(unsynced_on_the_gpu));
         add("copy/f32/past_2^31_bytes".into(), Box::new(|g| check_copy::<f32>(g, (1 << 29) + 3)));
         add("transpose/residency_is_as_measured".into(), Box::new(transpose_residency_is_as_measured));
         add("transpose/capped_on_a_fresh_thread".into(), Box::new(transpose_capped_on_a_fresh_thread));
@@ -797,4 +800,76 @@ fn reduce_random_ranges(gpu: &Gpu, kernel: ReduceKernel, target: Target) -> Chec
         run.map_err(|e| format!("random range {i} ({len} at +{offset}): {}", e.message().unwrap_or("failed")))?;
     }
     Ok(())
+}
+
+/// The GPU and the CPU emulator give bit-identical results for every transpose and every
+/// integer reduction (floats differ where the two sum in different orders: the emulator's
+/// grids are sized for its cores).
+fn emulator_agrees(gpu: &Gpu) -> Check {
+    let emu = Gpu::emulator()?;
+    fn both<T: Element>(gpu: &Gpu, emu: &Gpu, kernel: TransposeKernel, shape: Shape) -> Check {
+        let n = shape.batch * shape.rows * shape.cols;
+        let data: Vec<T> = random(n, seed_of(kernel.name(), n));
+        let mut out = Vec::new();
+        for g in [gpu, emu] {
+            let src = g.upload(&data)?;
+            let mut dst = g.alloc_zeros::<T>(n)?;
+            g.fill_bytes(&mut dst, POISON)?;
+            g.transpose_with(kernel, &src, &mut dst, shape)?;
+            out.push(g.download(&dst)?);
+        }
+        match bankwise::cpu::first_bit_difference(&out[0], &out[1]) {
+            None => Ok(()),
+            Some(i) => Err(format!("{} {shape}: element {i} differs between GPU and emulator", kernel.name()).into()),
+        }
+    }
+    for kernel in TransposeKernel::ALL {
+        for shape in [Shape::new(33, 65), Shape::batched(3, 64, 48), Shape::new(256, 256), Shape::new(1, 4099)] {
+            both::<u8>(gpu, &emu, kernel, shape)?;
+            both::<u16>(gpu, &emu, kernel, shape)?;
+            both::<f32>(gpu, &emu, kernel, shape)?;
+            both::<f64>(gpu, &emu, kernel, shape)?;
+        }
+    }
+    fn reduce_both<T: TestData + std::fmt::Debug, O: Operation<T>>(
+        gpu: &Gpu,
+        emu: &Gpu,
+        kernel: ReduceKernel,
+        op: O,
+    ) -> Check {
+        for len in [1, 1000, 70_001] {
+            let data = T::data(len, seed_of(kernel.name(), len), O::NAME == "sum");
+            let (a, b) = (gpu.upload(&data)?, emu.upload(&data)?);
+            let (x, y) = (gpu.reduce_with(kernel, op, &a, ..)?, emu.reduce_with(kernel, op, &b, ..)?);
+            if x != y {
+                return Err(format!("{} {} of {len}: GPU {x:?}, emulator {y:?}", kernel.name(), O::NAME).into());
+            }
+        }
+        Ok(())
+    }
+    for kernel in ReduceKernel::ALL {
+        reduce_both::<i32, Sum>(gpu, &emu, kernel, Sum)?;
+        reduce_both::<u32, Min>(gpu, &emu, kernel, Min)?;
+        reduce_both::<i64, Max>(gpu, &emu, kernel, Max)?;
+        reduce_both::<u64, Sum>(gpu, &emu, kernel, Sum)?;
+    }
+    Ok(())
+}
+
+/// `reduce_unrolled_warp_unsynced` on the GPU: as measured on the H100 (its docs), the race
+/// between the last warp's lanes does not show in the result (the emulator reports it:
+/// `tests/emulator.rs`).
+fn unsynced_on_the_gpu(gpu: &Gpu) -> Check {
+    let n = 1 << 20;
+    let data: Vec<u32> = random::<u32>(n, 7).into_iter().map(|x| x >> 12).collect();
+    let blocks = n / 512;
+    let src = gpu.upload(&data)?;
+    let mut partials = gpu.alloc_zeros::<u32>(blocks)?;
+    let config = bankwise::runtime::LaunchConfig::linear(blocks as u32, 256).with_shared_bytes(256 * 4);
+    let kernel = gpu.kernel("reduce_unrolled_warp_unsynced_sum_u32")?;
+    // Safety: each of the n / 512 blocks of 256 threads reads 512 inputs and writes one partial.
+    unsafe { kernel.launch(gpu.stream(), config, (&mut partials, &src, n as u64))? };
+    let got = gpu.download(&partials)?.iter().fold(0u32, |a, &b| a.wrapping_add(b));
+    let want = data.iter().fold(0u32, |a, &b| a.wrapping_add(b));
+    if got == want { Ok(()) } else { Err(format!("got {got}, want {want}").into()) }
 }
