@@ -27,10 +27,17 @@ use crate::TOOLCHAIN;
 /// Crates that must be among the host workspace's publishable ones. Every publishable member
 /// is packaged and patched into the consumer (new ones, such as `bankwise-runtime` or
 /// `bankwise-macros`, join by themselves); add a crate here to make its absence an error.
-const HOST_REQUIRED: &[&str] =
-    &["bankwise", "bankwise-builder", "bankwise-banks", "bankwise-layout", "bankwise-macros", "bankwise-runtime"];
+const HOST_REQUIRED: &[&str] = &[
+    "bankwise",
+    "bankwise-builder",
+    "bankwise-banks",
+    "bankwise-emu",
+    "bankwise-layout",
+    "bankwise-macros",
+    "bankwise-runtime",
+];
 /// Likewise for the device workspace (`crates/device`).
-const DEVICE_REQUIRED: &[&str] = &["bankwise-device", "bankwise-kernels"];
+const DEVICE_REQUIRED: &[&str] = &["bankwise-builtin", "bankwise-device", "bankwise-kernels"];
 
 /// Why the device crates are packaged with `--no-verify --exclude-lockfile`: `bankwise-kernels`
 /// depends on `bankwise-layout`, a member of the host workspace, and cargo resolves such a
