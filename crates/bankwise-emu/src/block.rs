@@ -113,7 +113,8 @@ impl<'g> Runner<'g> {
         let g = self.globals;
         let n = g.block.count() as u32;
         self.shared.iter_mut().for_each(|w| *w = u128::MAX);
-        let recorder = self.recorder.take().unwrap_or_else(|| Recorder::new(g.shared_bytes as usize, n));
+        let mut recorder = self.recorder.take().unwrap_or_else(|| Recorder::new(g.shared_bytes as usize, n));
+        recorder.start_block(idx, g.block);
         let state = BlockState {
             idx,
             globals: g,

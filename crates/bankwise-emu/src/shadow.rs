@@ -86,8 +86,6 @@ impl Recorder {
 
     /// Records an access of `bytes` bytes at shared `offset` by `t` (already bounds-checked).
     pub fn shared(&mut self, t: &Thread, site: Site, offset: u32, bytes: u32, op: AccessOp) {
-        self.block = t.block().idx;
-        self.block_dim = t.block().globals().block;
         let (thread, warp, lane) = (t.linear, t.warp(), t.lane());
         let clock = self.clocks[warp as usize][lane as usize][lane as usize];
         let me = Touch { thread, clock, site, atomic: op == AccessOp::Atomic };
@@ -158,6 +156,13 @@ impl Recorder {
             cell.reads.push(me);
         }
         raced
+    }
+
+    /// Starts block `block` of a launch with blocks of `block_dim` threads (race reports name
+    /// its threads).
+    pub fn start_block(&mut self, block: Dim3, block_dim: Dim3) {
+        self.block = block;
+        self.block_dim = block_dim;
     }
 
     /// A `sync_warp` of `lanes` of warp `warp`: each advances its own clock, then all take the
