@@ -3,9 +3,12 @@
 //! `block::reduce`; this program launches it in two passes (one partial per block, then the
 //! partials in one block) and checks the answer against the CPU.
 //!
-//! `cargo run -p custom-reduction [N]` (default: sizes from 1 to 2^24 + 7, with ties and NaN).
+//! `cargo run -p custom-reduction [--emulator] [N]` (default: sizes from 1 to 2^24 + 7 on the
+//! GPU, to 10^5 + 3 on the CPU emulator; with ties and NaN).
 
 use std::process::ExitCode;
+
+use custom_reduction_kernels as _; // the kernels' host form, registered for the emulator
 
 use bankwise_runtime::{Device, LaunchConfig, ModuleImage};
 use bankwise_runtime::{DeviceRepr, ValidAsZeroBits};
@@ -56,16 +59,40 @@ fn argmax(x: &[f32]) -> Option<Candidate> {
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {
-    let sizes: Vec<usize> = match std::env::args().nth(1) {
-        Some(n) => vec![n.parse().map_err(|_| format!("N must be a whole number, got {n:?}"))?],
-        None => vec![1, 2, 31, 257, 1000, 65_537, (1 << 24) + 7],
-    };
-    let dev = Device::new(0)?;
+    let args = Args::parse(&[1, 2, 31, 257, 1000, 65_537, (1 << 24) + 7], &[1, 2, 31, 257, 1000, 100_003])?;
+    let dev = if args.emulator { Device::emulator() } else { Device::new(0)? };
+    argmax_and_check(&dev, &args.sizes)
+}
+
+/// The command line: `[--emulator] [N]`, with the default sizes for the GPU or the emulator.
+struct Args {
+    emulator: bool,
+    sizes: Vec<usize>,
+}
+
+impl Args {
+    fn parse(gpu_sizes: &[usize], emulator_sizes: &[usize]) -> Result<Args, String> {
+        let mut args: Vec<String> = std::env::args().skip(1).collect();
+        let emulator = args.iter().any(|a| a == "--emulator");
+        args.retain(|a| a != "--emulator");
+        let sizes = match &args[..] {
+            [] if emulator => emulator_sizes.to_vec(),
+            [] => gpu_sizes.to_vec(),
+            [n] => vec![n.parse().map_err(|_| format!("N must be a whole number, got {n:?}"))?],
+            _ => return Err(format!("usage: [--emulator] [N], got {args:?}")),
+        };
+        Ok(Args { emulator, sizes })
+    }
+}
+
+/// Finds the argmax of random data of each size on `dev`, in two passes, and checks it
+/// against the CPU's, bit for bit.
+fn argmax_and_check(dev: &Device, sizes: &[usize]) -> Result<(), Box<dyn std::error::Error>> {
     let module = dev.load_module(ModuleImage::Ptx(PTX), Some(ENTRIES))?;
     let (blocks_pass, partials_pass) = (module.kernel("argmax_blocks")?, module.kernel("argmax_partials")?);
     let shared = size_of::<Candidate>() as u32 * THREADS / 32; // one slot per warp
     let mut rng = rand::rngs::SmallRng::seed_from_u64(7);
-    for n in sizes {
+    for &n in sizes {
         if n == 0 || n > u32::MAX as usize {
             return Err(format!("N must be between 1 and 2^32 (the index is 32 bits), got {n}").into());
         }
@@ -108,7 +135,12 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
 
 #[cfg(test)]
 mod tests {
-    use super::{ENTRIES, PTX};
+    use super::{Device, ENTRIES, PTX, argmax_and_check};
+
+    #[test]
+    fn finds_the_first_largest_on_the_emulator() {
+        argmax_and_check(&Device::emulator(), &[1, 2, 31, 257, 1000, 9001]).unwrap_or_else(|e| panic!("{e}"));
+    }
 
     #[test]
     fn both_passes_reduce_warps_by_shuffles_and_the_block_through_shared_memory() {

@@ -1,9 +1,12 @@
 //! `histogram`: counts the bytes of a buffer into 256 bins with shared-memory atomics
 //! (`kernels/src/lib.rs`) and checks every bin against the CPU.
 //!
-//! `cargo run -p histogram [N]` (default: sizes from 1 to 2^26 + 5 bytes, random and skewed).
+//! `cargo run -p histogram [--emulator] [N]` (default: sizes from 1 to 2^26 + 5 bytes on the
+//! GPU, to 10^5 + 3 on the CPU emulator; random and skewed).
 
 use std::process::ExitCode;
+
+use histogram_kernels as _; // the kernel's host form, registered for the emulator
 
 use bankwise_runtime::{Device, LaunchConfig, ModuleImage, verify};
 use rand::{Rng, SeedableRng};
@@ -28,22 +31,47 @@ fn main() -> ExitCode {
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {
-    let sizes: Vec<usize> = match std::env::args().nth(1) {
-        Some(n) => vec![n.parse().map_err(|_| format!("N must be a whole number, got {n:?}"))?],
-        None => vec![1, 255, 4097, 1_000_003, (1 << 26) + 5],
-    };
-    let dev = Device::new(0)?;
+    let args = Args::parse(&[1, 255, 4097, 1_000_003, (1 << 26) + 5], &[1, 255, 4097, 100_003])?;
+    let dev = if args.emulator { Device::emulator() } else { Device::new(0)? };
+    count_and_check(&dev, &args.sizes)
+}
+
+/// The command line: `[--emulator] [N]`, with the default sizes for the GPU or the emulator.
+struct Args {
+    emulator: bool,
+    sizes: Vec<usize>,
+}
+
+impl Args {
+    fn parse(gpu_sizes: &[usize], emulator_sizes: &[usize]) -> Result<Args, String> {
+        let mut args: Vec<String> = std::env::args().skip(1).collect();
+        let emulator = args.iter().any(|a| a == "--emulator");
+        args.retain(|a| a != "--emulator");
+        let sizes = match &args[..] {
+            [] if emulator => emulator_sizes.to_vec(),
+            [] => gpu_sizes.to_vec(),
+            [n] => vec![n.parse().map_err(|_| format!("N must be a whole number, got {n:?}"))?],
+            _ => return Err(format!("usage: [--emulator] [N], got {args:?}")),
+        };
+        Ok(Args { emulator, sizes })
+    }
+}
+
+/// Counts random and skewed bytes of each size on `dev` and checks every bin against the CPU.
+fn count_and_check(dev: &Device, sizes: &[usize]) -> Result<(), Box<dyn std::error::Error>> {
     let module = dev.load_module(ModuleImage::Ptx(PTX), Some(ENTRIES))?;
     let histogram = module.kernel("histogram")?;
     let mut rng = rand::rngs::SmallRng::seed_from_u64(3);
-    for n in sizes {
+    for &n in sizes {
         // Uniform bytes, and bytes crowded into a few bins (the worst case for contention).
         let uniform: Vec<u8> = (0..n).map(|_| rng.random()).collect();
         let skewed: Vec<u8> = (0..n).map(|_| if rng.random_bool(0.9) { 7 } else { rng.random_range(0..4) }).collect();
         for (case, data) in [("uniform", uniform), ("skewed", skewed)] {
             let src = dev.upload(&data)?;
             let mut bins = dev.alloc_zeros::<u32>(BINS)?;
-            let blocks = (n as u64).div_ceil(THREADS as u64).min((BLOCKS_PER_SM * dev.info().multiprocessors) as u64);
+            // At least one block, so that an empty input still gets its 256 zero bins.
+            let blocks =
+                (n as u64).div_ceil(THREADS as u64).clamp(1, (BLOCKS_PER_SM * dev.info().multiprocessors) as u64);
             let config = LaunchConfig::linear(blocks as u32, THREADS).with_shared_bytes((BINS * 4) as u32);
             // Safety: histogram(bins, data, n) reads data[..n] and adds into bins[..256]; 1 KiB
             // of shared memory per block for its own bins.
@@ -61,7 +89,12 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
 
 #[cfg(test)]
 mod tests {
-    use super::{ENTRIES, PTX};
+    use super::{Device, ENTRIES, PTX, count_and_check};
+
+    #[test]
+    fn counts_correctly_on_the_emulator() {
+        count_and_check(&Device::emulator(), &[0, 1, 255, 4097, 70_001]).unwrap_or_else(|e| panic!("{e}"));
+    }
 
     #[test]
     fn counts_go_to_shared_atomics_and_bins_to_global_reductions() {

@@ -2,9 +2,12 @@
 //! Rust compiled to PTX by `build.rs`; this program loads the PTX, launches the kernel, and
 //! checks every element against the CPU.
 //!
-//! `cargo run -p vector-add [N]` (default: a few sizes, up to 2^24 + 3 elements).
+//! `cargo run -p vector-add [--emulator] [N]` (default: a few sizes, up to 2^24 + 3 elements
+//! on the GPU, 10^5 + 3 on the CPU emulator, which runs the kernel's host form).
 
 use std::process::ExitCode;
+
+use vector_add_kernels as _; // the kernel's host form, registered for the emulator
 
 use bankwise_runtime::{Device, LaunchConfig, ModuleImage, verify};
 use rand::{Rng, SeedableRng};
@@ -24,15 +27,39 @@ fn main() -> ExitCode {
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {
-    let sizes: Vec<usize> = match std::env::args().nth(1) {
-        Some(n) => vec![n.parse().map_err(|_| format!("N must be a whole number, got {n:?}"))?],
-        None => vec![1, 31, 1000, (1 << 24) + 3],
-    };
-    let dev = Device::new(0)?; // Err(NoDriver) on a machine without an NVIDIA driver
+    let args = Args::parse(&[1, 31, 1000, (1 << 24) + 3], &[1, 31, 1000, 100_003])?;
+    // Err(NoDriver) on a machine without an NVIDIA driver: --emulator runs without one.
+    let dev = if args.emulator { Device::emulator() } else { Device::new(0)? };
+    add_and_check(&dev, &args.sizes)
+}
+
+/// The command line: `[--emulator] [N]`, with the default sizes for the GPU or the emulator.
+struct Args {
+    emulator: bool,
+    sizes: Vec<usize>,
+}
+
+impl Args {
+    fn parse(gpu_sizes: &[usize], emulator_sizes: &[usize]) -> Result<Args, String> {
+        let mut args: Vec<String> = std::env::args().skip(1).collect();
+        let emulator = args.iter().any(|a| a == "--emulator");
+        args.retain(|a| a != "--emulator");
+        let sizes = match &args[..] {
+            [] if emulator => emulator_sizes.to_vec(),
+            [] => gpu_sizes.to_vec(),
+            [n] => vec![n.parse().map_err(|_| format!("N must be a whole number, got {n:?}"))?],
+            _ => return Err(format!("usage: [--emulator] [N], got {args:?}")),
+        };
+        Ok(Args { emulator, sizes })
+    }
+}
+
+/// Adds random vectors of each size on `dev` and checks every element against the CPU.
+fn add_and_check(dev: &Device, sizes: &[usize]) -> Result<(), Box<dyn std::error::Error>> {
     let module = dev.load_module(ModuleImage::Ptx(PTX), Some(ENTRIES))?;
     let vector_add = module.kernel("vector_add")?;
     let mut rng = rand::rngs::SmallRng::seed_from_u64(1);
-    for n in sizes {
+    for &n in sizes {
         let a: Vec<f32> = (0..n).map(|_| rng.random_range(-1e3..1e3)).collect();
         let b: Vec<f32> = (0..n).map(|_| rng.random_range(-1e3..1e3)).collect();
         let (a_dev, b_dev) = (dev.upload(&a)?, dev.upload(&b)?);
@@ -52,7 +79,12 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
 
 #[cfg(test)]
 mod tests {
-    use super::{ENTRIES, PTX};
+    use super::{Device, ENTRIES, PTX, add_and_check};
+
+    #[test]
+    fn adds_correctly_on_the_emulator() {
+        add_and_check(&Device::emulator(), &[0, 1, 31, 257, 4099]).unwrap_or_else(|e| panic!("{e}"));
+    }
 
     #[test]
     fn the_kernel_is_one_entry_that_adds_loaded_floats() {
