@@ -275,7 +275,8 @@ pub unsafe fn reduce_interleaved_divergent<T: Element, O: ReduceOp<T>>(dst: *mut
 /// (16-way at `s = 8`, 32-way beyond; `bankwise::banks` computes it from
 /// `bankwise_layout::reduce::interleaved_strided`).
 /// Measured (H100, f32 sum, 2^26): 693 GB/s, below the divergent rung; Nsight Compute:
-/// 3.9 wavefronts per shared load and 2.75 per store (2^20).
+/// 3.86 wavefronts per shared load (the bank model and the emulator: 3.80) and 2.75 per store
+/// (2^20).
 ///
 /// # Safety
 /// As [`reduce_interleaved_divergent`].
