@@ -1,6 +1,7 @@
 //! `bankwise banks`: the bank map of one warp-wide shared-memory access, from the model alone
 //! (no GPU needed): a strided access, a named worked example, or a library kernel's access
-//! (a transpose's tile, or a step of a reduction tree).
+//! (a transpose's tile, or a step of a reduction tree); or, with `--kernel K --emulated`, of
+//! every access site of a kernel run on the CPU emulator.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -34,10 +35,17 @@ pub struct Args {
     /// List the named patterns.
     #[arg(long)]
     list: bool,
-    /// A library kernel's shared-memory access by warp 0: a transpose's tile (with
-    /// --elem-bytes and --access) or a reduction tree's step (with --step).
-    #[arg(long, value_enum, conflicts_with = "stride")]
-    kernel: Option<KernelArg>,
+    /// A library kernel's shared-memory access by warp 0, from the model: a transpose's tile
+    /// (transpose_tiled, _padded, _swizzled, with --elem-bytes and --access) or a reduction
+    /// tree's step (reduce_interleaved_divergent, _strided, reduce_sequential, with --step).
+    /// With --emulated, or for any other kernel of `bankwise emulate --list`: the kernel run
+    /// on the CPU emulator, each access site's costliest request drawn.
+    #[arg(long, conflicts_with = "stride")]
+    kernel: Option<String>,
+    /// Draw the --kernel's accesses as the CPU emulator records them in a run on random data
+    /// (`bankwise emulate K --draw`; --elem-bytes picks the element type), not the model's.
+    #[arg(long, requires = "kernel")]
+    emulated: bool,
     /// Element size of the --kernel's shared array: 1, 2, 4 or 8 bytes (4 or 8 for reductions).
     #[arg(long, default_value_t = 4)]
     elem_bytes: u32,
@@ -119,6 +127,21 @@ fn reduction_step(kernel: KernelArg, args: &Args, mask: u32, geometry: Geometry)
     Ok(Built { access, geometry, title })
 }
 
+/// `--kernel K --emulated`: `bankwise emulate K --draw`, its type from --elem-bytes.
+fn emulated(kernel: &str, args: &Args) -> Result<()> {
+    if !crate::emulate::kernels().contains(&kernel) {
+        bail!("no kernel `{kernel}` to emulate; `bankwise emulate --list` lists them");
+    }
+    let ty = match args.elem_bytes {
+        1 => "u8",
+        2 => "u16",
+        4 => "f32",
+        8 => "f64",
+        b => bail!("--elem-bytes must be 1, 2, 4 or 8, not {b}"),
+    };
+    crate::emulate::run(&crate::emulate::Args::defaults(kernel, ty, true))
+}
+
 fn parse_mask(s: &str) -> Result<u32, String> {
     let digits = s.trim_start_matches("0x").trim_start_matches("0X").replace('_', "");
     u32::from_str_radix(&digits, 16).map_err(|e| format!("{s:?} is not a 32-bit hexadecimal mask: {e}"))
@@ -146,7 +169,12 @@ pub fn build(args: &Args) -> Result<Built> {
         let title = format!("{}: {}", p.name, p.description);
         return Ok(Built { access: p.access.with_mask(mask), geometry: p.geometry, title });
     }
-    if let Some(kernel) = args.kernel {
+    if let Some(name) = &args.kernel {
+        let Ok(kernel) = <KernelArg as clap::ValueEnum>::from_str(name, false) else {
+            bail!(
+                "the model draws transpose_tiled, _padded, _swizzled and the reduction trees, not {name}; add --emulated"
+            );
+        };
         let layout = match kernel {
             KernelArg::TransposeTiled => TileLayout::Plain,
             KernelArg::TransposePadded => TileLayout::Padded,
@@ -188,6 +216,11 @@ pub fn run(args: &Args) -> Result<()> {
         print!("{}", list());
         return Ok(());
     }
+    if let Some(kernel) = &args.kernel
+        && (args.emulated || <KernelArg as clap::ValueEnum>::from_str(kernel, false).is_err())
+    {
+        return emulated(kernel, args);
+    }
     let built = build(args)?;
     let analysis = banks::analyze(&built.access, &built.geometry)?;
     let color = !args.no_color && std::io::stdout().is_terminal();
@@ -204,6 +237,10 @@ pub fn run(args: &Args) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn name(kernel: KernelArg) -> String {
+        clap::ValueEnum::to_possible_value(&kernel).unwrap().get_name().to_string()
+    }
 
     #[test]
     fn strided_access_with_offset_and_mask() {
@@ -229,24 +266,36 @@ mod tests {
     }
 
     #[test]
+    fn other_kernels_are_drawn_from_the_emulator() {
+        // The model draws only the ladder rungs whose access it computes.
+        let shuffle = Args { kernel: Some("reduce_shuffle".into()), ..Args::default() };
+        assert!(build(&shuffle).unwrap_err().to_string().contains("--emulated"));
+        // The emulator runs any kernel of `bankwise emulate --list`, and checks it.
+        assert!(emulated("reduce_shuffle", &Args { elem_bytes: 4, ..Args::default() }).is_ok());
+        assert!(emulated("transpose_tiled", &Args { elem_bytes: 2, ..Args::default() }).is_ok());
+        assert!(emulated("transpose_tiled", &Args { elem_bytes: 3, ..Args::default() }).is_err());
+        assert!(emulated("nope", &Args { elem_bytes: 4, ..Args::default() }).is_err());
+    }
+
+    #[test]
     fn kernel_tile_access() {
-        let args = Args { kernel: Some(KernelArg::TransposeTiled), elem_bytes: 4, ..Args::default() };
+        let args = Args { kernel: Some("transpose_tiled".into()), elem_bytes: 4, ..Args::default() };
         let b = build(&args).unwrap();
         assert_eq!(b.access.addresses[1], Some(128));
         let a = banks::analyze(&b.access, &b.geometry).unwrap();
         assert_eq!(a.degree(), 32);
-        let padded = Args { kernel: Some(KernelArg::TransposePadded), elem_bytes: 2, ..Args::default() };
+        let padded = Args { kernel: Some("transpose_padded".into()), elem_bytes: 2, ..Args::default() };
         assert_eq!(build(&padded).unwrap().access.addresses[1], Some(68));
-        let row = Args { kernel: Some(KernelArg::TransposeSwizzled), access: AccessArg::RowWrite, ..Args::default() };
+        let row = Args { kernel: Some("transpose_swizzled".into()), access: AccessArg::RowWrite, ..Args::default() };
         assert_eq!(build(&Args { elem_bytes: 4, ..row }).unwrap().access.addresses[5], Some(20));
-        let bad = Args { kernel: Some(KernelArg::TransposeTiled), elem_bytes: 16, ..Args::default() };
+        let bad = Args { kernel: Some("transpose_tiled".into()), elem_bytes: 16, ..Args::default() };
         assert!(build(&bad).is_err());
     }
 
     #[test]
     fn reduction_steps_show_the_strided_conflict() {
         let degree = |kernel, step| {
-            let b = build(&Args { kernel: Some(kernel), step, elem_bytes: 4, ..Args::default() }).unwrap();
+            let b = build(&Args { kernel: Some(name(kernel)), step, elem_bytes: 4, ..Args::default() }).unwrap();
             banks::analyze(&b.access, &b.geometry).unwrap().degree()
         };
         // Strided: lanes 2s words apart, 2s-way up to s = 4; beyond, only 256 / 2s lanes of
@@ -265,8 +314,12 @@ mod tests {
         for s in [1, 2, 4, 8, 16] {
             assert_eq!(degree(KernelArg::ReduceInterleavedDivergent, s), 1, "divergent, step {s}");
         }
-        let args =
-            |step, elem_bytes| Args { kernel: Some(KernelArg::ReduceSequential), step, elem_bytes, ..Args::default() };
+        let args = |step, elem_bytes| Args {
+            kernel: Some(name(KernelArg::ReduceSequential)),
+            step,
+            elem_bytes,
+            ..Args::default()
+        };
         assert!(build(&args(3, 4)).is_err());
         assert!(build(&args(1, 2)).is_err());
         assert!(build(&args(256, 4)).is_err());

@@ -6,6 +6,7 @@
 //! out-of-bounds access, a deadlock) was found.
 
 use std::collections::BTreeMap;
+use std::io::IsTerminal;
 
 use anyhow::{Context, Result, bail};
 use bankwise::banks::{Geometry, analyze, render_text};
@@ -50,6 +51,22 @@ pub struct Args {
     /// Also draw the bank map of each site's costliest request.
     #[arg(long)]
     draw: bool,
+}
+
+impl Args {
+    /// `bankwise emulate KERNEL --type TY [--draw]` with every other option at its default.
+    pub fn defaults(kernel: &str, ty: &str, draw: bool) -> Args {
+        Args {
+            kernel: Some(kernel.into()),
+            list: false,
+            shape: Shape::new(256, 256),
+            len: 1 << 16,
+            ty: ty.into(),
+            op: "sum".into(),
+            json: false,
+            draw,
+        }
+    }
 }
 
 /// Every kernel `emulate` can run.
@@ -108,11 +125,12 @@ pub fn run(args: &Args) -> Result<()> {
             println!("RACE: {r}");
         }
         if args.draw {
+            let color = std::io::stdout().is_terminal();
             for s in &sites {
                 if let Some(access) = &s.worst {
-                    println!("\n{} {} (its costliest request):", s.site, s.op);
+                    println!("\n{} {} (its costliest request, {} wavefronts):", s.site, s.op, s.worst_wavefronts);
                     let analysis = analyze(access, &Geometry::MODERN)?;
-                    print!("{}", render_text(&analysis, &Geometry::MODERN, false));
+                    print!("{}", render_text(&analysis, &Geometry::MODERN, color));
                 }
             }
         }
@@ -145,6 +163,7 @@ pub struct SiteRow {
     pub requests: u64,
     pub wavefronts: u64,
     pub worst: Option<bankwise::banks::Access>,
+    pub worst_wavefronts: u32,
 }
 
 /// The load and store sites of `launches`, merged by site, in source order.
@@ -162,11 +181,13 @@ pub fn sites(launches: &[LaunchReport]) -> Vec<SiteRow> {
             requests: 0,
             wavefronts: 0,
             worst: None,
+            worst_wavefronts: 0,
         });
         row.requests += s.requests;
         row.wavefronts += s.wavefronts;
-        if row.worst.is_none() {
+        if row.worst.is_none() || s.worst_wavefronts > row.worst_wavefronts {
             row.worst = s.worst.clone();
+            row.worst_wavefronts = s.worst_wavefronts;
         }
     }
     by_site.into_values().collect()
@@ -351,16 +372,7 @@ pub fn ladder_summary() -> Result<()> {
     println!("with the bank model's wavefronts per request at each shared-memory access site.\n");
     let mut wrong = Vec::new();
     for kernel in kernels().into_iter().filter(|&k| k != UNSYNCED) {
-        let args = Args {
-            kernel: Some(kernel.into()),
-            list: false,
-            shape: Shape::new(256, 256),
-            len: 1 << 16,
-            ty: "f32".into(),
-            op: "sum".into(),
-            json: false,
-            draw: false,
-        };
+        let args = Args::defaults(kernel, "f32", false);
         let outcome = emulate(&gpu, kernel, &args)?;
         let races: usize = outcome.launches.iter().map(|l| l.report.races.len()).sum();
         println!(

@@ -58,6 +58,26 @@ impl SiteStats {
     pub fn wavefronts_per_request(&self) -> f64 {
         if self.requests == 0 { 0.0 } else { self.wavefronts as f64 / self.requests as f64 }
     }
+
+    /// The site's counts in one line, then the bank map of its costliest request (which lane
+    /// hits which bank, in which wavefront), as `bankwise banks` draws an access; ANSI colours
+    /// if `color`.
+    pub fn draw(&self, color: bool) -> String {
+        let mut out = format!(
+            "{} {}: {} requests, {} wavefronts ({:.2} per request)\n",
+            self.site,
+            self.op,
+            self.requests,
+            self.wavefronts,
+            self.wavefronts_per_request()
+        );
+        let geometry = bankwise_banks::Geometry::MODERN;
+        if let Some(analysis) = self.worst.as_ref().and_then(|a| bankwise_banks::analyze(a, &geometry).ok()) {
+            out += &format!("its costliest request, {} wavefronts:\n", self.worst_wavefronts);
+            out += &bankwise_banks::render_text(&analysis, &geometry, color);
+        }
+        out
+    }
 }
 
 /// Which two accesses raced.
@@ -132,6 +152,20 @@ pub struct Report {
 }
 
 impl Report {
+    /// Every load and store site [drawn](SiteStats::draw), then every race, for a kernel of
+    /// your own: `print!("{}", launch.report.draw(false))` after an emulated launch.
+    pub fn draw(&self, color: bool) -> String {
+        let mut out = String::new();
+        for s in self.sites.iter().filter(|s| s.op != AccessOp::Atomic) {
+            out += &s.draw(color);
+            out += "\n";
+        }
+        for r in &self.races {
+            out += &format!("RACE: {r}\n");
+        }
+        out
+    }
+
     /// Adds one request at a site.
     pub(crate) fn add_request(&mut self, site: Site, op: AccessOp, access: Access, wavefronts: u32) {
         let bytes = access.width.bytes();

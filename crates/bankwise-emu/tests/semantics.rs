@@ -156,6 +156,14 @@ fn a_column_read_takes_32_wavefronts() {
     assert_eq!((r.sites[0].requests, r.sites[0].wavefronts), (6, 6 * 32));
     assert_eq!(r.sites[0].worst_wavefronts, 32);
     assert_eq!((r.blocks, r.threads), (3, 192));
+    // Drawn: the counts, then the bank map of the request, all 32 lanes in bank 0.
+    let drawing = r.draw(false);
+    let header = format!("{} load: 6 requests, 192 wavefronts (32.00 per request)\n", r.sites[0].site);
+    assert!(drawing.starts_with(&header), "{drawing}");
+    let geometry = bankwise_banks::Geometry::MODERN;
+    let column = bankwise_banks::Access::strided(bankwise_banks::Width::B4, 0, 32);
+    let map = bankwise_banks::render_text(&bankwise_banks::analyze(&column, &geometry).unwrap(), &geometry, false);
+    assert!(drawing.contains(&format!("its costliest request, 32 wavefronts:\n{map}")), "{drawing}");
 }
 
 unsafe fn past_the_buffer(params: &[*mut c_void]) {
