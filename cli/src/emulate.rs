@@ -18,7 +18,7 @@ use bankwise_layout::reduce::{THREADS, elements_per_block};
 use rand::{RngCore, SeedableRng, rngs::SmallRng};
 
 /// The teaching kernel that does the reduction's last warp without `sync_warp`: a race that
-/// the H100 and its racecheck do not show and the emulator does.
+/// no result on the H100 shows (racecheck warns of it, after minutes) and the emulator reports.
 pub const UNSYNCED: &str = "reduce_unrolled_warp_unsynced";
 
 #[derive(clap::Args)]

@@ -81,8 +81,9 @@ mod insight {
     }
 
     /// `reduce_unrolled_warp_unsynced`: the last warp's steps without `sync_warp`. The H100
-    /// returned the right sum and its racecheck reported nothing; the emulator reports the
-    /// race between the step's read and its write, by two lanes of the first warp.
+    /// returns the right sum (racecheck reports warp-level hazard warnings after minutes); the
+    /// emulator reports the race between the step's read and its write, by two lanes of the
+    /// first warp.
     fn unsynced_races(gpu: &Gpu) -> Check {
         reports(gpu);
         let n = 4096u64;

@@ -857,8 +857,8 @@ fn emulator_agrees(gpu: &Gpu) -> Check {
 }
 
 /// `reduce_unrolled_warp_unsynced` on the GPU: as measured on the H100 (its docs), the race
-/// between the last warp's lanes does not show in the result (the emulator reports it:
-/// `tests/emulator.rs`).
+/// between the last warp's lanes does not show in the result (racecheck reports it as
+/// warnings, the emulator as a race: `tests/emulator.rs`).
 fn unsynced_on_the_gpu(gpu: &Gpu) -> Check {
     let n = 1 << 20;
     let data: Vec<u32> = random::<u32>(n, 7).into_iter().map(|x| x >> 12).collect();

@@ -409,13 +409,12 @@ pub unsafe fn reduce_unrolled_warp<T: Element, O: ReduceOp<T>>(dst: *mut T, src:
 /// new value. [`reduce_unrolled_warp`] puts a `__syncwarp` between each step's reads and its
 /// writes and another after the writes.
 ///
-/// Measured on an H100 (CUDA 13.0, 2026-11-22): this unsynchronised reduction, in its
-/// lockstep form and in its divergent `if (j < s)` form, returned the right sum, and
-/// `compute-sanitizer --tool racecheck` (detect levels `warn` and `info`) reported 0 hazards.
-/// The race is real under the PTX memory model, but neither this GPU nor the tool shows it.
-/// bankwise's CPU emulator does: a launch of this kernel there reports the race on shared
-/// memory, naming the read's and the write's sites (the two lines of the loop) and the two
-/// threads. Its sum there comes out wrong, too: the emulator runs each lane on to its next
+/// Measured on an H100 (CUDA 13.0, 2026-11-23, 2^20 u32): the sum comes out right, so no
+/// result shows the race. `compute-sanitizer --tool racecheck --racecheck-report all` does
+/// see it, as 2,113,541 "Warp Level Programming" RAW hazard *warnings* (0 errors: lane 16
+/// writes what lane 0 then reads), after 196 s for that one launch. bankwise's CPU emulator
+/// reports it in milliseconds on any machine: the race on shared memory, naming the read's and
+/// the write's sites (the two lines of the loop) and the two threads. Its sum there comes out wrong, too: the emulator runs each lane on to its next
 /// synchronisation point before the next lane starts, so lane 0 combines values that its
 /// neighbours have not updated yet.
 ///
