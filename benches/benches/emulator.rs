@@ -40,7 +40,9 @@ fn main() {
     let src = gpu.upload(&data).expect("host memory");
     let mut group = c.benchmark_group("emulator/reduce_sum_f32");
     group.throughput(Throughput::Elements(n as u64));
-    for kernel in [ReduceKernel::InterleavedDivergent, ReduceKernel::Sequential, ReduceKernel::Shuffle, ReduceKernel::Tuned] {
+    for kernel in
+        [ReduceKernel::InterleavedDivergent, ReduceKernel::Sequential, ReduceKernel::Shuffle, ReduceKernel::Tuned]
+    {
         group.bench_function(BenchmarkId::new(kernel.name(), n), |b| {
             b.iter(|| gpu.reduce_with(kernel, Sum, &src, ..).expect("emulated reduction"));
             gpu.take_emulator_reports();

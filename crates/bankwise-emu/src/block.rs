@@ -53,7 +53,6 @@ pub(crate) struct BlockState {
     pub idx: Dim3,
     pub globals: *const Globals,
     pub shared: *mut u8,
-    pub threads: u32,
     pub recorder: RefCell<Recorder>,
 }
 
@@ -115,13 +114,8 @@ impl<'g> Runner<'g> {
         self.shared.iter_mut().for_each(|w| *w = u128::MAX);
         let mut recorder = self.recorder.take().unwrap_or_else(|| Recorder::new(g.shared_bytes as usize, n));
         recorder.start_block(idx, g.block);
-        let state = BlockState {
-            idx,
-            globals: g,
-            shared: self.shared.as_mut_ptr().cast(),
-            threads: n,
-            recorder: RefCell::new(recorder),
-        };
+        let state =
+            BlockState { idx, globals: g, shared: self.shared.as_mut_ptr().cast(), recorder: RefCell::new(recorder) };
         let threads: Vec<Thread> = (0..n)
             .map(|i| Thread {
                 tid: g.block.unflatten(i as u64),
@@ -183,7 +177,7 @@ fn schedule(threads: &[Thread], fibers: &mut [Fiber], block: &BlockState) -> Res
                 Err(payload) => return Err(lane::fault_of(payload, &threads[i])),
             }
         }
-        if resolve_warps(threads, &mut states)? {
+        if resolve_warps(threads, &mut states)? || resolve_convergence(threads, &mut states) {
             continue;
         }
         let live: Vec<usize> = (0..n).filter(|&i| !matches!(states[i], State::Done)).collect();
@@ -300,6 +294,33 @@ fn resolve_warps(threads: &[Thread], states: &mut [State]) -> Result<bool, Fault
     Ok(progressed)
 }
 
+/// Answers every `active_mask()` of a warp that can go no further: each lane waiting at one is
+/// given the lanes waiting at the same call. Runs only when no thread is ready and no warp
+/// collective can complete. Returns whether any did.
+fn resolve_convergence(threads: &[Thread], states: &mut [State]) -> bool {
+    let mut progressed = false;
+    for warp_start in (0..threads.len()).step_by(32) {
+        let warp_end = (warp_start + 32).min(threads.len());
+        let mut by_site: Vec<(Site, u32)> = Vec::new();
+        for j in warp_start..warp_end {
+            if let State::Waiting(Wait::Converge { site }) = &states[j] {
+                match by_site.iter_mut().find(|(s, _)| s == site) {
+                    Some((_, mask)) => *mask |= 1 << threads[j].lane(),
+                    None => by_site.push((*site, 1 << threads[j].lane())),
+                }
+            }
+        }
+        for j in warp_start..warp_end {
+            if let State::Waiting(Wait::Converge { site }) = &states[j] {
+                let mask = by_site.iter().find(|(s, _)| s == site).map_or(0, |(_, m)| *m);
+                states[j] = State::Ready(mask);
+                progressed = true;
+            }
+        }
+    }
+    progressed
+}
+
 /// Each lane's result of the collective the lanes of `group` all wait at.
 fn complete(threads: &[Thread], states: &[State], group: &[usize]) -> Vec<u32> {
     let op_of = |j: usize| match &states[j] {
@@ -340,6 +361,7 @@ fn describe_waits(threads: &[Thread], states: &[State]) -> String {
         let what = match s {
             State::Waiting(Wait::Barrier { site, .. }) => format!("at the barrier at {site}"),
             State::Waiting(Wait::Warp { op, mask, site }) => format!("at {op} (mask {mask:#010x}) at {site}"),
+            State::Waiting(Wait::Converge { site }) => format!("at active_mask() at {site}"),
             State::Done => "exited".to_string(),
             State::Ready(_) => "ready".to_string(),
         };

@@ -75,8 +75,21 @@ pub(crate) fn fault_of(payload: Box<dyn Any + Send>, thread: &Thread) -> Fault {
 /// Why a thread's fiber is suspended.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Wait {
-    Barrier { kind: Barrier, predicate: bool, site: Site },
-    Warp { mask: u32, op: Collective, site: Site },
+    Barrier {
+        kind: Barrier,
+        predicate: bool,
+        site: Site,
+    },
+    Warp {
+        mask: u32,
+        op: Collective,
+        site: Site,
+    },
+    /// `__activemask()`: waits until its warp can go no further, then answers with the lanes
+    /// that wait at the same site.
+    Converge {
+        site: Site,
+    },
 }
 
 /// The block barriers: `__syncthreads` and its reducing forms.
@@ -260,15 +273,16 @@ pub fn vote(kind: Vote, mask: u32, predicate: bool) -> u32 {
     suspend(Wait::Warp { mask, op: Collective::Vote { kind, predicate }, site })
 }
 
-/// `__activemask()`: the emulator runs lanes one at a time and cannot see which of them the
-/// hardware would run together, so it answers with the lanes of this warp that exist (a
-/// partial last warp has fewer than 32).
+/// `__activemask()`: the lanes of this warp that reach this call together. The emulator runs
+/// lanes one at a time, so the lane waits here until no lane of its warp can run further (each
+/// has exited or waits at a barrier, a collective or an `active_mask`); the mask is then every
+/// lane waiting at this same call: the whole warp where it has not diverged, the lanes of one
+/// side of a branch inside it. Every answer holds the lane itself, as the hardware's does;
+/// lanes that left a branch early are not waited for at a later call (no reconvergence).
 #[track_caller]
 pub fn active_mask() -> u32 {
-    let t = current();
-    let first = t.warp() * 32;
-    let lanes = t.block().threads.saturating_sub(first).min(32);
-    if lanes == 32 { u32::MAX } else { (1u32 << lanes) - 1 }
+    let site = Site::of(Location::caller());
+    suspend(Wait::Converge { site })
 }
 
 /// `trap`: ends the launch with a [`Fault::Panic`] naming the site.

@@ -260,3 +260,41 @@ fn shuffle_sources_match_the_ptx_isa() {
     // Only b's low five bits count.
     assert_eq!(Shuffle::Idx.source(0, 33, 0x1f), Some(1));
 }
+
+unsafe fn active_masks(params: &[*mut c_void]) {
+    let out = out_of(params);
+    let i = linear() as usize;
+    let l = lane::lane_id();
+    let converged = lane::active_mask();
+    // Lanes below 5 take one branch, lanes 5 to 19 the other, the rest skip both and wait at
+    // a sync_warp of the whole warp, which needs the branch lanes to arrive.
+    let divergent = if l < 5 {
+        lane::active_mask()
+    } else if l < 20 {
+        lane::active_mask()
+    } else {
+        0
+    };
+    lane::sync_warp(lane::active_mask());
+    for (k, v) in [converged, divergent].into_iter().enumerate() {
+        lane::global_write(unsafe { out.add(2 * i + k) }, v, 4);
+    }
+}
+
+#[test]
+fn active_mask_is_the_lanes_that_reach_the_call_together() {
+    // 2 blocks of 40 threads: a full warp and a warp of 8 lanes.
+    let out = HostAllocation::zeroed(2 * 80 * 4).unwrap();
+    run(active_masks, &out, 2, 40, 0).unwrap();
+    let got = words(&out);
+    for i in 0..80 {
+        let (t, l) = (i % 40, i % 40 % 32);
+        let lanes: u32 = if t < 32 { u32::MAX } else { 0xFF };
+        let divergent = match l {
+            0..5 => 0x1F & lanes,
+            5..20 => 0xF_FFE0 & lanes,
+            _ => 0,
+        };
+        assert_eq!([got[2 * i], got[2 * i + 1]], [lanes, divergent], "thread {t} of its block");
+    }
+}
