@@ -299,21 +299,20 @@ fn resolve_warps(threads: &[Thread], states: &mut [State]) -> Result<bool, Fault
 /// collective can complete. Returns whether any did.
 fn resolve_convergence(threads: &[Thread], states: &mut [State]) -> bool {
     let mut progressed = false;
-    for warp_start in (0..threads.len()).step_by(32) {
-        let warp_end = (warp_start + 32).min(threads.len());
+    for (warp, states) in threads.chunks(32).zip(states.chunks_mut(32)) {
         let mut by_site: Vec<(Site, u32)> = Vec::new();
-        for j in warp_start..warp_end {
-            if let State::Waiting(Wait::Converge { site }) = &states[j] {
+        for (t, state) in warp.iter().zip(states.iter()) {
+            if let State::Waiting(Wait::Converge { site }) = state {
                 match by_site.iter_mut().find(|(s, _)| s == site) {
-                    Some((_, mask)) => *mask |= 1 << threads[j].lane(),
-                    None => by_site.push((*site, 1 << threads[j].lane())),
+                    Some((_, mask)) => *mask |= 1 << t.lane(),
+                    None => by_site.push((*site, 1 << t.lane())),
                 }
             }
         }
-        for j in warp_start..warp_end {
-            if let State::Waiting(Wait::Converge { site }) = &states[j] {
+        for state in states.iter_mut() {
+            if let State::Waiting(Wait::Converge { site }) = state {
                 let mask = by_site.iter().find(|(s, _)| s == site).map_or(0, |(_, m)| *m);
-                states[j] = State::Ready(mask);
+                *state = State::Ready(mask);
                 progressed = true;
             }
         }

@@ -261,6 +261,8 @@ fn shuffle_sources_match_the_ptx_isa() {
     assert_eq!(Shuffle::Idx.source(0, 33, 0x1f), Some(1));
 }
 
+// The two branches' identical calls are two call sites, on purpose.
+#[allow(clippy::if_same_then_else)]
 unsafe fn active_masks(params: &[*mut c_void]) {
     let out = out_of(params);
     let i = linear() as usize;
