@@ -193,6 +193,9 @@ impl std::fmt::Debug for Device {
     }
 }
 
+/// The environment variable that [`Device::from_env`] reads: `1` for the CPU emulator.
+pub const EMULATOR_VAR: &str = "BANKWISE_EMULATOR";
+
 impl Device {
     /// Opens device `ordinal`.
     ///
@@ -225,6 +228,24 @@ impl Device {
         let stream = Stream { kind: StreamKind::Emulated(emulated.clone()) };
         let info = Arc::new(DeviceInfo::emulator());
         Device { inner: Arc::new(Inner { backend: Backend::Emulator(emulated), stream, info }) }
+    }
+
+    /// [`Device::emulator`] where the environment variable [`EMULATOR_VAR`]
+    /// (`BANKWISE_EMULATOR`) is `1`, else [`Device::new`]`(ordinal)`: one switch that moves a
+    /// whole program onto the CPU emulator, as Numba's `NUMBA_ENABLE_CUDASIM=1` does.
+    ///
+    /// Errors: those of [`Device::new`], and [`Error::BadEnvironment`] for a value other than
+    /// `0` or `1`.
+    pub fn from_env(ordinal: usize) -> Result<Self> {
+        match std::env::var(EMULATOR_VAR).as_deref() {
+            Ok("1") => Ok(Device::emulator()),
+            Ok("0") | Err(std::env::VarError::NotPresent) => Device::new(ordinal),
+            _ => Err(Error::BadEnvironment {
+                variable: EMULATOR_VAR,
+                value: std::env::var_os(EMULATOR_VAR).unwrap_or_default().to_string_lossy().into_owned(),
+                expected: "1 (the CPU emulator) or 0 (the GPU)",
+            }),
+        }
     }
 
     /// Whether this is the CPU emulator rather than a GPU.

@@ -10,7 +10,7 @@ use cudarc::driver::DriverError;
 pub enum Error {
     /// `libcuda` could not be loaded: no NVIDIA driver on this machine.
     #[error(
-        "no CUDA driver: libcuda could not be loaded ({0}); install the NVIDIA driver or run on a machine with a GPU"
+        "no CUDA driver: libcuda could not be loaded ({0}); install the NVIDIA driver, run on a machine with a GPU, or set BANKWISE_EMULATOR=1 where the program opens it with from_env (the CPU emulator)"
     )]
     NoDriver(String),
     /// The driver loaded but there is no device with this ordinal.
@@ -171,6 +171,16 @@ pub enum Error {
     /// The emulator has no host form of a kernel the module names.
     #[error(transparent)]
     NotLinked(#[from] bankwise_emu::registry::LookupError),
+    /// An environment variable that bankwise reads has a value it does not understand.
+    #[error("{variable}={value:?}: expected {expected}")]
+    BadEnvironment {
+        /// The variable.
+        variable: &'static str,
+        /// Its value.
+        value: String,
+        /// What it may be.
+        expected: &'static str,
+    },
     /// What was asked for needs a real GPU (timing, occupancy, driver interop).
     #[error(
         "{0} needs a GPU: the emulator runs kernels and reports their shared-memory traffic, but does not time them"

@@ -102,7 +102,7 @@ pub use bankwise_builder::manifest::{Entry, Param};
 pub use bankwise_emu;
 pub use cudarc;
 pub use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
-pub use device::{Device, DeviceInfo, Event, LaunchReport, Stream, device_count, driver_present};
+pub use device::{Device, DeviceInfo, EMULATOR_VAR, Event, LaunchReport, Stream, device_count, driver_present};
 pub use error::{Error, Result};
 pub use launch::{DEFAULT_SHARED_PER_BLOCK, LaunchConfig};
 pub use memory::{DeviceBuffer, DeviceSlice, DeviceSliceMut};

@@ -97,7 +97,18 @@ impl Gpu {
     /// with `MissingKernel` where the module lacks a kernel the host launches,
     /// [`crate::Error::Driver`] for anything else the driver refuses.
     pub fn with_ordinal(ordinal: usize) -> Result<Self> {
-        let device = Device::new(ordinal)?;
+        Self::on(Device::new(ordinal)?)
+    }
+
+    /// [`Gpu::emulator`] where the environment variable `BANKWISE_EMULATOR` is `1`, else
+    /// [`Gpu::new`] (see [`Device::from_env`]).
+    pub fn from_env() -> Result<Self> {
+        let device = Device::from_env(0)?;
+        if device.is_emulator() { Self::emulator_on(device) } else { Self::on(device) }
+    }
+
+    /// Loads bankwise's kernels onto a GPU device.
+    fn on(device: Device) -> Result<Self> {
         let (module, loaded) = load_module(&device)?;
         let kernels =
             module_entries().iter().map(|e| Ok((e.name.clone(), module.kernel(&e.name)?))).collect::<Result<_>>()?;
@@ -110,7 +121,10 @@ impl Gpu {
     /// requests and wavefronts, and any races) is kept: [`Device::take_emulator_reports`].
     /// Timing (events, benchmarks) and occupancy need a GPU.
     pub fn emulator() -> Result<Self> {
-        let device = Device::emulator();
+        Self::emulator_on(Device::emulator())
+    }
+
+    fn emulator_on(device: Device) -> Result<Self> {
         let module = device.load_module(ModuleImage::Ptx(kernels::PTX), Some(kernels::MANIFEST))?;
         let kernels =
             module_entries().iter().map(|e| Ok((e.name.clone(), module.kernel(&e.name)?))).collect::<Result<_>>()?;

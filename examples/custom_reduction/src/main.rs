@@ -3,8 +3,8 @@
 //! `block::reduce`; this program launches it in two passes (one partial per block, then the
 //! partials in one block) and checks the answer against the CPU.
 //!
-//! `cargo run -p custom-reduction [--emulator] [N]` (default: sizes from 1 to 2^24 + 7 on the
-//! GPU, to 10^5 + 3 on the CPU emulator; with ties and NaN).
+//! `cargo run -p custom-reduction [N]` (default: sizes from 1 to 2^24 + 7, with ties and NaN),
+//! or with `BANKWISE_EMULATOR=1` on the CPU emulator (default: up to 10^5 + 3).
 
 use std::process::ExitCode;
 
@@ -59,30 +59,15 @@ fn argmax(x: &[f32]) -> Option<Candidate> {
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {
-    let args = Args::parse(&[1, 2, 31, 257, 1000, 65_537, (1 << 24) + 7], &[1, 2, 31, 257, 1000, 100_003])?;
-    let dev = if args.emulator { Device::emulator() } else { Device::new(0)? };
-    argmax_and_check(&dev, &args.sizes)
-}
-
-/// The command line: `[--emulator] [N]`, with the default sizes for the GPU or the emulator.
-struct Args {
-    emulator: bool,
-    sizes: Vec<usize>,
-}
-
-impl Args {
-    fn parse(gpu_sizes: &[usize], emulator_sizes: &[usize]) -> Result<Args, String> {
-        let mut args: Vec<String> = std::env::args().skip(1).collect();
-        let emulator = args.iter().any(|a| a == "--emulator");
-        args.retain(|a| a != "--emulator");
-        let sizes = match &args[..] {
-            [] if emulator => emulator_sizes.to_vec(),
-            [] => gpu_sizes.to_vec(),
-            [n] => vec![n.parse().map_err(|_| format!("N must be a whole number, got {n:?}"))?],
-            _ => return Err(format!("usage: [--emulator] [N], got {args:?}")),
-        };
-        Ok(Args { emulator, sizes })
-    }
+    // BANKWISE_EMULATOR=1 runs it on the CPU emulator; on a GPU, Device::new(0), whose error
+    // says what is missing on a machine without one.
+    let dev = Device::from_env(0)?;
+    let sizes: Vec<usize> = match std::env::args().nth(1) {
+        Some(n) => vec![n.parse().map_err(|_| format!("N must be a whole number, got {n:?}"))?],
+        None if dev.is_emulator() => vec![1, 2, 31, 257, 1000, 100_003],
+        None => vec![1, 2, 31, 257, 1000, 65_537, (1 << 24) + 7],
+    };
+    argmax_and_check(&dev, &sizes)
 }
 
 /// Finds the argmax of random data of each size on `dev`, in two passes, and checks it

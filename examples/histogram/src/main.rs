@@ -1,8 +1,8 @@
 //! `histogram`: counts the bytes of a buffer into 256 bins with shared-memory atomics
 //! (`kernels/src/lib.rs`) and checks every bin against the CPU.
 //!
-//! `cargo run -p histogram [--emulator] [N]` (default: sizes from 1 to 2^26 + 5 bytes on the
-//! GPU, to 10^5 + 3 on the CPU emulator; random and skewed).
+//! `cargo run -p histogram [N]` (default: sizes from 1 to 2^26 + 5 bytes, random and skewed),
+//! or with `BANKWISE_EMULATOR=1` on the CPU emulator (default: up to 10^5 + 3).
 
 use std::process::ExitCode;
 
@@ -31,30 +31,15 @@ fn main() -> ExitCode {
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {
-    let args = Args::parse(&[1, 255, 4097, 1_000_003, (1 << 26) + 5], &[1, 255, 4097, 100_003])?;
-    let dev = if args.emulator { Device::emulator() } else { Device::new(0)? };
-    count_and_check(&dev, &args.sizes)
-}
-
-/// The command line: `[--emulator] [N]`, with the default sizes for the GPU or the emulator.
-struct Args {
-    emulator: bool,
-    sizes: Vec<usize>,
-}
-
-impl Args {
-    fn parse(gpu_sizes: &[usize], emulator_sizes: &[usize]) -> Result<Args, String> {
-        let mut args: Vec<String> = std::env::args().skip(1).collect();
-        let emulator = args.iter().any(|a| a == "--emulator");
-        args.retain(|a| a != "--emulator");
-        let sizes = match &args[..] {
-            [] if emulator => emulator_sizes.to_vec(),
-            [] => gpu_sizes.to_vec(),
-            [n] => vec![n.parse().map_err(|_| format!("N must be a whole number, got {n:?}"))?],
-            _ => return Err(format!("usage: [--emulator] [N], got {args:?}")),
-        };
-        Ok(Args { emulator, sizes })
-    }
+    // BANKWISE_EMULATOR=1 runs it on the CPU emulator; on a GPU, Device::new(0), whose error
+    // says what is missing on a machine without one.
+    let dev = Device::from_env(0)?;
+    let sizes: Vec<usize> = match std::env::args().nth(1) {
+        Some(n) => vec![n.parse().map_err(|_| format!("N must be a whole number, got {n:?}"))?],
+        None if dev.is_emulator() => vec![1, 255, 4097, 100_003],
+        None => vec![1, 255, 4097, 1_000_003, (1 << 26) + 5],
+    };
+    count_and_check(&dev, &sizes)
 }
 
 /// Counts random and skewed bytes of each size on `dev` and checks every bin against the CPU.

@@ -2,8 +2,9 @@
 //! Rust compiled to PTX by `build.rs`; this program loads the PTX, launches the kernel, and
 //! checks every element against the CPU.
 //!
-//! `cargo run -p vector-add [--emulator] [N]` (default: a few sizes, up to 2^24 + 3 elements
-//! on the GPU, 10^5 + 3 on the CPU emulator, which runs the kernel's host form).
+//! `cargo run -p vector-add [N]` (default: a few sizes, up to 2^24 + 3 elements), or
+//! `BANKWISE_EMULATOR=1 cargo run -p vector-add [N]` on the CPU emulator, which runs the
+//! kernel's host form (default: up to 10^5 + 3).
 
 use std::process::ExitCode;
 
@@ -27,31 +28,15 @@ fn main() -> ExitCode {
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {
-    let args = Args::parse(&[1, 31, 1000, (1 << 24) + 3], &[1, 31, 1000, 100_003])?;
-    // Err(NoDriver) on a machine without an NVIDIA driver: --emulator runs without one.
-    let dev = if args.emulator { Device::emulator() } else { Device::new(0)? };
-    add_and_check(&dev, &args.sizes)
-}
-
-/// The command line: `[--emulator] [N]`, with the default sizes for the GPU or the emulator.
-struct Args {
-    emulator: bool,
-    sizes: Vec<usize>,
-}
-
-impl Args {
-    fn parse(gpu_sizes: &[usize], emulator_sizes: &[usize]) -> Result<Args, String> {
-        let mut args: Vec<String> = std::env::args().skip(1).collect();
-        let emulator = args.iter().any(|a| a == "--emulator");
-        args.retain(|a| a != "--emulator");
-        let sizes = match &args[..] {
-            [] if emulator => emulator_sizes.to_vec(),
-            [] => gpu_sizes.to_vec(),
-            [n] => vec![n.parse().map_err(|_| format!("N must be a whole number, got {n:?}"))?],
-            _ => return Err(format!("usage: [--emulator] [N], got {args:?}")),
-        };
-        Ok(Args { emulator, sizes })
-    }
+    // BANKWISE_EMULATOR=1 runs it on the CPU emulator; on a GPU, Device::new(0), whose error
+    // says what is missing on a machine without one.
+    let dev = Device::from_env(0)?;
+    let sizes: Vec<usize> = match std::env::args().nth(1) {
+        Some(n) => vec![n.parse().map_err(|_| format!("N must be a whole number, got {n:?}"))?],
+        None if dev.is_emulator() => vec![1, 31, 1000, 100_003],
+        None => vec![1, 31, 1000, (1 << 24) + 3],
+    };
+    add_and_check(&dev, &sizes)
 }
 
 /// Adds random vectors of each size on `dev` and checks every element against the CPU.

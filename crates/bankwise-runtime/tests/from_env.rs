@@ -1,0 +1,30 @@
+//! `Device::from_env`: `BANKWISE_EMULATOR` picks the emulator or the GPU, and a value it does
+//! not understand is an error. One test, in a process of its own: it sets the variable.
+
+use bankwise_runtime::{Device, EMULATOR_VAR, Error};
+
+#[test]
+fn bankwise_emulator_picks_the_device() {
+    // Safety: the only test of this process, so no other thread reads the environment.
+    unsafe { std::env::set_var(EMULATOR_VAR, "1") };
+    assert!(Device::from_env(0).unwrap().is_emulator());
+    unsafe { std::env::set_var(EMULATOR_VAR, "yes") };
+    match Device::from_env(0) {
+        Err(e @ Error::BadEnvironment { .. }) => {
+            assert_eq!(e.to_string(), "BANKWISE_EMULATOR=\"yes\": expected 1 (the CPU emulator) or 0 (the GPU)")
+        }
+        other => panic!("expected BadEnvironment, got {:?}", other.map(|d| d.is_emulator())),
+    }
+    // 0 or unset: the GPU, as Device::new(0) gives it (or its error, without one).
+    for value in [Some("0"), None] {
+        match value {
+            Some(v) => unsafe { std::env::set_var(EMULATOR_VAR, v) },
+            None => unsafe { std::env::remove_var(EMULATOR_VAR) },
+        }
+        match (Device::from_env(0), Device::new(0)) {
+            (Ok(d), Ok(_)) => assert!(!d.is_emulator()),
+            (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),
+            (a, b) => panic!("from_env gave {:?}, new {:?}", a.map(|d| d.is_emulator()), b.map(|d| d.is_emulator())),
+        }
+    }
+}
