@@ -1,7 +1,7 @@
-//! cuBLAS `geam` as the vendor transpose baseline: `C = 1·Aᵀ + 0·C`, loaded through cudarc.
+//! cuBLAS as the vendor baseline, loaded through cudarc: `geam` for transposes (`C = 1·Aᵀ + 0·C`), `gemm` for matrix multiplies.
 
 use anyhow::{Result, bail};
-use bankwise::{DeviceBuffer, Gpu, Shape};
+use bankwise::{DeviceBuffer, Gpu, MatmulShape, Shape};
 use cudarc::cublas::{CudaBlas, sys};
 
 /// A cuBLAS handle on the GPU's stream; `None` where libcublas cannot be loaded.
@@ -76,3 +76,64 @@ macro_rules! geam {
 
 geam!(f32, cublasSgeam_64);
 geam!(f64, cublasDgeam_64);
+
+/// Element types cuBLAS multiplies with `gemm`: the matrix multiply baseline.
+pub trait Gemm: bankwise::matmul::Float {
+    /// Queues row-major `C = α·A·B + β·C` of `shape` (with its leading dimensions): cuBLAS is
+    /// column-major, so it computes `Cᵀ = α·Bᵀ·Aᵀ + β·Cᵀ`, the same memory. The handle's math
+    /// mode is cuBLAS's default: no TF32 for `f32`; `f64` may use the FP64 tensor cores.
+    #[allow(clippy::too_many_arguments)]
+    fn gemm(
+        blas: &CudaBlas,
+        alpha: Self,
+        a: &DeviceBuffer<Self>,
+        b: &DeviceBuffer<Self>,
+        beta: Self,
+        c: &mut DeviceBuffer<Self>,
+        shape: MatmulShape,
+    ) -> Result<()>;
+}
+
+macro_rules! gemm {
+    ($t:ty, $f:ident) => {
+        impl Gemm for $t {
+            fn gemm(
+                blas: &CudaBlas,
+                alpha: $t,
+                a: &DeviceBuffer<$t>,
+                b: &DeviceBuffer<$t>,
+                beta: $t,
+                c: &mut DeviceBuffer<$t>,
+                s: MatmulShape,
+            ) -> Result<()> {
+                s.check_buffers(a.len(), b.len(), c.len())?;
+                let d = [s.m, s.n, s.k, s.lda, s.ldb, s.ldc].map(|x| x as i64);
+                let status = unsafe {
+                    sys::$f(
+                        *blas.handle(),
+                        sys::cublasOperation_t::CUBLAS_OP_N,
+                        sys::cublasOperation_t::CUBLAS_OP_N,
+                        d[1],
+                        d[0],
+                        d[2],
+                        &alpha,
+                        b.device_ptr() as *const $t,
+                        d[4],
+                        a.device_ptr() as *const $t,
+                        d[3],
+                        &beta,
+                        c.device_ptr() as *mut $t,
+                        d[5],
+                    )
+                };
+                if status != sys::cublasStatus_t::CUBLAS_STATUS_SUCCESS {
+                    bail!("cublas gemm failed: {status:?}");
+                }
+                Ok(())
+            }
+        }
+    };
+}
+
+gemm!(f32, cublasSgemm_v2_64);
+gemm!(f64, cublasDgemm_v2_64);

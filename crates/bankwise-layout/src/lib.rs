@@ -7,6 +7,7 @@
 #![cfg_attr(not(test), no_std)]
 
 pub mod copy;
+pub mod matmul;
 pub mod probe;
 pub mod reduce;
 pub mod transpose;

@@ -40,6 +40,8 @@ pub struct DeviceInfo {
     pub shared_per_sm: u32,
     /// Shared memory the driver reserves per resident block, in bytes (1 KiB from sm_80).
     pub shared_reserved_per_block: u32,
+    /// The SMs' peak clock in kHz (`CU_DEVICE_ATTRIBUTE_CLOCK_RATE`), for peak-FLOP figures.
+    pub clock_khz: u32,
 }
 
 impl DeviceInfo {
@@ -72,6 +74,7 @@ impl DeviceInfo {
             shared_per_block_max: 232_448,
             shared_per_sm: 233_472,
             shared_reserved_per_block: 1024,
+            clock_khz: 1_980_000,
         }
     }
 
@@ -98,6 +101,7 @@ impl DeviceInfo {
             shared_per_block_max: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?,
             shared_per_sm: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR)?,
             shared_reserved_per_block: attr(Attr::CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK)?,
+            clock_khz: attr(Attr::CU_DEVICE_ATTRIBUTE_CLOCK_RATE)?,
         })
     }
 }

@@ -51,6 +51,34 @@ pub enum Error {
         /// Elements the buffer holds.
         actual: usize,
     },
+    /// A matrix's leading dimension is smaller than its rows' length.
+    #[error("{matrix}'s leading dimension {ld} is below its row length {row_len}")]
+    LeadingDimension {
+        /// Which matrix (`A`, `B`, `C`).
+        matrix: &'static str,
+        /// The leading dimension given.
+        ld: usize,
+        /// Elements per row.
+        row_len: usize,
+    },
+    /// A buffer is too short for the matrix it holds.
+    #[error(
+        "{matrix} holds {actual} elements but {rows} rows of {row_len} with leading dimension {ld} need {expected}"
+    )]
+    MatrixTooShort {
+        /// Which matrix (`A`, `B`, `C`).
+        matrix: &'static str,
+        /// Rows, row length and leading dimension.
+        rows: usize,
+        /// Elements per row.
+        row_len: usize,
+        /// Elements between the starts of consecutive rows.
+        ld: usize,
+        /// Elements needed: `(rows − 1)·ld + row_len`.
+        expected: usize,
+        /// Elements the buffer holds.
+        actual: usize,
+    },
     /// A bank-conflict probe's mask selects no lane.
     #[error("probe mask selects no active lane; at least one of the 32 lanes must access")]
     ProbeNoActiveLane,

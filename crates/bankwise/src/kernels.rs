@@ -99,6 +99,12 @@ pub const TRANSPOSE_UNALIGNED_U32: &str = "transpose_unaligned_u32";
 pub const TRANSPOSE_SMALL_U64: &str = "transpose_small_u64";
 /// [`TRANSPOSE_SMALL_U64`] with cache-streaming loads and stores, for the smallest of them.
 pub const TRANSPOSE_SMALL_STREAMING_U64: &str = "transpose_small_streaming_u64";
+/// `matmul_naive_*`, indexed by [`crate::matmul::Float::INDEX`] (`f32`, `f64`).
+pub const MATMUL_NAIVE: [&str; 2] = ["matmul_naive_f32", "matmul_naive_f64"];
+/// `matmul_coalesced_*`, indexed like [`MATMUL_NAIVE`].
+pub const MATMUL_COALESCED: [&str; 2] = ["matmul_coalesced_f32", "matmul_coalesced_f64"];
+/// `matmul_tiled_*`, indexed like [`MATMUL_NAIVE`].
+pub const MATMUL_TILED: [&str; 2] = ["matmul_tiled_f32", "matmul_tiled_f64"];
 /// `probe_load_*`, indexed by access width (1, 2, 4, 8, 16 bytes): see [`crate::probe`].
 pub const PROBE_LOAD: [&str; 5] =
     ["probe_load_u8", "probe_load_u16", "probe_load_u32", "probe_load_u64", "probe_load_u128"];
@@ -127,6 +133,9 @@ mod tests {
     fn named() -> Vec<&'static str> {
         let mut names = vec![COPY_BYTES, TRANSPOSE_UNALIGNED_U32, TRANSPOSE_SMALL_U64, TRANSPOSE_SMALL_STREAMING_U64];
         for table in [TRANSPOSE_NAIVE, TRANSPOSE_TILED, TRANSPOSE_PADDED, TRANSPOSE_SWIZZLED, TRANSPOSE_TUNED] {
+            names.extend(table);
+        }
+        for table in [MATMUL_NAIVE, MATMUL_COALESCED, MATMUL_TILED] {
             names.extend(table);
         }
         names.extend(PROBE_LOAD);

@@ -57,6 +57,7 @@ pub mod element;
 pub mod error;
 pub mod gpu;
 pub mod kernels;
+pub mod matmul;
 pub mod probe;
 pub mod reduce;
 pub mod timing;
@@ -71,6 +72,7 @@ pub use bankwise_runtime as runtime;
 pub use element::{Element, Width};
 pub use error::{Error, Result};
 pub use gpu::{DeviceBuffer, DeviceInfo, Gpu, LoadedImage};
+pub use matmul::{Float, MatmulKernel, MatmulShape};
 pub use reduce::{Max, Min, ReduceKernel, Sum};
 pub use transpose::{Shape, TransposeKernel};
 

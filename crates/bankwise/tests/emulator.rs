@@ -41,7 +41,38 @@ mod insight {
         add("no_bankwise_kernel_races", no_bankwise_kernel_races);
         add("the_unsynchronised_warp_reduction_races", unsynced_races);
         add("probe_wavefronts_are_the_bank_models", probe_wavefronts_are_the_models);
+        add("matmul_tiled_reads_its_tiles_without_conflicts", matmul_tiled_wavefronts);
         out
+    }
+
+    /// `matmul_tiled`, 64³: per k-step a warp stores one row of each tile, then reads `A`'s
+    /// row element by element (one address: a broadcast) and `B`'s rows (32 consecutive
+    /// elements): every request one wavefront for f32, two for f64 (256 bytes), as the bank
+    /// model says of these index functions (`bankwise_layout::matmul::{a_tile, b_tile}`).
+    fn matmul_tiled_wavefronts(gpu: &Gpu) -> Check {
+        use bankwise::matmul::{MatmulKernel, MatmulShape};
+        for (bytes, want) in [(4, [1.0, 1.0]), (8, [1.0, 2.0])] {
+            reports(gpu);
+            let shape = MatmulShape::new(64, 64, 64);
+            if bytes == 4 {
+                let x = gpu.upload(&[1.0f32; 64 * 64])?;
+                let mut c = gpu.upload(&[0.0f32; 64 * 64])?;
+                gpu.matmul_with(MatmulKernel::Tiled, 1.0, &x, &x, 0.0, &mut c, shape)?;
+            } else {
+                let x = gpu.upload(&[1.0f64; 64 * 64])?;
+                let mut c = gpu.upload(&[0.0f64; 64 * 64])?;
+                gpu.matmul_with(MatmulKernel::Tiled, 1.0, &x, &x, 0.0, &mut c, shape)?;
+            }
+            let r = reports(gpu);
+            let (loads, stores) = (per_request(&r, AccessOp::Load), per_request(&r, AccessOp::Store));
+            // Loads: A's broadcast, B's row; stores: a row of each tile.
+            let mut sorted = loads.clone();
+            sorted.sort_by(f64::total_cmp);
+            if sorted != want || stores != [want[1], want[1]] {
+                return Err(format!("{bytes}-byte: loads {loads:?}, stores {stores:?} wavefronts per request").into());
+            }
+        }
+        Ok(())
     }
 
     /// Every probe pattern, loaded and stored (as the probe table runs it), launched once with

@@ -2,6 +2,8 @@
 //! random data, with the output poisoned before each launch: the trials that `gpu.rs` runs on a
 //! GPU and `emulator.rs` on the CPU emulator (smaller sizes, and nothing that times).
 
+mod matmul;
+
 use std::sync::Arc;
 
 use bankwise::reduce::{Max, Min, Operation, Reducible, Sum};
@@ -88,6 +90,7 @@ pub fn trials(gpu: Option<Arc<Gpu>>, target: Target) -> Vec<Trial> {
     add("launchers_reject_bad_arguments".into(), Box::new(launchers_reject_bad_arguments));
     add("runtime/a_bankwise_kernel_launched_through_the_runtime".into(), Box::new(runtime_launch_of_copy_bytes));
     probe_trials(&mut add, target);
+    matmul::trials(&mut add, target);
     // Properties over random shapes and ranges (seeded, so a failure reproduces).
     for kernel in TransposeKernel::ALL {
         add(format!("{}/random_shapes", kernel.name()), Box::new(move |g| transpose_random_shapes(g, kernel, target)));

@@ -10,6 +10,7 @@
 //! `bankwise_kernels::reduce_ladder!`.
 #![no_std]
 
+mod matmul;
 mod probe;
 mod reduce;
 mod transpose;

@@ -14,6 +14,7 @@
 
 pub mod block;
 pub mod copy;
+pub mod matmul;
 pub mod probe;
 pub mod reduce;
 pub mod tile;

@@ -9,6 +9,8 @@
 //! with the kernel's on buffer sets of its own (for reductions, in a block of runs right after
 //! the kernel's).
 
+mod matmul;
+
 use std::io::Write;
 
 use anyhow::{Context, Result};
@@ -57,6 +59,9 @@ enum Suite {
     Transpose,
     /// The reduction ladder: every kernel at 2^20 … 2^28 f32 sum, the tuned one for every type.
     Reduce,
+    /// The matrix multiply ladder beside cuBLAS's gemm, f32 and f64, at 1024³ … 4096³ and the
+    /// odd, flat and tall shapes (`--runs` capped at 10: the slow rungs take a second a run).
+    Matmul,
 }
 
 /// One line of the table.
@@ -111,8 +116,11 @@ pub fn run(args: &Args) -> Result<()> {
         info.l2_bytes >> 20,
         info.memory_bytes >> 30
     );
-    let suites =
-        if args.suites.is_empty() { vec![Suite::Copy, Suite::Transpose, Suite::Reduce] } else { args.suites.clone() };
+    let suites = if args.suites.is_empty() {
+        vec![Suite::Copy, Suite::Transpose, Suite::Reduce, Suite::Matmul]
+    } else {
+        args.suites.clone()
+    };
     let mut bench = Bench { gpu: &gpu, args, rows: Vec::new(), progress: ProgressBar::new(0) };
     bench.progress.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}").unwrap());
 
@@ -128,12 +136,18 @@ pub fn run(args: &Args) -> Result<()> {
     let per_suite = |s: Suite| match s {
         Suite::Copy => shapes.len() * 2,
         Suite::Transpose => shapes.len() * 2 * (TransposeKernel::ALL.len() + usize::from(blas.is_some())),
-        Suite::Reduce => 0,
+        Suite::Reduce | Suite::Matmul => 0,
     };
     bench.progress.inc_length(suites.iter().map(|&s| per_suite(s) as u64).sum());
+    let mut matmul_rows = Vec::new();
     for suite in suites {
         if suite == Suite::Reduce {
             bench.reduce_suite()?;
+            continue;
+        }
+        if suite == Suite::Matmul {
+            let (warmup, runs) = if args.quick { (1, 3) } else { (args.warmup.min(3), args.runs.min(10)) };
+            matmul_rows = matmul::suite(&gpu, args.quick, warmup, runs, &bench.progress)?;
             continue;
         }
         for &shape in &shapes {
@@ -142,7 +156,7 @@ pub fn run(args: &Args) -> Result<()> {
                     bench.copy::<f32>("copy_bytes", shape, |g, s, d| Ok(g.copy(s, d)?))?;
                     bench.copy::<f64>("copy_bytes", shape, |g, s, d| Ok(g.copy(s, d)?))?;
                 }
-                Suite::Reduce => {}
+                Suite::Reduce | Suite::Matmul => {}
                 Suite::Transpose => {
                     for kernel in TransposeKernel::ALL {
                         let name = kernel.name();
@@ -159,11 +173,18 @@ pub fn run(args: &Args) -> Result<()> {
     }
     bench.progress.finish_and_clear();
 
-    let table = render(&bench.rows);
-    println!("\n{table}");
-    println!(
-        "copy: the driver's cuMemcpyDtoD of the same input, timed in runs interleaved with the kernel's (reductions: right after)"
-    );
+    if !bench.rows.is_empty() {
+        println!("\n{}", render(&bench.rows));
+        println!(
+            "copy: the driver's cuMemcpyDtoD of the same input, timed in runs interleaved with the kernel's (reductions: right after)"
+        );
+    }
+    if !matmul_rows.is_empty() {
+        println!("\n{}", matmul::render(&matmul_rows));
+        println!(
+            "cuBLAS: its gemm of the same operands (default math mode: no TF32), timed in runs interleaved with the kernel's"
+        );
+    }
     if let Some(path) = &args.markdown {
         let mut f = std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
         writeln!(
@@ -177,7 +198,12 @@ pub fn run(args: &Args) -> Result<()> {
             args.runs,
             args.warmup
         )?;
-        writeln!(f, "{}", markdown(&bench.rows))?;
+        if !bench.rows.is_empty() {
+            writeln!(f, "{}", markdown(&bench.rows))?;
+        }
+        if !matmul_rows.is_empty() {
+            writeln!(f, "{}", matmul::markdown(&matmul_rows))?;
+        }
         eprintln!("wrote {}", path.display());
     }
     Ok(())

@@ -1,0 +1,251 @@
+//! Matrix multiply, `C = α·A·B + β·C`: `A` is `m × k`, `B` `k × n`, `C` `m × n`, each
+//! row-major with a leading dimension (elements between the starts of consecutive rows, at
+//! least the row's length). As in BLAS, `C` is not read where `β = 0`.
+//!
+//! The ladder so far: [`MatmulKernel::Naive`] → [`MatmulKernel::Coalesced`] →
+//! [`MatmulKernel::Tiled`] (`crates/device/bankwise-kernels/src/matmul.rs`).
+
+use std::fmt;
+
+use crate::element::Element;
+use crate::error::{Error, Result};
+use crate::gpu::{DeviceBuffer, Gpu, Launch};
+use crate::kernels;
+use bankwise_layout::matmul::{TILE, TILED_SHARED_ELEMENTS, grid_columns_in_x, grid_rows_in_x};
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// The element types of the matrix multiply: `f32` and `f64`.
+pub trait Float: Element + Into<f64> + bankwise_runtime::KernelArg + sealed::Sealed {
+    /// Position in per-type kernel tables such as [`kernels::MATMUL_NAIVE`].
+    const INDEX: usize;
+    /// The unit roundoff `u` (2^-24, 2^-53), for error bounds.
+    const UNIT_ROUNDOFF: f64;
+    /// `x` rounded to this type.
+    fn from_f64(x: f64) -> Self;
+}
+
+impl sealed::Sealed for f32 {}
+impl Float for f32 {
+    const INDEX: usize = 0;
+    const UNIT_ROUNDOFF: f64 = 1.0 / (1u64 << 24) as f64;
+    fn from_f64(x: f64) -> f32 {
+        x as f32
+    }
+}
+
+impl sealed::Sealed for f64 {}
+impl Float for f64 {
+    const INDEX: usize = 1;
+    const UNIT_ROUNDOFF: f64 = 1.0 / (1u64 << 53) as f64;
+    fn from_f64(x: f64) -> f64 {
+        x
+    }
+}
+
+/// The dimensions of `C = α·A·B + β·C` and the three leading dimensions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MatmulShape {
+    /// Rows of `A` and `C`.
+    pub m: usize,
+    /// Columns of `B` and `C`.
+    pub n: usize,
+    /// Columns of `A`, rows of `B`.
+    pub k: usize,
+    /// `A`'s leading dimension (≥ `k`).
+    pub lda: usize,
+    /// `B`'s leading dimension (≥ `n`).
+    pub ldb: usize,
+    /// `C`'s leading dimension (≥ `n`).
+    pub ldc: usize,
+}
+
+impl MatmulShape {
+    /// Packed matrices: leading dimensions `k`, `n`, `n`.
+    pub const fn new(m: usize, n: usize, k: usize) -> Self {
+        MatmulShape { m, n, k, lda: k, ldb: n, ldc: n }
+    }
+
+    /// The same dimensions with these leading dimensions.
+    pub const fn with_leading_dimensions(self, lda: usize, ldb: usize, ldc: usize) -> Self {
+        MatmulShape { lda, ldb, ldc, ..self }
+    }
+
+    /// Floating-point operations, `2·m·n·k`, as FLOP/s figures count them.
+    pub fn flops(self) -> f64 {
+        2.0 * self.m as f64 * self.n as f64 * self.k as f64
+    }
+
+    /// Checks the dimensions, the leading dimensions, and that each buffer holds its matrix.
+    pub fn check_buffers(self, a_len: usize, b_len: usize, c_len: usize) -> Result<()> {
+        for (what, n) in [("m", self.m), ("n", self.n), ("k", self.k)] {
+            if n == 0 {
+                return Err(Error::ZeroDimension { what });
+            }
+        }
+        for (matrix, rows, row_len, ld, actual) in [
+            ("A", self.m, self.k, self.lda, a_len),
+            ("B", self.k, self.n, self.ldb, b_len),
+            ("C", self.m, self.n, self.ldc, c_len),
+        ] {
+            if ld < row_len {
+                return Err(Error::LeadingDimension { matrix, ld, row_len });
+            }
+            // Addresses are computed in 64 bits on the GPU, in bytes up to 8 per element.
+            let expected = (rows - 1)
+                .checked_mul(ld)
+                .and_then(|x| x.checked_add(row_len))
+                .filter(|&x| u64::try_from(x).is_ok_and(|x| x.checked_mul(8).is_some()))
+                .ok_or_else(|| Error::ShapeOverflow { shape: self.to_string() })?;
+            if actual < expected {
+                return Err(Error::MatrixTooShort { matrix, rows, row_len, ld, expected, actual });
+            }
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for MatmulShape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}×{}×{}", self.m, self.n, self.k)?;
+        if (self.lda, self.ldb, self.ldc) != (self.k, self.n, self.n) {
+            write!(f, " (lda {}, ldb {}, ldc {})", self.lda, self.ldb, self.ldc)?;
+        }
+        Ok(())
+    }
+}
+
+/// The matrix multiply kernels, one rung of the ladder each; each changes one thing from the
+/// one before.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum MatmulKernel {
+    /// One thread per element of `C`, lanes running down `C`'s rows: uncoalesced.
+    Naive,
+    /// Lanes along `C`'s rows: every global access coalesced (the article's kernel).
+    Coalesced,
+    /// Tiles of `A` and `B` staged in shared memory (the article's strategy).
+    #[default]
+    Tiled,
+}
+
+impl MatmulKernel {
+    /// Every rung, in ladder order.
+    pub const ALL: [MatmulKernel; 3] = [MatmulKernel::Naive, MatmulKernel::Coalesced, MatmulKernel::Tiled];
+
+    /// The rung's name, its entries' prefix.
+    pub const fn name(self) -> &'static str {
+        match self {
+            MatmulKernel::Naive => "matmul_naive",
+            MatmulKernel::Coalesced => "matmul_coalesced",
+            MatmulKernel::Tiled => "matmul_tiled",
+        }
+    }
+
+    /// The rung's entries, indexed by [`Float::INDEX`].
+    pub const fn entries(self) -> [&'static str; 2] {
+        match self {
+            MatmulKernel::Naive => kernels::MATMUL_NAIVE,
+            MatmulKernel::Coalesced => kernels::MATMUL_COALESCED,
+            MatmulKernel::Tiled => kernels::MATMUL_TILED,
+        }
+    }
+}
+
+/// Validates `C = α·A·B + β·C` of `shape` with buffers of `a_len`, `b_len`, `c_len` elements
+/// of `T`, and plans the launch of `kernel`'s entry for `T`.
+pub fn plan<T: Float>(
+    kernel: MatmulKernel,
+    shape: MatmulShape,
+    a_len: usize,
+    b_len: usize,
+    c_len: usize,
+) -> Result<Launch> {
+    shape.check_buffers(a_len, b_len, c_len)?;
+    let (m, n) = (shape.m as u64, shape.n as u64);
+    let (grid, shared_bytes) = match kernel {
+        MatmulKernel::Naive => (grid_rows_in_x(m, n), 0),
+        MatmulKernel::Coalesced => (grid_columns_in_x(m, n), 0),
+        MatmulKernel::Tiled => (grid_columns_in_x(m, n), TILED_SHARED_ELEMENTS * size_of::<T>() as u32),
+    };
+    Ok(Launch { kernel: kernel.entries()[T::INDEX], grid, block: (TILE, TILE, 1), shared_bytes, resident: None })
+}
+
+impl Gpu {
+    /// `C = α·A·B + β·C` with the library's default kernel ([`MatmulKernel::default`]).
+    pub fn matmul<T: Float>(
+        &self,
+        alpha: T,
+        a: &DeviceBuffer<T>,
+        b: &DeviceBuffer<T>,
+        beta: T,
+        c: &mut DeviceBuffer<T>,
+        shape: MatmulShape,
+    ) -> Result<()> {
+        self.matmul_with(MatmulKernel::default(), alpha, a, b, beta, c, shape)
+    }
+
+    /// `C = α·A·B + β·C` with a chosen rung of the ladder.
+    ///
+    /// Errors: [`Error::ZeroDimension`], [`Error::LeadingDimension`], [`Error::MatrixTooShort`],
+    /// [`Error::ShapeOverflow`], before anything is launched.
+    #[allow(clippy::too_many_arguments)] // the BLAS argument list
+    pub fn matmul_with<T: Float>(
+        &self,
+        kernel: MatmulKernel,
+        alpha: T,
+        a: &DeviceBuffer<T>,
+        b: &DeviceBuffer<T>,
+        beta: T,
+        c: &mut DeviceBuffer<T>,
+        shape: MatmulShape,
+    ) -> Result<()> {
+        let launch = plan::<T>(kernel, shape, a.len(), b.len(), c.len())?;
+        let s = shape;
+        let dims = [s.m, s.n, s.k, s.lda, s.ldb, s.ldc].map(|x| x as u64);
+        // Safety: `plan` checked that each buffer holds its matrix with its leading dimension;
+        // the launch uses the rung's grid, block and shared memory.
+        unsafe { self.launch(launch, (c, a, b, dims[0], dims[1], dims[2], dims[3], dims[4], dims[5], alpha, beta)) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_arguments_have_their_own_errors() {
+        let s = MatmulShape::new(3, 4, 5);
+        assert!(plan::<f32>(MatmulKernel::Tiled, s, 15, 20, 12).is_ok());
+        assert!(matches!(
+            plan::<f32>(MatmulKernel::Tiled, MatmulShape::new(0, 4, 5), 15, 20, 12),
+            Err(Error::ZeroDimension { what: "m" })
+        ));
+        assert!(matches!(
+            plan::<f32>(MatmulKernel::Tiled, MatmulShape::new(3, 4, 0), 15, 20, 12),
+            Err(Error::ZeroDimension { what: "k" })
+        ));
+        let short = plan::<f32>(MatmulKernel::Tiled, s, 15, 19, 12);
+        assert!(matches!(short, Err(Error::MatrixTooShort { matrix: "B", expected: 20, actual: 19, .. })), "{short:?}");
+        let ld = plan::<f64>(MatmulKernel::Naive, s.with_leading_dimensions(4, 4, 4), 15, 20, 12);
+        assert!(matches!(ld, Err(Error::LeadingDimension { matrix: "A", ld: 4, row_len: 5 })), "{ld:?}");
+        // Padded rows: the last row needs only its own length.
+        let padded = s.with_leading_dimensions(7, 9, 6);
+        assert!(plan::<f64>(MatmulKernel::Coalesced, padded, 2 * 7 + 5, 4 * 9 + 4, 2 * 6 + 4).is_ok());
+        let huge = MatmulShape::new(1 << 62, 1, 1); // A alone: 2^65 bytes
+        assert!(matches!(plan::<f32>(MatmulKernel::Tiled, huge, 0, 0, 0), Err(Error::ShapeOverflow { .. })));
+    }
+
+    #[test]
+    fn grids_cover_c_and_cap_at_the_hardware() {
+        let s = MatmulShape::new(33, 65, 17);
+        let tiled = plan::<f32>(MatmulKernel::Tiled, s, 33 * 17, 17 * 65, 33 * 65).unwrap();
+        assert_eq!((tiled.grid, tiled.block, tiled.shared_bytes), ((3, 2, 1), (32, 32, 1), 8192));
+        let naive = plan::<f64>(MatmulKernel::Naive, s, 33 * 17, 17 * 65, 33 * 65).unwrap();
+        assert_eq!((naive.kernel, naive.grid, naive.shared_bytes), ("matmul_naive_f64", (2, 3, 1), 0));
+        let tall = MatmulShape::new(1 << 22, 1, 1);
+        assert_eq!(plan::<f32>(MatmulKernel::Coalesced, tall, 1 << 22, 1, 1 << 22).unwrap().grid, (1, 65_535, 1));
+    }
+}

@@ -1,0 +1,24 @@
+use bankwise_device::kernel;
+use bankwise_kernels::matmul::{Gemm, matmul_coalesced, matmul_naive, matmul_tiled};
+
+/// Instantiates a rung of the matrix multiply ladder for `f32` and `f64`, as
+/// `<rung>_f32`, `<rung>_f64`, with the arguments in `Gemm`'s order.
+macro_rules! per_type {
+    ($generic:ident: $($name:ident => $t:ty),+ $(,)?) => {$(
+        /// # Safety
+        /// As for the rung in `bankwise_kernels::matmul`: the matrices hold their shapes with
+        /// their leading dimensions, and the launch uses the rung's grid and block.
+        #[kernel]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe fn $name(
+            c: *mut $t, a: *const $t, b: *const $t, m: u64, n: u64, k: u64,
+            lda: u64, ldb: u64, ldc: u64, alpha: $t, beta: $t,
+        ) {
+            unsafe { $generic::<$t>(Gemm { c, a, b, m, n, k, lda, ldb, ldc, alpha, beta }) }
+        }
+    )+};
+}
+
+per_type!(matmul_naive: matmul_naive_f32 => f32, matmul_naive_f64 => f64);
+per_type!(matmul_coalesced: matmul_coalesced_f32 => f32, matmul_coalesced_f64 => f64);
+per_type!(matmul_tiled: matmul_tiled_f32 => f32, matmul_tiled_f64 => f64);
