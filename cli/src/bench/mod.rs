@@ -140,13 +140,14 @@ pub fn run(args: &Args) -> Result<()> {
     };
     bench.progress.inc_length(suites.iter().map(|&s| per_suite(s) as u64).sum());
     let mut matmul_rows = Vec::new();
+    let matmul_runs = if args.quick { (1, 3) } else { (args.warmup.min(3), args.runs.min(10)) };
     for suite in suites {
         if suite == Suite::Reduce {
             bench.reduce_suite()?;
             continue;
         }
         if suite == Suite::Matmul {
-            let (warmup, runs) = if args.quick { (1, 3) } else { (args.warmup.min(3), args.runs.min(10)) };
+            let (warmup, runs) = matmul_runs;
             matmul_rows = matmul::suite(&gpu, args.quick, warmup, runs, &bench.progress)?;
             continue;
         }
@@ -202,6 +203,8 @@ pub fn run(args: &Args) -> Result<()> {
             writeln!(f, "{}", markdown(&bench.rows))?;
         }
         if !matmul_rows.is_empty() {
+            let (warmup, runs) = matmul_runs;
+            writeln!(f, "Matrix multiplies: median of {runs} runs after {warmup} warm-up runs.\n")?;
             writeln!(f, "{}", matmul::markdown(&matmul_rows))?;
         }
         eprintln!("wrote {}", path.display());
