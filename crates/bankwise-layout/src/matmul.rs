@@ -28,6 +28,12 @@ pub const fn grid_rows_in_x(m: u64, n: u64) -> (u32, u32, u32) {
     (cap(tiles(m), MAX_GRID_X), cap(tiles(n), MAX_GRID_YZ), 1)
 }
 
+/// Grid of the register-tiled rungs, whose blocks own `bm × bn` tiles of `C`: x over column
+/// tiles, y over row tiles.
+pub const fn grid_of_tiles(m: u64, n: u64, bm: u32, bn: u32) -> (u32, u32, u32) {
+    (cap(n.div_ceil(bn as u64), MAX_GRID_X), cap(m.div_ceil(bm as u64), MAX_GRID_YZ), 1)
+}
+
 const fn cap(n: u64, max: u32) -> u32 {
     if n > max as u64 { max } else { n as u32 }
 }
@@ -49,4 +55,45 @@ pub const fn a_tile(r: u32, c: u32) -> u32 {
 /// The tiled rung's shared-memory index of `B`'s tile element `(r, c)`.
 pub const fn b_tile(r: u32, c: u32) -> u32 {
     TILE * TILE + r * TILE + c
+}
+
+/// The 1-D register-tiled rung (`matmul_blocktile_1d`): a block owns a [`BM`](blocktile_1d::BM)
+/// × [`BN`](blocktile_1d::BN) tile of `C`; each of its [`THREADS`](blocktile_1d::THREADS)
+/// threads computes [`TM`](blocktile_1d::TM) elements of one column of it, in registers; `k`
+/// advances [`BK`](blocktile_1d::BK) at a time through a `BM × BK` tile of `A` and a `BK × BN`
+/// tile of `B` in shared memory, one element of each per thread.
+pub mod blocktile_1d {
+    /// Rows of the block's tile of `C`.
+    pub const BM: u32 = 64;
+    /// Columns of the block's tile of `C`.
+    pub const BN: u32 = 64;
+    /// Depth of each step through `k`.
+    pub const BK: u32 = 8;
+    /// Elements of `C` per thread, down a column.
+    pub const TM: u32 = 8;
+    /// Threads per block: one per `TM` elements of the tile.
+    pub const THREADS: u32 = BM * BN / TM;
+    /// Elements of shared memory: the `A` tile, then the `B` tile.
+    pub const SHARED_ELEMENTS: u32 = BM * BK + BK * BN;
+
+    /// Thread `t`'s column of the `C` tile, and the first of its `TM` rows.
+    pub const fn c_role(t: u32) -> (u32, u32) {
+        (t / BN * TM, t % BN)
+    }
+    /// The `A` tile element `(r, c)` that thread `t` loads.
+    pub const fn a_load(t: u32) -> (u32, u32) {
+        (t / BK, t % BK)
+    }
+    /// The `B` tile element `(r, c)` that thread `t` loads.
+    pub const fn b_load(t: u32) -> (u32, u32) {
+        (t / BN, t % BN)
+    }
+    /// Shared-memory index of the `A` tile's element `(r, c)` (row-major, `BK` wide).
+    pub const fn a_at(r: u32, c: u32) -> u32 {
+        r * BK + c
+    }
+    /// Shared-memory index of the `B` tile's element `(r, c)` (row-major, `BN` wide).
+    pub const fn b_at(r: u32, c: u32) -> u32 {
+        BM * BK + r * BN + c
+    }
 }

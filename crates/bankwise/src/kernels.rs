@@ -105,6 +105,8 @@ pub const MATMUL_NAIVE: [&str; 2] = ["matmul_naive_f32", "matmul_naive_f64"];
 pub const MATMUL_COALESCED: [&str; 2] = ["matmul_coalesced_f32", "matmul_coalesced_f64"];
 /// `matmul_tiled_*`, indexed like [`MATMUL_NAIVE`].
 pub const MATMUL_TILED: [&str; 2] = ["matmul_tiled_f32", "matmul_tiled_f64"];
+/// `matmul_blocktile_1d_*`, indexed like [`MATMUL_NAIVE`].
+pub const MATMUL_BLOCKTILE_1D: [&str; 2] = ["matmul_blocktile_1d_f32", "matmul_blocktile_1d_f64"];
 /// `probe_load_*`, indexed by access width (1, 2, 4, 8, 16 bytes): see [`crate::probe`].
 pub const PROBE_LOAD: [&str; 5] =
     ["probe_load_u8", "probe_load_u16", "probe_load_u32", "probe_load_u64", "probe_load_u128"];
@@ -135,7 +137,7 @@ mod tests {
         for table in [TRANSPOSE_NAIVE, TRANSPOSE_TILED, TRANSPOSE_PADDED, TRANSPOSE_SWIZZLED, TRANSPOSE_TUNED] {
             names.extend(table);
         }
-        for table in [MATMUL_NAIVE, MATMUL_COALESCED, MATMUL_TILED] {
+        for table in [MATMUL_NAIVE, MATMUL_COALESCED, MATMUL_TILED, MATMUL_BLOCKTILE_1D] {
             names.extend(table);
         }
         names.extend(PROBE_LOAD);

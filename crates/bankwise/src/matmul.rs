@@ -3,7 +3,8 @@
 //! least the row's length). As in BLAS, `C` is not read where `β = 0`.
 //!
 //! The ladder so far: [`MatmulKernel::Naive`] → [`MatmulKernel::Coalesced`] →
-//! [`MatmulKernel::Tiled`] (`crates/device/bankwise-kernels/src/matmul.rs`).
+//! [`MatmulKernel::Tiled`] → [`MatmulKernel::BlockTile1d`]
+//! (`crates/device/bankwise-kernels/src/matmul.rs`).
 
 use std::fmt;
 
@@ -11,7 +12,7 @@ use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::gpu::{DeviceBuffer, Gpu, Launch};
 use crate::kernels;
-use bankwise_layout::matmul::{TILE, TILED_SHARED_ELEMENTS, grid_columns_in_x, grid_rows_in_x};
+use bankwise_layout::matmul::{TILE, TILED_SHARED_ELEMENTS, grid_columns_in_x, grid_of_tiles, grid_rows_in_x};
 
 mod sealed {
     pub trait Sealed {}
@@ -127,13 +128,16 @@ pub enum MatmulKernel {
     /// Lanes along `C`'s rows: every global access coalesced (the article's kernel).
     Coalesced,
     /// Tiles of `A` and `B` staged in shared memory (the article's strategy).
-    #[default]
     Tiled,
+    /// Each thread accumulates a column of 8 elements of `C` in registers.
+    #[default]
+    BlockTile1d,
 }
 
 impl MatmulKernel {
     /// Every rung, in ladder order.
-    pub const ALL: [MatmulKernel; 3] = [MatmulKernel::Naive, MatmulKernel::Coalesced, MatmulKernel::Tiled];
+    pub const ALL: [MatmulKernel; 4] =
+        [MatmulKernel::Naive, MatmulKernel::Coalesced, MatmulKernel::Tiled, MatmulKernel::BlockTile1d];
 
     /// The rung's name, its entries' prefix.
     pub const fn name(self) -> &'static str {
@@ -141,6 +145,7 @@ impl MatmulKernel {
             MatmulKernel::Naive => "matmul_naive",
             MatmulKernel::Coalesced => "matmul_coalesced",
             MatmulKernel::Tiled => "matmul_tiled",
+            MatmulKernel::BlockTile1d => "matmul_blocktile_1d",
         }
     }
 
@@ -150,6 +155,7 @@ impl MatmulKernel {
             MatmulKernel::Naive => kernels::MATMUL_NAIVE,
             MatmulKernel::Coalesced => kernels::MATMUL_COALESCED,
             MatmulKernel::Tiled => kernels::MATMUL_TILED,
+            MatmulKernel::BlockTile1d => kernels::MATMUL_BLOCKTILE_1D,
         }
     }
 }
@@ -165,12 +171,18 @@ pub fn plan<T: Float>(
 ) -> Result<Launch> {
     shape.check_buffers(a_len, b_len, c_len)?;
     let (m, n) = (shape.m as u64, shape.n as u64);
-    let (grid, shared_bytes) = match kernel {
-        MatmulKernel::Naive => (grid_rows_in_x(m, n), 0),
-        MatmulKernel::Coalesced => (grid_columns_in_x(m, n), 0),
-        MatmulKernel::Tiled => (grid_columns_in_x(m, n), TILED_SHARED_ELEMENTS * size_of::<T>() as u32),
+    let bytes = size_of::<T>() as u32;
+    let square = (TILE, TILE, 1);
+    let (grid, block, shared_bytes) = match kernel {
+        MatmulKernel::Naive => (grid_rows_in_x(m, n), square, 0),
+        MatmulKernel::Coalesced => (grid_columns_in_x(m, n), square, 0),
+        MatmulKernel::Tiled => (grid_columns_in_x(m, n), square, TILED_SHARED_ELEMENTS * bytes),
+        MatmulKernel::BlockTile1d => {
+            use bankwise_layout::matmul::blocktile_1d::{BM, BN, SHARED_ELEMENTS, THREADS};
+            (grid_of_tiles(m, n, BM, BN), (THREADS, 1, 1), SHARED_ELEMENTS * bytes)
+        }
     };
-    Ok(Launch { kernel: kernel.entries()[T::INDEX], grid, block: (TILE, TILE, 1), shared_bytes, resident: None })
+    Ok(Launch { kernel: kernel.entries()[T::INDEX], grid, block, shared_bytes, resident: None })
 }
 
 impl Gpu {

@@ -41,27 +41,33 @@ mod insight {
         add("no_bankwise_kernel_races", no_bankwise_kernel_races);
         add("the_unsynchronised_warp_reduction_races", unsynced_races);
         add("probe_wavefronts_are_the_bank_models", probe_wavefronts_are_the_models);
-        add("matmul_tiled_reads_its_tiles_without_conflicts", matmul_tiled_wavefronts);
+        add("matmul_tiles_are_read_without_conflicts", matmul_tiled_wavefronts);
         out
     }
 
-    /// `matmul_tiled`, 64³: per k-step a warp stores one row of each tile, then reads `A`'s
-    /// row element by element (one address: a broadcast) and `B`'s rows (32 consecutive
-    /// elements): every request one wavefront for f32, two for f64 (256 bytes), as the bank
-    /// model says of these index functions (`bankwise_layout::matmul::{a_tile, b_tile}`).
+    /// `matmul_tiled` and `matmul_blocktile_1d`, 64³: per k-step a warp stores 32 consecutive
+    /// elements of each tile, then reads `A`'s tile element by element (one address: a
+    /// broadcast) and `B`'s along a row (32 consecutive elements): every request one wavefront
+    /// for f32, two for f64 (256 bytes), as the bank model says of these index functions
+    /// (`bankwise_layout::matmul`).
     fn matmul_tiled_wavefronts(gpu: &Gpu) -> Check {
         use bankwise::matmul::{MatmulKernel, MatmulShape};
-        for (bytes, want) in [(4, [1.0, 1.0]), (8, [1.0, 2.0])] {
+        for (kernel, bytes, want) in [
+            (MatmulKernel::Tiled, 4, [1.0, 1.0]),
+            (MatmulKernel::Tiled, 8, [1.0, 2.0]),
+            (MatmulKernel::BlockTile1d, 4, [1.0, 1.0]),
+            (MatmulKernel::BlockTile1d, 8, [1.0, 2.0]),
+        ] {
             reports(gpu);
             let shape = MatmulShape::new(64, 64, 64);
             if bytes == 4 {
                 let x = gpu.upload(&[1.0f32; 64 * 64])?;
                 let mut c = gpu.upload(&[0.0f32; 64 * 64])?;
-                gpu.matmul_with(MatmulKernel::Tiled, 1.0, &x, &x, 0.0, &mut c, shape)?;
+                gpu.matmul_with(kernel, 1.0, &x, &x, 0.0, &mut c, shape)?;
             } else {
                 let x = gpu.upload(&[1.0f64; 64 * 64])?;
                 let mut c = gpu.upload(&[0.0f64; 64 * 64])?;
-                gpu.matmul_with(MatmulKernel::Tiled, 1.0, &x, &x, 0.0, &mut c, shape)?;
+                gpu.matmul_with(kernel, 1.0, &x, &x, 0.0, &mut c, shape)?;
             }
             let r = reports(gpu);
             let (loads, stores) = (per_request(&r, AccessOp::Load), per_request(&r, AccessOp::Store));
@@ -69,7 +75,10 @@ mod insight {
             let mut sorted = loads.clone();
             sorted.sort_by(f64::total_cmp);
             if sorted != want || stores != [want[1], want[1]] {
-                return Err(format!("{bytes}-byte: loads {loads:?}, stores {stores:?} wavefronts per request").into());
+                let k = kernel.name();
+                return Err(
+                    format!("{k} {bytes}-byte: loads {loads:?}, stores {stores:?} wavefronts per request").into()
+                );
             }
         }
         Ok(())

@@ -1,5 +1,5 @@
 use bankwise_device::kernel;
-use bankwise_kernels::matmul::{Gemm, matmul_coalesced, matmul_naive, matmul_tiled};
+use bankwise_kernels::matmul::{Gemm, matmul_blocktile_1d, matmul_coalesced, matmul_naive, matmul_tiled};
 
 /// Instantiates a rung of the matrix multiply ladder for `f32` and `f64`, as
 /// `<rung>_f32`, `<rung>_f64`, with the arguments in `Gemm`'s order.
@@ -22,3 +22,4 @@ macro_rules! per_type {
 per_type!(matmul_naive: matmul_naive_f32 => f32, matmul_naive_f64 => f64);
 per_type!(matmul_coalesced: matmul_coalesced_f32 => f32, matmul_coalesced_f64 => f64);
 per_type!(matmul_tiled: matmul_tiled_f32 => f32, matmul_tiled_f64 => f64);
+per_type!(matmul_blocktile_1d: matmul_blocktile_1d_f32 => f32, matmul_blocktile_1d_f64 => f64);

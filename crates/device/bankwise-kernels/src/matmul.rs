@@ -189,3 +189,60 @@ pub unsafe fn matmul_tiled<T: Scalar>(g: Gemm<T>) {
         }
     });
 }
+
+/// Rung 4, `matmul_blocktile_1d`: each thread computes [`TM`](blocktile_1d::TM) elements of `C`
+/// down one column, accumulated in registers (siboehm's 1-D block tiling). A block of 512
+/// threads owns a 64 × 64 tile of `C`; `k` advances 8 at a time through a 64 × 8 tile of `A`
+/// and an 8 × 64 tile of `B` in shared memory, one element of each loaded per thread
+/// (`bankwise_layout::matmul::blocktile_1d`).
+///
+/// Changes from rung 3: per step through `k`, a thread reads one `B` element from shared
+/// memory and reuses it for its `TM` multiply-adds, so shared-memory loads per multiply-add
+/// fall from 2 to 1 + 1/`TM`; and each element loaded from global memory serves 64 threads'
+/// worth of results instead of 32. Bank conflicts: a warp's 32 threads share their rows of the
+/// `A` tile (a broadcast) and read 32 consecutive `B` elements: conflict-free.
+///
+/// # Safety
+/// As [`matmul_coalesced`], with block `THREADS` × 1, grid
+/// `bankwise_layout::matmul::grid_of_tiles(m, n, BM, BN)` and `SHARED_ELEMENTS` elements of
+/// dynamic shared memory.
+#[inline(always)]
+pub unsafe fn matmul_blocktile_1d<T: Scalar>(g: Gemm<T>) {
+    use bankwise_layout::matmul::blocktile_1d::{BK, BM, BN, TM, a_at, a_load, b_at, b_load, c_role};
+    let smem = shared::dynamic::<T>();
+    let t = thread_x();
+    let (row0, col) = c_role(t);
+    let ((ar, ac), (br, bc)) = (a_load(t), b_load(t));
+    for_each_tile(g.n.div_ceil(BN as u64), g.m.div_ceil(BM as u64), |tn, tm| {
+        let (m0, n0) = (tm * BM as u64, tn * BN as u64);
+        let mut acc = [T::ZERO; TM as usize];
+        let mut k0 = 0;
+        while k0 < g.k {
+            let (r, ka) = (m0 + ar as u64, k0 + ac as u64);
+            let a =
+                if r < g.m && ka < g.k { unsafe { global::read(g.a.add(at(r, ka, g.lda) as usize)) } } else { T::ZERO };
+            let (kb, c) = (k0 + br as u64, n0 + bc as u64);
+            let b =
+                if kb < g.k && c < g.n { unsafe { global::read(g.b.add(at(kb, c, g.ldb) as usize)) } } else { T::ZERO };
+            unsafe {
+                smem.write(a_at(ar, ac) as usize, a);
+                smem.write(b_at(br, bc) as usize, b);
+            }
+            sync_threads();
+            for d in 0..BK {
+                let b = unsafe { smem.read(b_at(d, col) as usize) };
+                for (i, acc) in acc.iter_mut().enumerate() {
+                    *acc = *acc + unsafe { smem.read(a_at(row0 + i as u32, d) as usize) } * b;
+                }
+            }
+            sync_threads();
+            k0 += BK as u64;
+        }
+        for (i, &sum) in acc.iter().enumerate() {
+            let (r, c) = (m0 + (row0 + i as u32) as u64, n0 + col as u64);
+            if r < g.m && c < g.n {
+                unsafe { g.finish(r, c, sum) };
+            }
+        }
+    });
+}
