@@ -115,13 +115,13 @@ fn peak_tflops(gpu: &Gpu, bytes: usize) -> Option<f64> {
 /// The table, plain text.
 pub fn render(rows: &[Row]) -> String {
     let mut out = format!(
-        "{:<18} {:<4} {:>16} {:>10} {:>9} {:>10} {:>9} {:>7}\n",
+        "{:<20} {:<4} {:>16} {:>10} {:>9} {:>10} {:>9} {:>7}\n",
         "kernel", "type", "m×n×k", "median ms", "TFLOP/s", "cuBLAS", "% cuBLAS", "% peak"
     );
     for r in rows {
         let blas = r.blas.as_ref().map(|s| r.tflops(s));
         out += &format!(
-            "{:<18} {:<4} {:>16} {:>10.3} {:>9.2} {:>10} {:>9} {:>7}\n",
+            "{:<20} {:<4} {:>16} {:>10.3} {:>9.2} {:>10} {:>9} {:>7}\n",
             r.kernel,
             r.dtype,
             r.shape.to_string(),

@@ -202,6 +202,10 @@ pub unsafe fn matmul_tiled<T: Scalar>(g: Gemm<T>) {
 /// worth of results instead of 32. Bank conflicts: a warp's 32 threads share their rows of the
 /// `A` tile (a broadcast) and read 32 consecutive `B` elements: conflict-free.
 ///
+/// Measured (H100, 2026-11-23): 15.41 TFLOP/s f32 at 4096³ (2.5× rung 3, 29.8% of cuBLAS,
+/// 23% of the CUDA cores' peak), 14.65 at 1024³ (40.1%); f64 6.52 (10.8%; 19.5% of its peak).
+/// 62 registers (f32), 70 (f64), no spills.
+///
 /// # Safety
 /// As [`matmul_coalesced`], with block `THREADS` × 1, grid
 /// `bankwise_layout::matmul::grid_of_tiles(m, n, BM, BN)` and `SHARED_ELEMENTS` elements of
