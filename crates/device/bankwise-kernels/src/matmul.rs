@@ -2,9 +2,9 @@
 //! dimension (`bankwise_layout::matmul`). Each rung is a named kernel that changes one thing
 //! from the one before; the host launches them through `bankwise::Gpu::matmul_with`.
 //!
-//! Every rung gives each thread one element of `C` (later rungs of the ladder give a
-//! thread a register tile of them) and reads `C` only where `β ≠ 0`, as BLAS does, so that
-//! `β = 0` overwrites whatever `C` held, NaN included.
+//! The first three rungs give each thread one element of `C`; from [`matmul_blocktile_1d`] on,
+//! a thread accumulates several in registers. Every rung reads `C` only where `β ≠ 0`, as BLAS
+//! does, so that `β = 0` overwrites whatever `C` held, NaN included.
 
 use core::ops::{Add, Mul};
 
@@ -32,16 +32,27 @@ impl Scalar for f64 {
 /// `A` (`m × k`, `lda`), `B` (`k × n`, `ldb`), and `α`, `β`.
 #[derive(Clone, Copy)]
 pub struct Gemm<T> {
+    /// `C`, `m × n`.
     pub c: *mut T,
+    /// `A`, `m × k`.
     pub a: *const T,
+    /// `B`, `k × n`.
     pub b: *const T,
+    /// Rows of `A` and `C`.
     pub m: u64,
+    /// Columns of `B` and `C`.
     pub n: u64,
+    /// Columns of `A`, rows of `B`.
     pub k: u64,
+    /// Elements between rows of `A`.
     pub lda: u64,
+    /// Elements between rows of `B`.
     pub ldb: u64,
+    /// Elements between rows of `C`.
     pub ldc: u64,
+    /// The product's factor.
     pub alpha: T,
+    /// `C`'s factor; `C` is not read where it is 0.
     pub beta: T,
 }
 
@@ -100,8 +111,9 @@ fn for_each_tile(x_tiles: u64, y_tiles: u64, mut f: impl FnMut(u64, u64)) {
 /// sectors per load instead of one broadcast) and write 32 rows of `C`.
 ///
 /// Measured (H100, 2026-11-23, beside cuBLAS in the same run): 0.50 TFLOP/s f32 and 0.49 f64
-/// at 4096³, 1.0% and 0.8% of cuBLAS. At 4095×4097×4093 it runs 3× faster (1.57 TFLOP/s):
-/// with rows 4096 elements apart, the 32 rows a warp reads map to the same few L2 slices.
+/// at 4096³, 1.0% and 0.8% of cuBLAS. At 4095×4097×4093 it runs 3× faster (1.57 TFLOP/s),
+/// likely because rows 4096 elements apart put a warp's 32 rows on the same few L2 slices (not
+/// yet profiled).
 ///
 /// # Safety
 /// The matrices hold their shapes with their leading dimensions; block `TILE × TILE`, grid
