@@ -38,6 +38,24 @@ impl Row {
     fn tflops(&self, s: &Stats) -> f64 {
         self.shape.flops() / (s.median_ms * 1e-3) / 1e12
     }
+
+    /// The row's cells: kernel, type, shape, median ms, TFLOP/s, cuBLAS's TFLOP/s, % of
+    /// cuBLAS, % of peak ("-" where unknown).
+    fn cells(&self) -> [String; 8] {
+        let ours = self.tflops(&self.stats);
+        let blas = self.blas.as_ref().map(|s| self.tflops(s));
+        let percent = |of: Option<f64>| of.map_or("-".into(), |x| format!("{:.1}%", 100.0 * ours / x));
+        [
+            self.kernel.to_string(),
+            self.dtype.to_string(),
+            self.shape.to_string(),
+            format!("{:.3}", self.stats.median_ms),
+            format!("{ours:.2}"),
+            blas.map_or("-".into(), |b| format!("{b:.2}")),
+            percent(blas),
+            percent(self.peak),
+        ]
+    }
 }
 
 /// Times every rung for `f32` and `f64` at each shape; `runs` timed runs after `warmup`.
@@ -114,23 +132,13 @@ fn peak_tflops(gpu: &Gpu, bytes: usize) -> Option<f64> {
 
 /// The table, plain text.
 pub fn render(rows: &[Row]) -> String {
-    let mut out = format!(
-        "{:<20} {:<4} {:>16} {:>10} {:>9} {:>10} {:>9} {:>7}\n",
-        "kernel", "type", "m×n×k", "median ms", "TFLOP/s", "cuBLAS", "% cuBLAS", "% peak"
-    );
+    let header = ["kernel", "type", "m×n×k", "median ms", "TFLOP/s", "cuBLAS", "% cuBLAS", "% peak"];
+    let line = |c: &[String; 8]| {
+        format!("{:<20} {:<4} {:>16} {:>10} {:>9} {:>10} {:>9} {:>7}\n", c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7])
+    };
+    let mut out = line(&header.map(String::from));
     for r in rows {
-        let blas = r.blas.as_ref().map(|s| r.tflops(s));
-        out += &format!(
-            "{:<20} {:<4} {:>16} {:>10.3} {:>9.2} {:>10} {:>9} {:>7}\n",
-            r.kernel,
-            r.dtype,
-            r.shape.to_string(),
-            r.stats.median_ms,
-            r.tflops(&r.stats),
-            blas.map_or("-".into(), |b| format!("{b:.2}")),
-            blas.map_or("-".into(), |b| format!("{:.1}%", 100.0 * r.tflops(&r.stats) / b)),
-            r.peak.map_or("-".into(), |p| format!("{:.1}%", 100.0 * r.tflops(&r.stats) / p)),
-        );
+        out += &line(&r.cells());
     }
     out
 }
@@ -142,18 +150,35 @@ pub fn markdown(rows: &[Row]) -> String {
          | --- | --- | --- | ---: | ---: | ---: | ---: | ---: |\n",
     );
     for r in rows {
-        let blas = r.blas.as_ref().map(|s| r.tflops(s));
-        out += &format!(
-            "| {} | {} | {} | {:.3} | {:.2} | {} | {} | {} |\n",
-            r.kernel,
-            r.dtype,
-            r.shape,
-            r.stats.median_ms,
-            r.tflops(&r.stats),
-            blas.map_or("-".into(), |b| format!("{b:.2}")),
-            blas.map_or("-".into(), |b| format!("{:.1}%", 100.0 * r.tflops(&r.stats) / b)),
-            r.peak.map_or("-".into(), |p| format!("{:.1}%", 100.0 * r.tflops(&r.stats) / p)),
-        );
+        out += &format!("| {} |\n", r.cells().join(" | "));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stats(median_ms: f64) -> Stats {
+        Stats { median_ms, min_ms: median_ms, max_ms: median_ms, runs: 10 }
+    }
+
+    #[test]
+    fn rows_count_two_flops_per_multiply_add_against_cublas_and_the_peak() {
+        let shape = MatmulShape::new(1000, 1000, 500); // 10^9 FLOP
+        let row = Row {
+            kernel: "matmul_tiled",
+            dtype: "f32",
+            shape,
+            stats: stats(1.0),
+            blas: Some(stats(0.25)),
+            peak: Some(20.0),
+        };
+        assert_eq!(row.cells(), ["matmul_tiled", "f32", "1000×1000×500", "1.000", "1.00", "4.00", "25.0%", "5.0%"]);
+        let alone = Row { blas: None, peak: None, ..row };
+        assert_eq!(alone.cells()[5..], ["-", "-", "-"]);
+        let table = markdown(&[alone]);
+        assert!(table.ends_with("| matmul_tiled | f32 | 1000×1000×500 | 1.000 | 1.00 | - | - | - |\n"), "{table}");
+        assert!(render(&[]).starts_with("kernel "));
+    }
 }
