@@ -13,6 +13,7 @@ use bankwise::banks::{Geometry, analyze, render_text};
 use bankwise::reduce::{Operation, Reducible};
 use bankwise::runtime::LaunchReport;
 use bankwise::runtime::bankwise_emu::AccessOp;
+use bankwise::runtime::verify::{self, Exact};
 use bankwise::{Element, Gpu, Max, Min, ReduceKernel, Shape, Sum, TransposeKernel, cpu};
 use bankwise_layout::reduce::{THREADS, elements_per_block};
 use rand::{RngCore, SeedableRng, rngs::SmallRng};
@@ -34,11 +35,11 @@ pub struct Args {
     /// Matrix shape for transposes, as ROWSxCOLS.
     #[arg(long, value_parser = crate::bench::parse_shape, default_value = "256x256")]
     shape: Shape,
-    /// Elements for reductions and copies.
+    /// Elements for reductions; bytes for `copy_bytes`.
     #[arg(long, default_value_t = 1 << 16)]
     len: usize,
-    /// Element type: u8, u16, f32, f64 for transposes and copies; f32, f64, i32, u32, i64, u64
-    /// for reductions.
+    /// Element type: u8, u16, f32, f64 for transposes; f32, f64, i32, u32, i64, u64 for
+    /// reductions (`copy_bytes` moves bytes).
     #[arg(long = "type", default_value = "f32")]
     ty: String,
     /// The reduction's operation: sum, min or max.
@@ -152,7 +153,7 @@ fn describe(kernel: &str, args: &Args) -> String {
     } else if kernel.starts_with("reduce") {
         format!("{} {} of {} elements", args.ty, args.op, args.len)
     } else {
-        format!("{} × {}", args.len, args.ty)
+        format!("{} bytes", args.len)
     }
 }
 
@@ -277,15 +278,16 @@ fn random<T: Element + 'static>(n: usize, seed: u64) -> Vec<T> {
     v
 }
 
-fn exact<T: PartialEq + std::fmt::Debug>(got: &[T], want: &[T]) -> Result<(), String> {
-    match got.iter().zip(want).position(|(a, b)| a != b) {
-        None if got.len() == want.len() => Ok(()),
-        None => Err(format!("{} elements, want {}", got.len(), want.len())),
-        Some(i) => Err(format!("element {i} is {:?}, want {:?}", got[i], want[i])),
-    }
+/// `verify::exact`'s verdict (bit for bit), its error as the message.
+fn exact<T: Exact>(got: &[T], want: &[T]) -> Result<(), String> {
+    verify::exact(got, want).and_then(|r| r.check()).map_err(|e| e.to_string())
 }
 
-fn transpose<T: Element + 'static>(gpu: &Gpu, kernel: TransposeKernel, shape: Shape) -> Result<Result<(), String>> {
+fn transpose<T: Element + Exact + 'static>(
+    gpu: &Gpu,
+    kernel: TransposeKernel,
+    shape: Shape,
+) -> Result<Result<(), String>> {
     let data = random::<T>(shape.elements()?, 2);
     let src = gpu.upload(&data)?;
     let mut dst = gpu.alloc_zeros::<T>(data.len())?;

@@ -414,9 +414,9 @@ pub unsafe fn reduce_unrolled_warp<T: Element, O: ReduceOp<T>>(dst: *mut T, src:
 /// see it, as 2,113,541 "Warp Level Programming" RAW hazard *warnings* (0 errors: lane 16
 /// writes what lane 0 then reads), after 196 s for that one launch. bankwise's CPU emulator
 /// reports it in milliseconds on any machine: the race on shared memory, naming the read's and
-/// the write's sites (the two lines of the loop) and the two threads. Its sum there comes out wrong, too: the emulator runs each lane on to its next
-/// synchronisation point before the next lane starts, so lane 0 combines values that its
-/// neighbours have not updated yet.
+/// the write's sites (the two lines of the loop) and the two threads. Its sum there comes out
+/// wrong, too: the emulator runs each lane on to its next synchronisation point before the
+/// next lane starts, so lane 0 combines values that its neighbours have not updated yet.
 ///
 /// # Safety
 /// As [`reduce_first_add`]; the race is by design, so the result is not guaranteed: launch it
