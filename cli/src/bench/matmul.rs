@@ -58,16 +58,31 @@ impl Row {
     }
 }
 
-/// Times every rung for `f32` and `f64` at each shape; `runs` timed runs after `warmup`.
-pub fn suite(gpu: &Gpu, quick: bool, warmup: usize, runs: usize, progress: &ProgressBar) -> Result<Vec<Row>> {
+/// A rung by its name (`--matmul-kernel`).
+pub fn parse_kernel(name: &str) -> Result<MatmulKernel, String> {
+    MatmulKernel::ALL.into_iter().find(|k| k.name() == name).ok_or_else(|| {
+        let names: Vec<_> = MatmulKernel::ALL.iter().map(|k| k.name()).collect();
+        format!("no matmul kernel {name:?}; the rungs are {}", names.join(", "))
+    })
+}
+
+/// Times `kernels` for `f32` and `f64` at each shape; `runs` timed runs after `warmup`.
+pub fn suite(
+    gpu: &Gpu,
+    kernels: &[MatmulKernel],
+    quick: bool,
+    warmup: usize,
+    runs: usize,
+    progress: &ProgressBar,
+) -> Result<Vec<Row>> {
     let blas = cublas::open(gpu);
     let shapes = if quick { &SHAPES[..2] } else { &SHAPES[..] };
-    progress.inc_length((shapes.len() * 2 * MatmulKernel::ALL.len()) as u64);
+    progress.inc_length((shapes.len() * 2 * kernels.len()) as u64);
     let mut rows = Vec::new();
     for &(m, n, k) in shapes {
         let shape = MatmulShape::new(m, n, k);
-        rows.extend(shape_rows::<f32>(gpu, blas.as_ref(), shape, warmup, runs, progress)?);
-        rows.extend(shape_rows::<f64>(gpu, blas.as_ref(), shape, warmup, runs, progress)?);
+        rows.extend(shape_rows::<f32>(gpu, blas.as_ref(), kernels, shape, warmup, runs, progress)?);
+        rows.extend(shape_rows::<f64>(gpu, blas.as_ref(), kernels, shape, warmup, runs, progress)?);
     }
     Ok(rows)
 }
@@ -75,6 +90,7 @@ pub fn suite(gpu: &Gpu, quick: bool, warmup: usize, runs: usize, progress: &Prog
 fn shape_rows<T: Gemm>(
     gpu: &Gpu,
     blas: Option<&CudaBlas>,
+    kernels: &[MatmulKernel],
     shape: MatmulShape,
     warmup: usize,
     runs: usize,
@@ -96,7 +112,7 @@ fn shape_rows<T: Gemm>(
     let (alpha, beta) = (T::from_f64(1.0), T::from_f64(0.0));
     let peak = peak_tflops(gpu, size_of::<T>());
     let mut rows = Vec::new();
-    for kernel in MatmulKernel::ALL {
+    for &kernel in kernels {
         progress.set_message(format!("{} {dtype} {shape}", kernel.name()));
         let (a, b, c, c_blas) = (&a, &b, &mut c, &mut c_blas);
         let ours = |i: usize| -> Result<()> {

@@ -14,6 +14,7 @@ mod matmul;
 use std::io::Write;
 
 use anyhow::{Context, Result};
+use bankwise::matmul::MatmulKernel;
 use bankwise::reduce::{Operation, Reducible};
 use bankwise::timing::{Stats, VersusCopy, measure, rotation, versus_copy};
 use bankwise::{DeviceBuffer, Element, Gpu, Max, Min, ReduceKernel, Shape, Sum, TransposeKernel};
@@ -43,6 +44,9 @@ pub struct Args {
     /// 8191×8193.
     #[arg(long = "shape", value_parser = parse_shape)]
     shapes: Vec<Shape>,
+    /// Only these rungs of the matmul suite (repeatable), such as matmul_warptile; default: all.
+    #[arg(long = "matmul-kernel", value_parser = matmul::parse_kernel)]
+    matmul_kernels: Vec<bankwise::matmul::MatmulKernel>,
 }
 
 pub(crate) fn parse_shape(s: &str) -> Result<Shape, String> {
@@ -148,7 +152,9 @@ pub fn run(args: &Args) -> Result<()> {
         }
         if suite == Suite::Matmul {
             let (warmup, runs) = matmul_runs;
-            matmul_rows = matmul::suite(&gpu, args.quick, warmup, runs, &bench.progress)?;
+            let kernels =
+                if args.matmul_kernels.is_empty() { &MatmulKernel::ALL[..] } else { &args.matmul_kernels[..] };
+            matmul_rows = matmul::suite(&gpu, kernels, args.quick, warmup, runs, &bench.progress)?;
             continue;
         }
         for &shape in &shapes {

@@ -292,6 +292,16 @@ pub fn trap() -> ! {
     raise(Fault::Panic { thread: t.id(), site: Some(Site::of(Location::caller())), message: "trap".into() })
 }
 
+/// `fma.rn.f32`: `a·b + c` rounded once, as the GPU computes it.
+pub fn fma_f32(a: f32, b: f32, c: f32) -> f32 {
+    a.mul_add(b, c)
+}
+
+/// `fma.rn.f64`: `a·b + c` rounded once, as the GPU computes it.
+pub fn fma_f64(a: f64, b: f64, c: f64) -> f64 {
+    a.mul_add(b, c)
+}
+
 /// `clock64`: nanoseconds since the launch started (monotonic; not cycles).
 #[track_caller]
 pub fn clock() -> u64 {

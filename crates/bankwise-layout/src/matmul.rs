@@ -97,3 +97,192 @@ pub mod blocktile_1d {
         BM * BK + r * BN + c
     }
 }
+
+/// Elements per vector of the vectorized rungs: one 16-byte access of `f32`, two of `f64`.
+pub const VEC: u32 = 4;
+
+/// The tiles of a register-tiled rung (`matmul_blocktile_2d` and the vectorized rungs): a
+/// block of [`threads`](Self::threads) threads owns a `bm × bn` tile of `C`, each thread a
+/// `tm × tn` sub-tile of it in registers; `k` advances `bk` at a time through a `bm × bk` tile
+/// of `A` and a `bk × bn` tile of `B` in shared memory. [`blocktile_2d`] gives the sizes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BlockTiles {
+    /// Rows of the block's tile of `C`.
+    pub bm: u32,
+    /// Columns of the block's tile of `C`.
+    pub bn: u32,
+    /// Depth of each step through `k`.
+    pub bk: u32,
+    /// Rows of a thread's sub-tile.
+    pub tm: u32,
+    /// Columns of a thread's sub-tile.
+    pub tn: u32,
+}
+
+/// The tiles of the register-tiled rungs for elements of `elem_bytes`: 128 × 128 tiles and 8 × 8
+/// sub-tiles for `f32` (64 accumulators, 126–168 registers on sm_90); 128 × 64 and 8 × 4 for
+/// `f64`, whose 8 × 8 needed all 255 registers and spilled.
+pub const fn blocktile_2d(elem_bytes: u32) -> BlockTiles {
+    if elem_bytes == 8 {
+        BlockTiles { bm: 128, bn: 64, bk: 8, tm: 8, tn: 4 }
+    } else {
+        BlockTiles { bm: 128, bn: 128, bk: 8, tm: 8, tn: 8 }
+    }
+}
+
+/// How the vectorized rungs lay out the *transposed* `A` tile in shared memory: element
+/// `(m, k)` of `A`'s `bm × bk` tile sits in row `k`, so that a thread's [`VEC`] consecutive
+/// rows of `A` are one vector there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ATile {
+    /// `A` not transposed: row-major, `bk` wide (`matmul_blocktile_2d`).
+    RowMajor,
+    /// Transposed, row `k` holding `bm` elements: the scalar stores of a loaded vector conflict.
+    Plain,
+    /// Transposed, each row padded by [`A_PAD`] elements so rows start in different banks.
+    Padded,
+    /// Transposed, column `m` of row `k` stored at `m ^ a_swizzle(k)` ([`a_swizzle`]): no
+    /// bytes wasted.
+    Swizzled,
+}
+
+/// Elements added to each row of the [`ATile::Padded`] tile: one vector, which keeps rows
+/// 16-byte aligned.
+pub const A_PAD: u32 = 4;
+
+/// The XOR applied to the columns of row `k` of the [`ATile::Swizzled`] tile: 16 for the rows
+/// of odd vectors of `k`, so that the two lanes that store the same `m` for `k` and `k + 4`
+/// use different banks; a multiple of [`VEC`], so vectors stay whole.
+pub const fn a_swizzle(k: u32) -> u32 {
+    (k / VEC % 2) * 16
+}
+
+impl BlockTiles {
+    /// Threads per block: one per sub-tile.
+    pub const fn threads(self) -> u32 {
+        (self.bm / self.tm) * (self.bn / self.tn)
+    }
+    /// Thread `t`'s sub-tile of the block's `C` tile: its first row and first column.
+    pub const fn c_role(self, t: u32) -> (u32, u32) {
+        (t / (self.bn / self.tn) * self.tm, t % (self.bn / self.tn) * self.tn)
+    }
+    /// Elements of each tile a thread loads per step, one at a time (`matmul_blocktile_2d`).
+    pub const fn loads(self) -> (u32, u32) {
+        (self.bm * self.bk / self.threads(), self.bk * self.bn / self.threads())
+    }
+    /// The `A` tile element `(m, k)` that thread `t` loads in its `i`-th scalar load.
+    pub const fn a_load(self, t: u32, i: u32) -> (u32, u32) {
+        let e = i * self.threads() + t;
+        (e / self.bk, e % self.bk)
+    }
+    /// The `B` tile element `(k, n)` that thread `t` loads in its `i`-th scalar load.
+    pub const fn b_load(self, t: u32, i: u32) -> (u32, u32) {
+        let e = i * self.threads() + t;
+        (e / self.bn, e % self.bn)
+    }
+    /// Vectors of each tile a thread loads per step, at most (the vectorized rungs); thread `t`
+    /// loads its `i`-th where [`a_vector`](Self::a_vector) / [`b_vector`](Self::b_vector) say so.
+    pub const fn vector_loads(self) -> (u32, u32) {
+        let t = self.threads();
+        ((self.bm * self.bk / VEC).div_ceil(t), (self.bk * self.bn / VEC).div_ceil(t))
+    }
+    /// The `A` tile vector `(m, k .. k + VEC)` that thread `t` loads in its `i`-th vector load,
+    /// if it loads one.
+    pub const fn a_vector(self, t: u32, i: u32) -> Option<(u32, u32)> {
+        let e = i * self.threads() + t;
+        if e < self.bm * self.bk / VEC { Some((e / (self.bk / VEC), e % (self.bk / VEC) * VEC)) } else { None }
+    }
+    /// The `B` tile vector `(k, n .. n + VEC)` that thread `t` loads in its `i`-th vector load,
+    /// if it loads one.
+    pub const fn b_vector(self, t: u32, i: u32) -> Option<(u32, u32)> {
+        let e = i * self.threads() + t;
+        if e < self.bk * self.bn / VEC { Some((e / (self.bn / VEC), e % (self.bn / VEC) * VEC)) } else { None }
+    }
+    /// Elements between the rows of the `A` tile: `bk` row-major, `bm` transposed (plus
+    /// [`A_PAD`] padded).
+    pub const fn a_pitch(self, layout: ATile) -> u32 {
+        match layout {
+            ATile::RowMajor => self.bk,
+            ATile::Padded => self.bm + A_PAD,
+            ATile::Plain | ATile::Swizzled => self.bm,
+        }
+    }
+    /// Elements of the `A` tile in shared memory.
+    pub const fn a_elements(self, layout: ATile) -> u32 {
+        match layout {
+            ATile::RowMajor => self.bm * self.bk,
+            _ => self.a_pitch(layout) * self.bk,
+        }
+    }
+    /// Elements of shared memory: the `A` tile, then the `B` tile.
+    pub const fn shared_elements(self, layout: ATile) -> u32 {
+        self.a_elements(layout) + self.bk * self.bn
+    }
+    /// Shared-memory index of the `A` tile's element `(m, k)`.
+    pub const fn a_at(self, layout: ATile, m: u32, k: u32) -> u32 {
+        match layout {
+            ATile::RowMajor => m * self.bk + k,
+            ATile::Plain | ATile::Padded => k * self.a_pitch(layout) + m,
+            ATile::Swizzled => k * self.bm + (m ^ a_swizzle(k)),
+        }
+    }
+    /// Shared-memory index of the `B` tile's element `(k, n)` (row-major, after the `A` tile).
+    pub const fn b_at(self, layout: ATile, k: u32, n: u32) -> u32 {
+        self.a_elements(layout) + k * self.bn + n
+    }
+}
+
+/// The tiles of the warp-tiled rung (`matmul_warptile`): the block's tiles, loads and shared
+/// layout are [`tiles`](Self::tiles)' (with the `A` tile [`ATile::Padded`]); each warp owns a
+/// `wm × wn` part of the block's tile, and each lane `wmiter × wniter` sub-tiles of `tm × tn`
+/// spread over it, so that the lanes of a warp read consecutive vectors of both tiles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct WarpTiles {
+    /// The block's tiles (its `tm × tn`: a thread's results in all).
+    pub tiles: BlockTiles,
+    /// Rows of a warp's part of the block's tile.
+    pub wm: u32,
+    /// Columns of a warp's part.
+    pub wn: u32,
+    /// Sub-tiles per lane down a warp's part.
+    pub wmiter: u32,
+    /// Sub-tiles per lane across it.
+    pub wniter: u32,
+    /// Rows of a sub-tile: one vector.
+    pub tm: u32,
+    /// Columns of a sub-tile: one vector.
+    pub tn: u32,
+}
+
+/// The warp-tiled rung's tiles for elements of `elem_bytes`: [`blocktile_2d`]'s block tiles;
+/// warps of 64 × 32 (`f32`) or 64 × 16 (`f64`), lanes 8 down × 4 across, sub-tiles 4 × 4.
+pub const fn warptile(elem_bytes: u32) -> WarpTiles {
+    let tiles = blocktile_2d(elem_bytes);
+    if elem_bytes == 8 {
+        WarpTiles { tiles, wm: 64, wn: 16, wmiter: 2, wniter: 1, tm: VEC, tn: VEC }
+    } else {
+        WarpTiles { tiles, wm: 64, wn: 32, wmiter: 2, wniter: 2, tm: VEC, tn: VEC }
+    }
+}
+
+/// The layout of the warp-tiled rung's transposed `A` tile: padded (the swizzle measured 1.6%
+/// faster in the vectorized rungs on the H100, within the noise of one run).
+pub const WARPTILE_A: ATile = ATile::Padded;
+
+impl WarpTiles {
+    /// Lanes across a warp's sub-tile row (the rest run down it).
+    pub const fn lanes_n(self) -> u32 {
+        self.wn / self.wniter / self.tn
+    }
+    /// The first row and column of `C` (in the block's tile) of thread `t`'s sub-tile `(i, j)`.
+    pub const fn c_origin(self, t: u32, i: u32, j: u32) -> (u32, u32) {
+        let (w, l) = (t / 32, t % 32);
+        let warps_n = self.tiles.bn / self.wn;
+        let (wm, wn) = (w / warps_n, w % warps_n);
+        let (lm, ln) = (l / self.lanes_n(), l % self.lanes_n());
+        (
+            wm * self.wm + i * (self.wm / self.wmiter) + lm * self.tm,
+            wn * self.wn + j * (self.wn / self.wniter) + ln * self.tn,
+        )
+    }
+}

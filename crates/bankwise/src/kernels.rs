@@ -107,6 +107,16 @@ pub const MATMUL_COALESCED: [&str; 2] = ["matmul_coalesced_f32", "matmul_coalesc
 pub const MATMUL_TILED: [&str; 2] = ["matmul_tiled_f32", "matmul_tiled_f64"];
 /// `matmul_blocktile_1d_*`, indexed like [`MATMUL_NAIVE`].
 pub const MATMUL_BLOCKTILE_1D: [&str; 2] = ["matmul_blocktile_1d_f32", "matmul_blocktile_1d_f64"];
+/// `matmul_blocktile_2d_*`, indexed like [`MATMUL_NAIVE`].
+pub const MATMUL_BLOCKTILE_2D: [&str; 2] = ["matmul_blocktile_2d_f32", "matmul_blocktile_2d_f64"];
+/// `matmul_vectorized_*`, indexed like [`MATMUL_NAIVE`].
+pub const MATMUL_VECTORIZED: [&str; 2] = ["matmul_vectorized_f32", "matmul_vectorized_f64"];
+/// `matmul_vectorized_padded_*`, indexed like [`MATMUL_NAIVE`].
+pub const MATMUL_VECTORIZED_PADDED: [&str; 2] = ["matmul_vectorized_padded_f32", "matmul_vectorized_padded_f64"];
+/// `matmul_vectorized_swizzled_*`, indexed like [`MATMUL_NAIVE`].
+pub const MATMUL_VECTORIZED_SWIZZLED: [&str; 2] = ["matmul_vectorized_swizzled_f32", "matmul_vectorized_swizzled_f64"];
+/// `matmul_warptile_*`, indexed like [`MATMUL_NAIVE`].
+pub const MATMUL_WARPTILE: [&str; 2] = ["matmul_warptile_f32", "matmul_warptile_f64"];
 /// `probe_load_*`, indexed by access width (1, 2, 4, 8, 16 bytes): see [`crate::probe`].
 pub const PROBE_LOAD: [&str; 5] =
     ["probe_load_u8", "probe_load_u16", "probe_load_u32", "probe_load_u64", "probe_load_u128"];
@@ -137,7 +147,17 @@ mod tests {
         for table in [TRANSPOSE_NAIVE, TRANSPOSE_TILED, TRANSPOSE_PADDED, TRANSPOSE_SWIZZLED, TRANSPOSE_TUNED] {
             names.extend(table);
         }
-        for table in [MATMUL_NAIVE, MATMUL_COALESCED, MATMUL_TILED, MATMUL_BLOCKTILE_1D] {
+        for table in [
+            MATMUL_NAIVE,
+            MATMUL_COALESCED,
+            MATMUL_TILED,
+            MATMUL_BLOCKTILE_1D,
+            MATMUL_BLOCKTILE_2D,
+            MATMUL_VECTORIZED,
+            MATMUL_VECTORIZED_PADDED,
+            MATMUL_VECTORIZED_SWIZZLED,
+            MATMUL_WARPTILE,
+        ] {
             names.extend(table);
         }
         names.extend(PROBE_LOAD);

@@ -2,9 +2,9 @@
 //! row-major with a leading dimension (elements between the starts of consecutive rows, at
 //! least the row's length). As in BLAS, `C` is not read where `β = 0`.
 //!
-//! The ladder so far: [`MatmulKernel::Naive`] → [`MatmulKernel::Coalesced`] →
-//! [`MatmulKernel::Tiled`] → [`MatmulKernel::BlockTile1d`]
-//! (`crates/device/bankwise-kernels/src/matmul.rs`).
+//! The ladder so far, [`MatmulKernel::ALL`]: naive → coalesced → shared-memory tiles → 1-D
+//! and 2-D register tiles → vector loads with a transposed `A` tile → that tile padded or
+//! swizzled → warp tiles (`crates/device/bankwise-kernels/src/matmul.rs`).
 
 use std::fmt;
 
@@ -12,7 +12,9 @@ use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::gpu::{DeviceBuffer, Gpu, Launch};
 use crate::kernels;
-use bankwise_layout::matmul::{TILE, TILED_SHARED_ELEMENTS, grid_columns_in_x, grid_of_tiles, grid_rows_in_x};
+use bankwise_layout::matmul::{
+    ATile, TILE, TILED_SHARED_ELEMENTS, WARPTILE_A, blocktile_2d, grid_columns_in_x, grid_of_tiles, grid_rows_in_x,
+};
 
 mod sealed {
     pub trait Sealed {}
@@ -130,14 +132,35 @@ pub enum MatmulKernel {
     /// Tiles of `A` and `B` staged in shared memory (the article's strategy).
     Tiled,
     /// Each thread accumulates a column of 8 elements of `C` in registers.
-    #[default]
     BlockTile1d,
+    /// Each thread accumulates an 8 × 8 tile of `C` (8 × 4 for `f64`) in registers.
+    BlockTile2d,
+    /// 16-byte vector loads, the `A` tile stored transposed.
+    Vectorized,
+    /// [`Vectorized`](Self::Vectorized) with the `A` tile's rows padded: no bank conflicts
+    /// storing it.
+    VectorizedPadded,
+    /// [`Vectorized`](Self::Vectorized) with the `A` tile swizzled: no bank conflicts storing
+    /// it, no padding.
+    VectorizedSwizzled,
+    /// Threads' sub-tiles arranged by warp: conflict-free shared reads.
+    #[default]
+    WarpTile,
 }
 
 impl MatmulKernel {
     /// Every rung, in ladder order.
-    pub const ALL: [MatmulKernel; 4] =
-        [MatmulKernel::Naive, MatmulKernel::Coalesced, MatmulKernel::Tiled, MatmulKernel::BlockTile1d];
+    pub const ALL: [MatmulKernel; 9] = [
+        MatmulKernel::Naive,
+        MatmulKernel::Coalesced,
+        MatmulKernel::Tiled,
+        MatmulKernel::BlockTile1d,
+        MatmulKernel::BlockTile2d,
+        MatmulKernel::Vectorized,
+        MatmulKernel::VectorizedPadded,
+        MatmulKernel::VectorizedSwizzled,
+        MatmulKernel::WarpTile,
+    ];
 
     /// The rung's name, its entries' prefix.
     pub const fn name(self) -> &'static str {
@@ -146,6 +169,11 @@ impl MatmulKernel {
             MatmulKernel::Coalesced => "matmul_coalesced",
             MatmulKernel::Tiled => "matmul_tiled",
             MatmulKernel::BlockTile1d => "matmul_blocktile_1d",
+            MatmulKernel::BlockTile2d => "matmul_blocktile_2d",
+            MatmulKernel::Vectorized => "matmul_vectorized",
+            MatmulKernel::VectorizedPadded => "matmul_vectorized_padded",
+            MatmulKernel::VectorizedSwizzled => "matmul_vectorized_swizzled",
+            MatmulKernel::WarpTile => "matmul_warptile",
         }
     }
 
@@ -156,6 +184,37 @@ impl MatmulKernel {
             MatmulKernel::Coalesced => kernels::MATMUL_COALESCED,
             MatmulKernel::Tiled => kernels::MATMUL_TILED,
             MatmulKernel::BlockTile1d => kernels::MATMUL_BLOCKTILE_1D,
+            MatmulKernel::BlockTile2d => kernels::MATMUL_BLOCKTILE_2D,
+            MatmulKernel::Vectorized => kernels::MATMUL_VECTORIZED,
+            MatmulKernel::VectorizedPadded => kernels::MATMUL_VECTORIZED_PADDED,
+            MatmulKernel::VectorizedSwizzled => kernels::MATMUL_VECTORIZED_SWIZZLED,
+            MatmulKernel::WarpTile => kernels::MATMUL_WARPTILE,
+        }
+    }
+
+    /// The rung measured fastest for `shape` and `T` on a GPU of `multiprocessors` SMs (H100,
+    /// 2026-11-23, `docs/benchmarks.md`): for `f64`, [`BlockTile2d`](Self::BlockTile2d) at
+    /// every measured shape; for `f32`, [`WarpTile`](Self::WarpTile) where its 128 × 128 tiles
+    /// give every SM one, else [`BlockTile1d`](Self::BlockTile1d), whose 64 × 64 tiles make four
+    /// times as many blocks (16.2 against 10.1 TFLOP/s at 1024³; 21.3 against 16.8 at 2048³).
+    pub fn for_shape<T: Float>(shape: MatmulShape, multiprocessors: u32) -> MatmulKernel {
+        if T::INDEX == 1 {
+            return MatmulKernel::BlockTile2d;
+        }
+        let tiles = shape.m.div_ceil(128) as u64 * shape.n.div_ceil(128) as u64;
+        if tiles >= u64::from(multiprocessors) { MatmulKernel::WarpTile } else { MatmulKernel::BlockTile1d }
+    }
+
+    /// The layout of the rung's `A` tile, for the register-tiled rungs from
+    /// [`BlockTile2d`](Self::BlockTile2d) on.
+    pub const fn a_tile(self) -> Option<ATile> {
+        match self {
+            MatmulKernel::BlockTile2d => Some(ATile::RowMajor),
+            MatmulKernel::Vectorized => Some(ATile::Plain),
+            MatmulKernel::VectorizedPadded => Some(ATile::Padded),
+            MatmulKernel::VectorizedSwizzled => Some(ATile::Swizzled),
+            MatmulKernel::WarpTile => Some(WARPTILE_A),
+            _ => None,
         }
     }
 }
@@ -181,12 +240,23 @@ pub fn plan<T: Float>(
             use bankwise_layout::matmul::blocktile_1d::{BM, BN, SHARED_ELEMENTS, THREADS};
             (grid_of_tiles(m, n, BM, BN), (THREADS, 1, 1), SHARED_ELEMENTS * bytes)
         }
+        MatmulKernel::BlockTile2d
+        | MatmulKernel::Vectorized
+        | MatmulKernel::VectorizedPadded
+        | MatmulKernel::VectorizedSwizzled
+        | MatmulKernel::WarpTile => {
+            // These rungs share their block tiles; `a_tile` is `Some` for each of them.
+            let layout = kernel.a_tile().unwrap_or(ATile::RowMajor);
+            let s = blocktile_2d(bytes);
+            (grid_of_tiles(m, n, s.bm, s.bn), (s.threads(), 1, 1), s.shared_elements(layout) * bytes)
+        }
     };
     Ok(Launch { kernel: kernel.entries()[T::INDEX], grid, block, shared_bytes, resident: None })
 }
 
 impl Gpu {
-    /// `C = α·A·B + β·C` with the library's default kernel ([`MatmulKernel::default`]).
+    /// `C = α·A·B + β·C` with the fastest rung measured for the shape and type
+    /// ([`MatmulKernel::for_shape`]).
     pub fn matmul<T: Float>(
         &self,
         alpha: T,
@@ -196,7 +266,7 @@ impl Gpu {
         c: &mut DeviceBuffer<T>,
         shape: MatmulShape,
     ) -> Result<()> {
-        self.matmul_with(MatmulKernel::default(), alpha, a, b, beta, c, shape)
+        self.matmul_with(MatmulKernel::for_shape::<T>(shape, self.info().multiprocessors), alpha, a, b, beta, c, shape)
     }
 
     /// `C = α·A·B + β·C` with a chosen rung of the ladder.
@@ -251,12 +321,26 @@ mod tests {
     }
 
     #[test]
+    fn the_default_rung_is_the_fastest_measured_for_the_shape() {
+        let pick = |m, n, k| MatmulKernel::for_shape::<f32>(MatmulShape::new(m, n, k), 132);
+        assert_eq!(pick(1024, 1024, 1024), MatmulKernel::BlockTile1d);
+        assert_eq!(pick(256, 4096, 4096), MatmulKernel::BlockTile1d);
+        assert_eq!(pick(2048, 2048, 2048), MatmulKernel::WarpTile);
+        assert_eq!(pick(4095, 4097, 4093), MatmulKernel::WarpTile);
+        assert_eq!(MatmulKernel::for_shape::<f64>(MatmulShape::new(1, 1, 1), 132), MatmulKernel::BlockTile2d);
+    }
+
+    #[test]
     fn grids_cover_c_and_cap_at_the_hardware() {
         let s = MatmulShape::new(33, 65, 17);
         let tiled = plan::<f32>(MatmulKernel::Tiled, s, 33 * 17, 17 * 65, 33 * 65).unwrap();
         assert_eq!((tiled.grid, tiled.block, tiled.shared_bytes), ((3, 2, 1), (32, 32, 1), 8192));
         let naive = plan::<f64>(MatmulKernel::Naive, s, 33 * 17, 17 * 65, 33 * 65).unwrap();
         assert_eq!((naive.kernel, naive.grid, naive.shared_bytes), ("matmul_naive_f64", (2, 3, 1), 0));
+        let warp = plan::<f32>(MatmulKernel::WarpTile, s, 33 * 17, 17 * 65, 33 * 65).unwrap();
+        assert_eq!((warp.grid, warp.block, warp.shared_bytes), ((1, 1, 1), (256, 1, 1), ((128 + 4) * 8 + 8 * 128) * 4));
+        let f64_tiles = plan::<f64>(MatmulKernel::BlockTile2d, s, 33 * 17, 17 * 65, 33 * 65).unwrap();
+        assert_eq!((f64_tiles.grid, f64_tiles.shared_bytes), ((2, 1, 1), (128 * 8 + 8 * 64) * 8));
         let tall = MatmulShape::new(1 << 22, 1, 1);
         assert_eq!(plan::<f32>(MatmulKernel::Coalesced, tall, 1 << 22, 1, 1 << 22).unwrap().grid, (1, 65_535, 1));
     }

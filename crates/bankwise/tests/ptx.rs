@@ -40,7 +40,40 @@ fn ptxas_accepts_the_ptx_for_sm70_and_sm90_without_spills_or_local_memory() {
                 .unwrap_or_else(|| panic!("ptxas did not report {name} for {arch}"));
             assert_eq!((k.spill_stores, k.spill_loads), (0, 0), "{name} spills on {arch}: {k:?}");
             assert_eq!(k.stack_bytes, 0, "{name} uses local memory (stack frame) on {arch}: {k:?}");
-            assert!(k.registers > 0 && k.registers <= 128, "{name} uses {} registers on {arch}", k.registers);
+            let budget = register_budget(name);
+            assert!(k.registers > 0 && k.registers <= budget, "{name} uses {} registers on {arch}", k.registers);
+        }
+    }
+}
+
+/// The most registers `kernel` may use: 128 (two blocks of 256 threads fit an SM), except the
+/// register-tiled matrix multiplies from `matmul_blocktile_2d` on, whose 64 accumulators per
+/// thread (`f32`) take 130–210: one block of 256 threads per SM, which needs at most 255.
+fn register_budget(kernel: &str) -> u32 {
+    let big_tiles = ["matmul_blocktile_2d_", "matmul_vectorized", "matmul_warptile_"];
+    if big_tiles.iter().any(|p| kernel.starts_with(p)) { 255 } else { 128 }
+}
+
+#[test]
+fn matmul_rungs_fuse_multiply_adds_and_the_vectorized_ones_move_16_byte_vectors() {
+    for rung in bankwise::matmul::MatmulKernel::ALL {
+        let [f32_entry, f64_entry] = rung.entries();
+        for (entry, fma, mul) in [(f32_entry, "FFMA", "FMUL"), (f64_entry, "DFMA", "DMUL")] {
+            let sass = sass_of(entry);
+            assert!(sass.contains(fma), "{entry} has no {fma}:\n{sass}");
+            // The only multiplies left are α's and β's, in the epilogue (none in the k loop).
+            let muls = sass.matches(mul).count();
+            let fmas = sass.matches(fma).count();
+            assert!(muls <= fmas / 4 + 4, "{entry}: {muls} {mul} against {fmas} {fma}");
+            // Global vectors only where the kernel asks for them; ptxas merges shared loads
+            // it can prove aligned by itself (the tiled rungs' row of `A`: LDS.128).
+            let vectorized = rung.a_tile().is_some_and(|t| t != bankwise_layout::matmul::ATile::RowMajor);
+            assert_eq!(sass.contains("LDG.E.128"), vectorized, "{entry}: LDG.E.128 expected: {vectorized}");
+            if vectorized {
+                for ins in ["LDS.128", "STS.128"] {
+                    assert!(sass.contains(ins), "{entry} has no {ins}");
+                }
+            }
         }
     }
 }

@@ -1,5 +1,8 @@
 use bankwise_device::kernel;
-use bankwise_kernels::matmul::{Gemm, matmul_blocktile_1d, matmul_coalesced, matmul_naive, matmul_tiled};
+use bankwise_kernels::matmul::{
+    Gemm, matmul_blocktile_1d, matmul_blocktile_2d, matmul_coalesced, matmul_naive, matmul_tiled, matmul_vectorized,
+    matmul_vectorized_padded, matmul_vectorized_swizzled, matmul_warptile,
+};
 
 /// Instantiates a rung of the matrix multiply ladder for `f32` and `f64`, as
 /// `<rung>_f32`, `<rung>_f64`, with the arguments in `Gemm`'s order.
@@ -23,3 +26,8 @@ per_type!(matmul_naive: matmul_naive_f32 => f32, matmul_naive_f64 => f64);
 per_type!(matmul_coalesced: matmul_coalesced_f32 => f32, matmul_coalesced_f64 => f64);
 per_type!(matmul_tiled: matmul_tiled_f32 => f32, matmul_tiled_f64 => f64);
 per_type!(matmul_blocktile_1d: matmul_blocktile_1d_f32 => f32, matmul_blocktile_1d_f64 => f64);
+per_type!(matmul_blocktile_2d: matmul_blocktile_2d_f32 => f32, matmul_blocktile_2d_f64 => f64);
+per_type!(matmul_vectorized: matmul_vectorized_f32 => f32, matmul_vectorized_f64 => f64);
+per_type!(matmul_vectorized_padded: matmul_vectorized_padded_f32 => f32, matmul_vectorized_padded_f64 => f64);
+per_type!(matmul_vectorized_swizzled: matmul_vectorized_swizzled_f32 => f32, matmul_vectorized_swizzled_f64 => f64);
+per_type!(matmul_warptile: matmul_warptile_f32 => f32, matmul_warptile_f64 => f64);

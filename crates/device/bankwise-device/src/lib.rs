@@ -4,11 +4,12 @@
 //! [`thread`] (indices, lane and warp, block barriers), [`warp`] (`__syncwarp`, shuffles,
 //! votes), [`fence`] (`__threadfence*`), [`atomic`] (global atomics; shared ones on the
 //! [`shared`] handles), [`shared`] (shared memory, with its safety contract), [`global`]
-//! (plain global reads and writes), [`memory`] (vector and cache-hinted global accesses) and
-//! [`time`] (clocks), plus the [`kernel`] attribute that makes a function an entry. Each item's
-//! doc names its CUDA C++ equivalent and the PTX it emits. Kernel crates use no `asm!` and no
-//! `core::arch::nvptx` of their own: everything that touches the hardware goes through here, so
-//! kernels read like the CUDA C++ they are compared with.
+//! (plain global reads and writes), [`memory`] (vector and cache-hinted global accesses),
+//! [`float`] (fused multiply-add) and [`time`] (clocks), plus the [`kernel`] attribute that
+//! makes a function an entry. Each item's doc names its CUDA C++ equivalent and the PTX it
+//! emits. Kernel crates use no `asm!` and no `core::arch::nvptx` of their own: everything that
+//! touches the hardware goes through here, so kernels read like the CUDA C++ they are compared
+//! with.
 //!
 //! A kernel crate is a `no_std` `cdylib` that depends on this crate (under the name
 //! `bankwise_device`, which `#[kernel]`'s expansion names) and is built for `nvptx64-nvidia-cuda`
@@ -38,6 +39,7 @@
 
 pub mod atomic;
 pub mod fence;
+pub mod float;
 pub mod global;
 pub mod memory;
 pub mod shared;

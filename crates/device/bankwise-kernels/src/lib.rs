@@ -21,6 +21,14 @@ pub mod tile;
 pub mod transpose;
 pub mod warp;
 
+/// A 16-byte vector, aligned so that shared-memory accesses to it are `STS.128`/`LDS.128`.
+#[derive(Clone, Copy)]
+#[repr(C, align(16))]
+pub(crate) struct Vector(pub(crate) [u32; 4]);
+
+// Safety: four u32 and no padding (16 bytes, 16-aligned); every bit pattern is valid.
+unsafe impl bankwise_device::Plain for Vector {}
+
 /// The device crate, for the expansion of [`reduce_ladder!`].
 #[doc(hidden)]
 pub use bankwise_device as __device;

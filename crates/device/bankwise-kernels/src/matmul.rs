@@ -6,26 +6,48 @@
 //! a thread accumulates several in registers. Every rung reads `C` only where `β ≠ 0`, as BLAS
 //! does, so that `β = 0` overwrites whatever `C` held, NaN included.
 
+// The register-tiled rungs index their accumulators with loop counters over constant ranges:
+// LLVM unrolls those and keeps the arrays in registers, where iterator chains (`zip` over
+// arrays by value) left them in local memory (measured: 416-byte stack frames).
+#![allow(clippy::needless_range_loop)]
+
+use core::mem::transmute_copy;
 use core::ops::{Add, Mul};
 
 use bankwise_device::Plain;
+use bankwise_device::float::{fma_f32, fma_f64};
 use bankwise_device::global;
-use bankwise_device::shared;
+use bankwise_device::memory::load_global_v4;
+use bankwise_device::shared::{self, SharedSlice};
 use bankwise_device::thread::{block_x, block_y, grid_dim_x, grid_dim_y, sync_threads, thread_x, thread_y};
-use bankwise_layout::matmul::{TILE, a_tile, at, b_tile, tiles};
+use bankwise_layout::matmul::{
+    ATile, BlockTiles, TILE, VEC, WARPTILE_A, a_tile, at, b_tile, blocktile_2d, tiles, warptile,
+};
+
+use crate::Vector;
 
 /// An element type of the matrix multiply: `f32` or `f64`.
 pub trait Scalar: Plain + Copy + PartialEq + Add<Output = Self> + Mul<Output = Self> {
     /// The additive identity.
     const ZERO: Self;
+    /// `self·b + c`, fused (`FFMA`/`DFMA`), as CUDA C++ compiles `c += a * b`.
+    fn mul_add(self, b: Self, c: Self) -> Self;
 }
 
 impl Scalar for f32 {
     const ZERO: f32 = 0.0;
+    #[inline(always)]
+    fn mul_add(self, b: f32, c: f32) -> f32 {
+        fma_f32(self, b, c)
+    }
 }
 
 impl Scalar for f64 {
     const ZERO: f64 = 0.0;
+    #[inline(always)]
+    fn mul_add(self, b: f64, c: f64) -> f64 {
+        fma_f64(self, b, c)
+    }
 }
 
 /// The arguments every rung takes, in their order: `C` (`m × n`, leading dimension `ldc`),
@@ -65,8 +87,42 @@ impl<T: Scalar> Gemm<T> {
     unsafe fn finish(&self, r: u64, c: u64, dot: T) {
         let at_c = unsafe { self.c.add(at(r, c, self.ldc) as usize) };
         let scaled = self.alpha * dot;
-        let value = if self.beta == T::ZERO { scaled } else { scaled + self.beta * unsafe { global::read(at_c) } };
+        let value =
+            if self.beta == T::ZERO { scaled } else { self.beta.mul_add(unsafe { global::read(at_c) }, scaled) };
         unsafe { global::write(at_c, value) };
+    }
+
+    /// `A[r][c]`, or zero outside `A` (the tiles' padding past its edges).
+    #[inline(always)]
+    #[track_caller]
+    fn a_or_zero(&self, r: u64, c: u64) -> T {
+        // Safety: `(r, c)` is inside `A`, which the launch's contract says `a` holds.
+        if r < self.m && c < self.k {
+            unsafe { global::read(self.a.add(at(r, c, self.lda) as usize)) }
+        } else {
+            T::ZERO
+        }
+    }
+
+    /// `B[r][c]`, or zero outside `B`.
+    #[inline(always)]
+    #[track_caller]
+    fn b_or_zero(&self, r: u64, c: u64) -> T {
+        // Safety: `(r, c)` is inside `B`, which the launch's contract says `b` holds.
+        if r < self.k && c < self.n {
+            unsafe { global::read(self.b.add(at(r, c, self.ldb) as usize)) }
+        } else {
+            T::ZERO
+        }
+    }
+
+    /// [`finish`](Self::finish) where `(r, c)` is inside `C`; nothing outside it.
+    #[inline(always)]
+    fn finish_inside(&self, r: u64, c: u64, dot: T) {
+        if r < self.m && c < self.n {
+            // Safety: `(r, c)` is inside `C`.
+            unsafe { self.finish(r, c, dot) };
+        }
     }
 
     /// `Σ_i A[r][i]·B[i][c]`, straight from global memory.
@@ -83,7 +139,7 @@ impl<T: Scalar> Gemm<T> {
                     global::read(self.b.add(at(i, c, self.ldb) as usize)),
                 )
             };
-            sum = sum + x * y;
+            sum = x.mul_add(y, sum);
         }
         sum
     }
@@ -111,7 +167,7 @@ fn for_each_tile(x_tiles: u64, y_tiles: u64, mut f: impl FnMut(u64, u64)) {
 /// sectors per load instead of one broadcast) and write 32 rows of `C`.
 ///
 /// Measured (H100, 2026-11-23, beside cuBLAS in the same run): 0.50 TFLOP/s f32 and 0.49 f64
-/// at 4096³, 1.0% and 0.8% of cuBLAS. At 4095×4097×4093 it runs 3× faster (1.57 TFLOP/s),
+/// at 4096³, 1.0% and 0.8% of cuBLAS. At 4095×4097×4093 it runs 3× faster (1.55 TFLOP/s),
 /// likely because rows 4096 elements apart put a warp's 32 rows on the same few L2 slices (not
 /// yet profiled).
 ///
@@ -136,8 +192,8 @@ pub unsafe fn matmul_naive<T: Scalar>(g: Gemm<T>) {
 /// elements of `C`: every access coalesced. Each element of `A` and `B` is still read from
 /// global memory `n` and `m` times over.
 ///
-/// Measured (H100): 3.26 TFLOP/s f32 at 4096³ (6.3× rung 1, 6.3% of cuBLAS), 5.70 at 2048³
-/// (11.3%); f64 2.85 (4.7%).
+/// Measured (H100): 3.61 TFLOP/s f32 at 4096³ (7.2× rung 1, 7.0% of cuBLAS), 6.08 at 2048³
+/// (12.2%); f64 1.86 (3.1%).
 ///
 /// # Safety
 /// As [`matmul_naive`], with grid `bankwise_layout::matmul::grid_columns_in_x`.
@@ -162,8 +218,9 @@ pub unsafe fn matmul_coalesced<T: Scalar>(g: Gemm<T>) {
 /// (32 consecutive elements): both conflict-free, as are the row-wise stores (the emulator's
 /// counts: 1 wavefront per request for f32, 2 for f64's 256-byte rows).
 ///
-/// Measured (H100): 6.06 TFLOP/s f32 at 4096³ (1.9× rung 2, 11.7% of cuBLAS's 51.7), 7.36 at
-/// 2048³ (14.7%); f64 3.92 (6.4%; 11.7% of the FP64 CUDA cores' peak). Each thread still loads
+/// Measured (H100): 6.15 TFLOP/s f32 at 4096³ (1.7× rung 2, 11.9% of cuBLAS's 51.7), 7.47 at
+/// 2048³ (15.0%); f64 3.92 (6.4%; 11.7% of the FP64 CUDA cores' peak). ptxas merges a thread's
+/// reads of four adjacent `A` elements into one `LDS.128`. Each thread still loads
 /// two shared-memory values per multiply-add, which now bounds it: the next rungs give each
 /// thread a tile of `C` in registers.
 ///
@@ -179,26 +236,21 @@ pub unsafe fn matmul_tiled<T: Scalar>(g: Gemm<T>) {
         let mut k0 = 0;
         while k0 < g.k {
             // Thread (tx, ty) loads A[r][k0 + tx] and B[k0 + ty][c].
-            let (ka, kb) = (k0 + tx as u64, k0 + ty as u64);
-            let a =
-                if r < g.m && ka < g.k { unsafe { global::read(g.a.add(at(r, ka, g.lda) as usize)) } } else { T::ZERO };
-            let b =
-                if kb < g.k && c < g.n { unsafe { global::read(g.b.add(at(kb, c, g.ldb) as usize)) } } else { T::ZERO };
+            let (a, b) = (g.a_or_zero(r, k0 + tx as u64), g.b_or_zero(k0 + ty as u64, c));
             unsafe {
                 smem.write(a_tile(ty, tx) as usize, a);
                 smem.write(b_tile(ty, tx) as usize, b);
             }
             sync_threads();
             for i in 0..TILE {
-                sum = sum + unsafe { smem.read(a_tile(ty, i) as usize) * smem.read(b_tile(i, tx) as usize) };
+                let (a, b) = unsafe { (smem.read(a_tile(ty, i) as usize), smem.read(b_tile(i, tx) as usize)) };
+                sum = a.mul_add(b, sum);
             }
             // Before the next step overwrites the tiles.
             sync_threads();
             k0 += TILE as u64;
         }
-        if r < g.m && c < g.n {
-            unsafe { g.finish(r, c, sum) };
-        }
+        g.finish_inside(r, c, sum);
     });
 }
 
@@ -214,9 +266,11 @@ pub unsafe fn matmul_tiled<T: Scalar>(g: Gemm<T>) {
 /// worth of results instead of 32. Bank conflicts: a warp's 32 threads share their rows of the
 /// `A` tile (a broadcast) and read 32 consecutive `B` elements: conflict-free.
 ///
-/// Measured (H100, 2026-11-23): 15.41 TFLOP/s f32 at 4096³ (2.5× rung 3, 29.8% of cuBLAS,
-/// 23% of the CUDA cores' peak), 14.65 at 1024³ (40.1%); f64 6.52 (10.8%; 19.5% of its peak).
-/// 62 registers (f32), 70 (f64), no spills.
+/// Measured (H100, 2026-11-23): 17.41 TFLOP/s f32 at 4096³ (2.8× rung 3, 33.7% of cuBLAS,
+/// 26% of the CUDA cores' peak), 16.23 at 1024³ (44.6%); f64 6.87 (11.3%; 20.5% of its peak).
+/// 64 registers (f32), 68 (f64) on sm_90, no spills: four blocks per SM. With its 64 × 64 tiles
+/// it is the fastest rung where the later rungs' 128 × 128 tiles are fewer than the SMs
+/// (1024³, 256×4096×4096).
 ///
 /// # Safety
 /// As [`matmul_coalesced`], with block `THREADS` × 1, grid
@@ -234,12 +288,8 @@ pub unsafe fn matmul_blocktile_1d<T: Scalar>(g: Gemm<T>) {
         let mut acc = [T::ZERO; TM as usize];
         let mut k0 = 0;
         while k0 < g.k {
-            let (r, ka) = (m0 + ar as u64, k0 + ac as u64);
-            let a =
-                if r < g.m && ka < g.k { unsafe { global::read(g.a.add(at(r, ka, g.lda) as usize)) } } else { T::ZERO };
-            let (kb, c) = (k0 + br as u64, n0 + bc as u64);
-            let b =
-                if kb < g.k && c < g.n { unsafe { global::read(g.b.add(at(kb, c, g.ldb) as usize)) } } else { T::ZERO };
+            let a = g.a_or_zero(m0 + ar as u64, k0 + ac as u64);
+            let b = g.b_or_zero(k0 + br as u64, n0 + bc as u64);
             unsafe {
                 smem.write(a_at(ar, ac) as usize, a);
                 smem.write(b_at(br, bc) as usize, b);
@@ -248,16 +298,367 @@ pub unsafe fn matmul_blocktile_1d<T: Scalar>(g: Gemm<T>) {
             for d in 0..BK {
                 let b = unsafe { smem.read(b_at(d, col) as usize) };
                 for (i, acc) in acc.iter_mut().enumerate() {
-                    *acc = *acc + unsafe { smem.read(a_at(row0 + i as u32, d) as usize) } * b;
+                    *acc = unsafe { smem.read(a_at(row0 + i as u32, d) as usize) }.mul_add(b, *acc);
                 }
             }
             sync_threads();
             k0 += BK as u64;
         }
         for (i, &sum) in acc.iter().enumerate() {
-            let (r, c) = (m0 + (row0 + i as u32) as u64, n0 + col as u64);
-            if r < g.m && c < g.n {
-                unsafe { g.finish(r, c, sum) };
+            g.finish_inside(m0 + (row0 + i as u32) as u64, n0 + col as u64, sum);
+        }
+    });
+}
+
+/// Whether every row of the matrix at `p` with leading dimension `ld` starts on 16 bytes, so
+/// that [`VEC`] elements from a column that is a multiple of [`VEC`] are whole 16-byte vectors.
+#[inline(always)]
+fn rows_aligned<T>(p: *const T, ld: u64) -> bool {
+    p.addr().is_multiple_of(16) && (ld * size_of::<T>() as u64).is_multiple_of(16)
+}
+
+/// [`VEC`] elements from the 16-byte words that hold them: the first for `f32`, both for
+/// `f64`. Each size is copied from a value of the same size, which LLVM keeps in registers.
+///
+/// # Safety
+/// `T` is `f32` or `f64` (any bits are a value of either).
+#[inline(always)]
+unsafe fn from_words<T: Scalar>(w: [[u32; 4]; 2]) -> [T; 4] {
+    if size_of::<T>() == 4 { unsafe { transmute_copy(&w[0]) } } else { unsafe { transmute_copy(&w) } }
+}
+
+/// The 16-byte words that hold [`VEC`] elements, as [`from_words`] takes them.
+#[inline(always)]
+fn to_words<T: Scalar>(v: [T; 4]) -> [[u32; 4]; 2] {
+    // Safety: same sizes; `f32` and `f64` have no padding.
+    if size_of::<T>() == 4 { [unsafe { transmute_copy(&v) }, [0; 4]] } else { unsafe { transmute_copy(&v) } }
+}
+
+/// Elements `(r, c .. c + VEC)` of the row-major `rows × cols` matrix at `p`, zero past its
+/// edges: 16-byte loads (`LDG.E.128`, one for `f32`, two for `f64`) where `aligned`
+/// ([`rows_aligned`]) and the vector is inside the matrix, scalar loads otherwise.
+///
+/// # Safety
+/// `p` holds the matrix with leading dimension `ld`; `c` is a multiple of [`VEC`].
+#[inline(always)]
+#[track_caller]
+#[allow(clippy::too_many_arguments)]
+unsafe fn load_vector<T: Scalar>(p: *const T, ld: u64, rows: u64, cols: u64, r: u64, c: u64, aligned: bool) -> [T; 4] {
+    let mut v = [T::ZERO; VEC as usize];
+    if r < rows {
+        let row = unsafe { p.add(at(r, 0, ld) as usize) };
+        if aligned && c + VEC as u64 <= cols {
+            let words = unsafe { row.add(c as usize) }.cast::<[u32; 4]>();
+            let w = unsafe {
+                [load_global_v4(words), if size_of::<T>() == 8 { load_global_v4(words.add(1)) } else { [0; 4] }]
+            };
+            v = unsafe { from_words(w) };
+        } else {
+            for (i, x) in v.iter_mut().enumerate() {
+                let ci = c + i as u64;
+                if ci < cols {
+                    *x = unsafe { global::read(row.add(ci as usize)) };
+                }
+            }
+        }
+    }
+    v
+}
+
+/// Elements `i .. i + VEC` of `s` as 16-byte shared loads (`LDS.128`; two for `f64`).
+///
+/// # Safety
+/// `i` is a multiple of [`VEC`], the elements are inside `s`, and as [`SharedSlice::read`].
+#[inline(always)]
+#[track_caller]
+unsafe fn read_vector<T: Scalar>(s: SharedSlice<T>, i: u32) -> [T; 4] {
+    let vectors = s.cast::<Vector>();
+    let first = i as usize * size_of::<T>() / 16;
+    let w = unsafe { [vectors.read(first).0, if size_of::<T>() == 8 { vectors.read(first + 1).0 } else { [0; 4] }] };
+    unsafe { from_words(w) }
+}
+
+/// Writes `v` to elements `i .. i + VEC` of `s` as 16-byte shared stores (`STS.128`).
+///
+/// # Safety
+/// As [`read_vector`], with [`SharedSlice::write`].
+#[inline(always)]
+#[track_caller]
+unsafe fn write_vector<T: Scalar>(s: SharedSlice<T>, i: u32, v: [T; 4]) {
+    let vectors = s.cast::<Vector>();
+    let first = i as usize * size_of::<T>() / 16;
+    let w = to_words(v);
+    unsafe { vectors.write(first, Vector(w[0])) };
+    if size_of::<T>() == 8 {
+        unsafe { vectors.write(first + 1, Vector(w[1])) };
+    }
+}
+
+/// Rung 5, `matmul_blocktile_2d`: each thread computes a `tm × tn` sub-tile of `C` in registers
+/// (siboehm's 2-D block tiling). For `f32` a block of 256 threads owns a 128 × 128 tile of `C`,
+/// each thread 8 × 8 of it; `k` advances 8 at a time through a 128 × 8 tile of `A` and an
+/// 8 × 128 tile of `B`, four elements of each loaded per thread (`f64`: 128 × 64 tiles, 8 × 4
+/// per thread; `bankwise_layout::matmul::blocktile_2d`).
+///
+/// Changes from rung 4: per step through `k`, a thread reads `tn` values of `B` and `tm` of `A`
+/// from shared memory and multiplies every pair: 64 multiply-adds for 16 shared loads (rung 4:
+/// 8 for 9), and each element loaded from global memory serves a 128-wide tile instead of a
+/// 64-wide one. Bank conflicts: a warp's lanes read the `A` tile at two addresses
+/// (broadcasts); their `B` reads are 16 columns 8 elements apart, which share four banks.
+///
+/// Measured (H100, 2026-11-23): 21.50 TFLOP/s f32 at 4096³ (1.23× rung 4, 41.6% of cuBLAS);
+/// f64 10.36 (31% of its peak, the fastest `f64` rung at every measured shape). 204 registers
+/// (f32) on sm_90: one block of 8 warps per SM, which bounds this rung and the next ones
+/// (`docs/benchmarks.md`).
+///
+/// # Safety
+/// As [`matmul_coalesced`], with block `threads()` × 1, grid
+/// `bankwise_layout::matmul::grid_of_tiles(m, n, bm, bn)` and
+/// `shared_elements(ATile::RowMajor)` elements of dynamic shared memory.
+#[inline(always)]
+pub unsafe fn matmul_blocktile_2d<T: Scalar>(g: Gemm<T>) {
+    let s = const { blocktile_2d(size_of::<T>() as u32) };
+    let (loads_a, loads_b) = const { blocktile_2d(size_of::<T>() as u32).loads() };
+    let layout = ATile::RowMajor;
+    let smem = shared::dynamic::<T>();
+    let t = thread_x();
+    let (row0, col0) = s.c_role(t);
+    for_each_tile(g.n.div_ceil(s.bn as u64), g.m.div_ceil(s.bm as u64), |tn, tm| {
+        let (m0, n0) = (tm * s.bm as u64, tn * s.bn as u64);
+        let mut acc = [[T::ZERO; MAX_SUB]; MAX_SUB];
+        let mut k0 = 0;
+        while k0 < g.k {
+            for i in 0..loads_a {
+                let (m, k) = s.a_load(t, i);
+                let a = g.a_or_zero(m0 + m as u64, k0 + k as u64);
+                unsafe { smem.write(s.a_at(layout, m, k) as usize, a) };
+            }
+            for i in 0..loads_b {
+                let (k, n) = s.b_load(t, i);
+                let b = g.b_or_zero(k0 + k as u64, n0 + n as u64);
+                unsafe { smem.write(s.b_at(layout, k, n) as usize, b) };
+            }
+            sync_threads();
+            for d in 0..s.bk {
+                let mut b = [T::ZERO; MAX_SUB];
+                for j in 0..s.tn as usize {
+                    b[j] = unsafe { smem.read(s.b_at(layout, d, col0 + j as u32) as usize) };
+                }
+                for i in 0..s.tm as usize {
+                    let a = unsafe { smem.read(s.a_at(layout, row0 + i as u32, d) as usize) };
+                    for j in 0..s.tn as usize {
+                        acc[i][j] = a.mul_add(b[j], acc[i][j]);
+                    }
+                }
+            }
+            sync_threads();
+            k0 += s.bk as u64;
+        }
+        for i in 0..s.tm as usize {
+            for j in 0..s.tn as usize {
+                g.finish_inside(m0 + (row0 + i as u32) as u64, n0 + (col0 + j as u32) as u64, acc[i][j]);
+            }
+        }
+    });
+}
+
+/// The largest sub-tile side of the register-tiled rungs: their accumulator arrays' size. A
+/// rung uses `tm × tn` of them; LLVM unrolls the loops, keeps those in registers and drops
+/// the rest.
+const MAX_SUB: usize = 8;
+
+/// Loads thread `t`'s vectors of the `A` and `B` tiles of step `k0` for the block's tile at
+/// `(m0, n0)` and stores them to shared memory, `A`'s transposed into `layout` (four scalar
+/// stores per vector), `B`'s as vectors.
+///
+/// # Safety
+/// As [`load_vector`] for `g`'s matrices; the caller's barriers order the stores.
+#[inline(always)]
+#[track_caller]
+#[allow(clippy::too_many_arguments)]
+unsafe fn stage_vectors<T: Scalar>(
+    g: &Gemm<T>,
+    s: BlockTiles,
+    layout: ATile,
+    smem: SharedSlice<T>,
+    t: u32,
+    (m0, n0, k0): (u64, u64, u64),
+    (a_aligned, b_aligned): (bool, bool),
+) {
+    let (loads_a, loads_b) = s.vector_loads();
+    for i in 0..loads_a {
+        if let Some((m, k)) = s.a_vector(t, i) {
+            let a = unsafe { load_vector(g.a, g.lda, g.m, g.k, m0 + m as u64, k0 + k as u64, a_aligned) };
+            for (q, &x) in a.iter().enumerate() {
+                unsafe { smem.write(s.a_at(layout, m, k + q as u32) as usize, x) };
+            }
+        }
+    }
+    for i in 0..loads_b {
+        if let Some((k, n)) = s.b_vector(t, i) {
+            let b = unsafe { load_vector(g.b, g.ldb, g.k, g.n, k0 + k as u64, n0 + n as u64, b_aligned) };
+            unsafe { write_vector(smem, s.b_at(layout, k, n), b) };
+        }
+    }
+}
+
+/// The vectorized rungs' body: [`matmul_blocktile_2d`]'s tiles and threads, with vector loads
+/// and the `A` tile stored transposed in `layout`.
+#[inline(always)]
+unsafe fn vectorized<T: Scalar>(layout: ATile, g: Gemm<T>) {
+    let s = const { blocktile_2d(size_of::<T>() as u32) };
+    let smem = shared::dynamic::<T>();
+    let t = thread_x();
+    let (row0, col0) = s.c_role(t);
+    let aligned = (rows_aligned(g.a, g.lda), rows_aligned(g.b, g.ldb));
+    for_each_tile(g.n.div_ceil(s.bn as u64), g.m.div_ceil(s.bm as u64), |tn, tm| {
+        let (m0, n0) = (tm * s.bm as u64, tn * s.bn as u64);
+        let mut acc = [[T::ZERO; MAX_SUB]; MAX_SUB];
+        let mut k0 = 0;
+        while k0 < g.k {
+            unsafe { stage_vectors(&g, s, layout, smem, t, (m0, n0, k0), aligned) };
+            sync_threads();
+            for d in 0..s.bk {
+                let mut a = [[T::ZERO; VEC as usize]; MAX_SUB / VEC as usize];
+                for v in 0..(s.tm / VEC) as usize {
+                    a[v] = unsafe { read_vector(smem, s.a_at(layout, row0 + v as u32 * VEC, d)) };
+                }
+                let mut b = [[T::ZERO; VEC as usize]; MAX_SUB / VEC as usize];
+                for v in 0..(s.tn / VEC) as usize {
+                    b[v] = unsafe { read_vector(smem, s.b_at(layout, d, col0 + v as u32 * VEC)) };
+                }
+                for i in 0..s.tm as usize {
+                    let a = a[i / VEC as usize][i % VEC as usize];
+                    for j in 0..s.tn as usize {
+                        acc[i][j] = a.mul_add(b[j / VEC as usize][j % VEC as usize], acc[i][j]);
+                    }
+                }
+            }
+            sync_threads();
+            k0 += s.bk as u64;
+        }
+        for i in 0..s.tm as usize {
+            for j in 0..s.tn as usize {
+                g.finish_inside(m0 + (row0 + i as u32) as u64, n0 + (col0 + j as u32) as u64, acc[i][j]);
+            }
+        }
+    });
+}
+
+/// Rung 6, `matmul_vectorized`: [`matmul_blocktile_2d`] with 16-byte vectors (siboehm's
+/// kernel 6). Each thread loads its part of each tile from global memory as vectors of [`VEC`]
+/// elements (`LDG.E.128`; scalar loads at the matrices' edges and for rows that are not
+/// 16-byte aligned), stores `A`'s transposed ([`ATile::Plain`]) so that a thread's rows of `A`
+/// lie side by side, and reads its rows of `A` and columns of `B` as `LDS.128`.
+///
+/// Changes from rung 5: the transposed `A` tile and the vector accesses: 4 shared loads per
+/// step instead of 16 (`f32`). Bank conflicts: the four scalar stores of a loaded `A` vector
+/// put lanes `2i` and `2i + 1` (the same row, `k` 4 apart) in the same bank; the `B` reads
+/// keep rung 5's pattern (16 vectors 32 bytes apart).
+///
+/// Measured (H100, 2026-11-23): 20.36 TFLOP/s f32 at 4096³, 5% *slower* than rung 5 for a
+/// quarter of its shared loads: at one block of 8 warps per SM (139 registers) the loop is
+/// bound by latency, not by shared-memory issue (not yet profiled further); f64 8.91.
+///
+/// # Safety
+/// As [`matmul_blocktile_2d`], with `shared_elements(ATile::Plain)` elements of shared memory.
+#[inline(always)]
+pub unsafe fn matmul_vectorized<T: Scalar>(g: Gemm<T>) {
+    unsafe { vectorized(ATile::Plain, g) }
+}
+
+/// Rung 7a, `matmul_vectorized_padded`: [`matmul_vectorized`] with each row of the transposed
+/// `A` tile padded by one vector ([`ATile::Padded`]), so rows `k` and `k + 4` start 16 banks
+/// apart and the transposing stores are conflict-free, for 128 bytes more shared memory
+/// (`f32`).
+///
+/// Measured (H100, 2026-11-23): store wavefronts per request 2.40 → 1.60 (`f32`), and 20.10
+/// TFLOP/s at 4096³, within noise of rung 6: its stores are 1 in 7 of the shared requests.
+///
+/// # Safety
+/// As [`matmul_blocktile_2d`], with `shared_elements(ATile::Padded)` elements of shared memory.
+#[inline(always)]
+pub unsafe fn matmul_vectorized_padded<T: Scalar>(g: Gemm<T>) {
+    unsafe { vectorized(ATile::Padded, g) }
+}
+
+/// Rung 7b, `matmul_vectorized_swizzled`: [`matmul_vectorized`] with the columns of rows
+/// `4 ..= 7` of the transposed `A` tile XORed with 16 ([`ATile::Swizzled`]): the stores
+/// conflict-free as with padding, in no extra memory, for an XOR per index.
+///
+/// Measured (H100, 2026-11-23): the same 1.60 store wavefronts per request as padding; 20.43
+/// TFLOP/s at 4096³ against padding's 20.10, so the swizzle is the faster of the two (by 1.6%,
+/// near the noise).
+///
+/// # Safety
+/// As [`matmul_blocktile_2d`], with `shared_elements(ATile::Swizzled)` elements of shared
+/// memory.
+#[inline(always)]
+pub unsafe fn matmul_vectorized_swizzled<T: Scalar>(g: Gemm<T>) {
+    unsafe { vectorized(ATile::Swizzled, g) }
+}
+
+/// Rung 8, `matmul_warptile`: the block's tiles and loads of [`matmul_vectorized_padded`], with
+/// the threads' sub-tiles arranged by warp (siboehm's warp tiling; CUTLASS's thread layout).
+/// Each warp owns a 64 × 32 part of the block's tile (`f32`; 64 × 16 for `f64`); each lane
+/// computes 2 × 2 sub-tiles of 4 × 4 spread over it (2 × 1 for `f64`), so that per step the 32
+/// lanes read 8 consecutive vectors of the `A` tile and 4 of the `B` tile
+/// (`bankwise_layout::matmul::warptile`).
+///
+/// Changes from rung 7: only which elements of `C` each thread computes. The shared reads
+/// become conflict-free (the least wavefronts their bytes need) and a warp's reads of both
+/// tiles stay within 64 rows and 32 columns.
+///
+/// Measured (H100, 2026-11-23): load wavefronts per request 5.00 → 3.00; 21.53 TFLOP/s f32 at
+/// 4096³ (41.7% of cuBLAS), 6% faster than rung 7 and level with rung 5, still at one block
+/// of 8 warps per SM (167 registers); f64 9.29.
+///
+/// # Safety
+/// As [`matmul_vectorized_padded`].
+#[inline(always)]
+pub unsafe fn matmul_warptile<T: Scalar>(g: Gemm<T>) {
+    let w = const { warptile(size_of::<T>() as u32) };
+    let (s, layout) = (w.tiles, WARPTILE_A);
+    let smem = shared::dynamic::<T>();
+    let t = thread_x();
+    let aligned = (rows_aligned(g.a, g.lda), rows_aligned(g.b, g.ldb));
+    for_each_tile(g.n.div_ceil(s.bn as u64), g.m.div_ceil(s.bm as u64), |tn, tm| {
+        let (m0, n0) = (tm * s.bm as u64, tn * s.bn as u64);
+        let mut acc = [[[[T::ZERO; VEC as usize]; VEC as usize]; 2]; 2];
+        let mut k0 = 0;
+        while k0 < g.k {
+            unsafe { stage_vectors(&g, s, layout, smem, t, (m0, n0, k0), aligned) };
+            sync_threads();
+            for d in 0..s.bk {
+                let mut a = [[T::ZERO; VEC as usize]; 2];
+                for i in 0..w.wmiter as usize {
+                    a[i] = unsafe { read_vector(smem, s.a_at(layout, w.c_origin(t, i as u32, 0).0, d)) };
+                }
+                let mut b = [[T::ZERO; VEC as usize]; 2];
+                for j in 0..w.wniter as usize {
+                    b[j] = unsafe { read_vector(smem, s.b_at(layout, d, w.c_origin(t, 0, j as u32).1)) };
+                }
+                for i in 0..w.wmiter as usize {
+                    for j in 0..w.wniter as usize {
+                        for p in 0..VEC as usize {
+                            for q in 0..VEC as usize {
+                                acc[i][j][p][q] = a[i][p].mul_add(b[j][q], acc[i][j][p][q]);
+                            }
+                        }
+                    }
+                }
+            }
+            sync_threads();
+            k0 += s.bk as u64;
+        }
+        for i in 0..w.wmiter as usize {
+            for j in 0..w.wniter as usize {
+                let (r0, c0) = w.c_origin(t, i as u32, j as u32);
+                for p in 0..VEC as usize {
+                    for q in 0..VEC as usize {
+                        g.finish_inside(m0 + (r0 + p as u32) as u64, n0 + (c0 + q as u32) as u64, acc[i][j][p][q]);
+                    }
+                }
             }
         }
     });

@@ -21,6 +21,7 @@ use bankwise_device::thread::{
 use bankwise_layout::transpose::tuned::{self, Tiles, scalar, unaligned};
 use bankwise_layout::transpose::{BLOCK_ROWS, TILE, TileLayout, offset, tiles};
 
+use crate::Vector;
 use crate::tile::SharedTile;
 
 /// Rows of the ladder's tile each thread moves: 32 × 32 tiles, blocks of 32 × [`BLOCK_ROWS`].
@@ -241,14 +242,6 @@ pub unsafe fn transpose_padded<T: Plain>(dst: *mut T, src: *const T, rows: u64, 
 pub unsafe fn transpose_swizzled<T: Plain>(dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
     unsafe { transpose_tile::<T, LADDER_K, false, false>(TileLayout::Swizzled, dst, src, rows, cols, batch) }
 }
-
-/// A 16-byte vector, aligned so that shared-memory accesses to it are `STS.128`/`LDS.128`.
-#[derive(Clone, Copy)]
-#[repr(C, align(16))]
-struct Vector([u32; 4]);
-
-// Safety: four u32 and no padding (16 bytes, 16-aligned); every bit pattern is valid.
-unsafe impl Plain for Vector {}
 
 /// The tile of a tuned kernel's block ([`for_each_tile`] with one tile per block, over
 /// [`Tiles`]): `load` it into registers, `stage` them into shared memory, and `store` the
