@@ -149,8 +149,10 @@ fn peak_tflops(gpu: &Gpu, bytes: usize) -> Option<f64> {
 /// The table, plain text.
 pub fn render(rows: &[Row]) -> String {
     let header = ["kernel", "type", "m×n×k", "median ms", "TFLOP/s", "cuBLAS", "% cuBLAS", "% peak"];
+    // The kernel column as wide as the longest rung's name.
+    let w = MatmulKernel::ALL.iter().map(|k| k.name().len()).max().unwrap_or(0);
     let line = |c: &[String; 8]| {
-        format!("{:<20} {:<4} {:>16} {:>10} {:>9} {:>10} {:>9} {:>7}\n", c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7])
+        format!("{:<w$} {:<4} {:>16} {:>10} {:>9} {:>10} {:>9} {:>7}\n", c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7])
     };
     let mut out = line(&header.map(String::from));
     for r in rows {

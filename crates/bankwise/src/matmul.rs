@@ -201,7 +201,8 @@ impl MatmulKernel {
         if T::INDEX == 1 {
             return MatmulKernel::BlockTile2d;
         }
-        let tiles = shape.m.div_ceil(128) as u64 * shape.n.div_ceil(128) as u64;
+        let s = blocktile_2d(4);
+        let tiles = shape.m.div_ceil(s.bm as usize) as u64 * shape.n.div_ceil(s.bn as usize) as u64;
         if tiles >= u64::from(multiprocessors) { MatmulKernel::WarpTile } else { MatmulKernel::BlockTile1d }
     }
 

@@ -417,7 +417,11 @@ unsafe fn write_vector<T: Scalar>(s: SharedSlice<T>, i: u32, v: [T; 4]) {
 /// `shared_elements(ATile::RowMajor)` elements of dynamic shared memory.
 #[inline(always)]
 pub unsafe fn matmul_blocktile_2d<T: Scalar>(g: Gemm<T>) {
-    let s = const { blocktile_2d(size_of::<T>() as u32) };
+    let s = const {
+        let s = blocktile_2d(size_of::<T>() as u32);
+        assert!(s.tm as usize <= MAX_SUB && s.tn as usize <= MAX_SUB);
+        s
+    };
     let (loads_a, loads_b) = const { blocktile_2d(size_of::<T>() as u32).loads() };
     let layout = ATile::RowMajor;
     let smem = shared::dynamic::<T>();
@@ -467,6 +471,10 @@ pub unsafe fn matmul_blocktile_2d<T: Scalar>(g: Gemm<T>) {
 /// the rest.
 const MAX_SUB: usize = 8;
 
+/// The most sub-tiles per lane down or across a warp's part of the block's tile
+/// (`matmul_warptile`), sized like [`MAX_SUB`].
+const MAX_ITER: usize = 2;
+
 /// Loads thread `t`'s vectors of the `A` and `B` tiles of step `k0` for the block's tile at
 /// `(m0, n0)` and stores them to shared memory, `A`'s transposed into `layout` (four scalar
 /// stores per vector), `B`'s as vectors.
@@ -506,7 +514,11 @@ unsafe fn stage_vectors<T: Scalar>(
 /// and the `A` tile stored transposed in `layout`.
 #[inline(always)]
 unsafe fn vectorized<T: Scalar>(layout: ATile, g: Gemm<T>) {
-    let s = const { blocktile_2d(size_of::<T>() as u32) };
+    let s = const {
+        let s = blocktile_2d(size_of::<T>() as u32);
+        assert!(s.tm as usize <= MAX_SUB && s.tn as usize <= MAX_SUB);
+        s
+    };
     let smem = shared::dynamic::<T>();
     let t = thread_x();
     let (row0, col0) = s.c_role(t);
@@ -617,24 +629,28 @@ pub unsafe fn matmul_vectorized_swizzled<T: Scalar>(g: Gemm<T>) {
 /// As [`matmul_vectorized_padded`].
 #[inline(always)]
 pub unsafe fn matmul_warptile<T: Scalar>(g: Gemm<T>) {
-    let w = const { warptile(size_of::<T>() as u32) };
+    let w = const {
+        let w = warptile(size_of::<T>() as u32);
+        assert!(w.wmiter as usize <= MAX_ITER && w.wniter as usize <= MAX_ITER && w.tm == VEC && w.tn == VEC);
+        w
+    };
     let (s, layout) = (w.tiles, WARPTILE_A);
     let smem = shared::dynamic::<T>();
     let t = thread_x();
     let aligned = (rows_aligned(g.a, g.lda), rows_aligned(g.b, g.ldb));
     for_each_tile(g.n.div_ceil(s.bn as u64), g.m.div_ceil(s.bm as u64), |tn, tm| {
         let (m0, n0) = (tm * s.bm as u64, tn * s.bn as u64);
-        let mut acc = [[[[T::ZERO; VEC as usize]; VEC as usize]; 2]; 2];
+        let mut acc = [[[[T::ZERO; VEC as usize]; VEC as usize]; MAX_ITER]; MAX_ITER];
         let mut k0 = 0;
         while k0 < g.k {
             unsafe { stage_vectors(&g, s, layout, smem, t, (m0, n0, k0), aligned) };
             sync_threads();
             for d in 0..s.bk {
-                let mut a = [[T::ZERO; VEC as usize]; 2];
+                let mut a = [[T::ZERO; VEC as usize]; MAX_ITER];
                 for i in 0..w.wmiter as usize {
                     a[i] = unsafe { read_vector(smem, s.a_at(layout, w.c_origin(t, i as u32, 0).0, d)) };
                 }
-                let mut b = [[T::ZERO; VEC as usize]; 2];
+                let mut b = [[T::ZERO; VEC as usize]; MAX_ITER];
                 for j in 0..w.wniter as usize {
                     b[j] = unsafe { read_vector(smem, s.b_at(layout, d, w.c_origin(t, 0, j as u32).1)) };
                 }
