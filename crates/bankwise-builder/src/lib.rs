@@ -27,6 +27,7 @@
 // The example above is a build script: its `fn main` is the point.
 #![allow(clippy::needless_doctest_main)]
 
+pub mod launch_bounds;
 pub mod manifest;
 
 use std::env;
@@ -112,6 +113,13 @@ pub enum BuildError {
         /// The compiler's messages (its stderr).
         messages: String,
     },
+    /// A `#[kernel(launch_bounds(..))]` could not be applied to the PTX.
+    LaunchBounds {
+        /// The crate's `Cargo.toml`.
+        manifest: PathBuf,
+        /// What was wrong.
+        message: String,
+    },
     /// Neither `OUT_DIR` (a build script's) nor [`PtxBuilder::out_dir`] says where to write.
     NoOutDir,
     /// Reading or writing a file failed.
@@ -155,6 +163,11 @@ impl fmt::Display for BuildError {
             BuildError::Compile { manifest, toolchain, messages } => write!(
                 f,
                 "compiling the GPU kernels of {} with {toolchain} failed; fix the errors the compiler reported:\n{messages}",
+                manifest.display()
+            ),
+            BuildError::LaunchBounds { manifest, message } => write!(
+                f,
+                "the launch bounds of the kernels of {} could not be written into the PTX: {message}",
                 manifest.display()
             ),
             BuildError::NoOutDir => write!(
@@ -316,6 +329,8 @@ impl PtxBuilder {
         let dir = target_dir.join(TARGET).join(if self.release { "release" } else { "debug" });
         let asm = dir.join("deps").join(format!("{stem}.s"));
         let ptx_text = std::fs::read_to_string(&asm).map_err(io(format!("reading the PTX {}", asm.display())))?;
+        let ptx_text = launch_bounds::apply(&ptx_text)
+            .map_err(|message| BuildError::LaunchBounds { manifest: manifest_path.clone(), message })?;
         std::fs::create_dir_all(&out_dir).map_err(io(format!("creating {}", out_dir.display())))?;
         let ptx = out_dir.join(format!("{name}.ptx"));
         std::fs::write(&ptx, &ptx_text).map_err(io(format!("writing {}", ptx.display())))?;

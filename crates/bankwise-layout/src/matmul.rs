@@ -286,3 +286,178 @@ impl WarpTiles {
         )
     }
 }
+
+/// BLAS's `op`: whether the tuned kernel reads a matrix as stored or transposed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Op {
+    /// As stored: `A` is `m × k` in memory, `B` `k × n`.
+    #[default]
+    N,
+    /// Transposed: `A` is stored `k × m` (`op(A) = Aᵀ`), `B` `n × k`.
+    T,
+}
+
+impl Op {
+    /// Whether a stored row runs along `k`, as `A`'s do with [`Op::N`] and `B`'s with
+    /// [`Op::T`]; `a` says which operand.
+    pub const fn rows_along_k(self, a: bool) -> bool {
+        matches!((self, a), (Op::N, true) | (Op::T, false))
+    }
+}
+
+/// The tuned rung's tiles (`matmul_tuned`): the warp tiles of [`warptile`], with both operand
+/// tiles stored `k`-major (row `k` of the `A` tile holds its `bm` elements of `m`, row `k` of
+/// the `B` tile its `bn` of `n`), each row padded by 16 bytes, and [`STAGES`](Self::STAGES)
+/// copies of the pair: the block computes from one while the next step's tiles are loaded into
+/// registers and stored into the other.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TunedTiles {
+    /// The warp and block tiles.
+    pub warps: WarpTiles,
+    /// Bytes per element.
+    pub elem_bytes: u32,
+}
+
+/// The tuned rung's tiles for elements of `elem_bytes`: [`warptile`]'s.
+pub const fn tuned(elem_bytes: u32) -> TunedTiles {
+    TunedTiles { warps: warptile(elem_bytes), elem_bytes }
+}
+
+impl TunedTiles {
+    /// Copies of the pair of tiles in shared memory: one computed from, one filled.
+    pub const STAGES: u32 = 2;
+    /// Blocks per multiprocessor the entries are compiled for (their launch bounds): two for
+    /// `f32`, whose 256 threads then get 128 registers each (ptxas fits them without spills);
+    /// one for `f64`, whose fragments and prefetched vectors are twice the registers and
+    /// spill at 128 (measured with ptxas 13.0: up to 184 bytes, inside the loop over `k`).
+    pub const fn min_blocks(self) -> u32 {
+        if self.elem_bytes == 4 { 2 } else { 1 }
+    }
+
+    /// Threads per block.
+    pub const fn threads(self) -> u32 {
+        self.warps.tiles.threads()
+    }
+
+    /// Elements added to each tile row: 16 bytes, so that rows 4 apart (the rows a pair of
+    /// lanes stores when transposing a vector that runs along `k`) start 16 banks apart while
+    /// rows stay 16-byte aligned.
+    pub const fn pad(self) -> u32 {
+        16 / self.elem_bytes
+    }
+    /// Elements between the rows of the `A` tile.
+    pub const fn a_pitch(self) -> u32 {
+        self.warps.tiles.bm + self.pad()
+    }
+    /// Elements between the rows of the `B` tile.
+    pub const fn b_pitch(self) -> u32 {
+        self.warps.tiles.bn + self.pad()
+    }
+    /// Elements of one stage: the `A` tile, then the `B` tile.
+    pub const fn stage_elements(self) -> u32 {
+        self.warps.tiles.bk * (self.a_pitch() + self.b_pitch())
+    }
+    /// Elements of shared memory: every stage.
+    pub const fn shared_elements(self) -> u32 {
+        Self::STAGES * self.stage_elements()
+    }
+    /// Shared-memory index of element `(m, k)` of stage `stage`'s `A` tile.
+    pub const fn a_at(self, stage: u32, m: u32, k: u32) -> u32 {
+        stage * self.stage_elements() + k * self.a_pitch() + m
+    }
+    /// Shared-memory index of element `(k, n)` of stage `stage`'s `B` tile.
+    pub const fn b_at(self, stage: u32, k: u32, n: u32) -> u32 {
+        stage * self.stage_elements() + self.warps.tiles.bk * self.a_pitch() + k * self.b_pitch() + n
+    }
+    /// Vectors a thread loads per step, at most, of an operand tile `width` wide (`bm` for
+    /// `A`, `bn` for `B`) and `bk` deep.
+    pub const fn vector_loads(self, width: u32) -> u32 {
+        (width * self.warps.tiles.bk / VEC).div_ceil(self.warps.tiles.threads())
+    }
+    /// The vector of an operand tile `width` wide that thread `t` loads in its `i`-th load, if
+    /// it loads one, as `(x, k)`: its first element's column `x` (along `m` or `n`) and row
+    /// `k`. Where the stored rows run along `k` ([`Op::rows_along_k`]) the vector runs along
+    /// `k` (elements `(x, k .. k + VEC)`), otherwise along `x`; either way a warp's loads
+    /// cover whole stored rows, 16 bytes per lane.
+    pub const fn operand_vector(self, width: u32, along_k: bool, t: u32, i: u32) -> Option<(u32, u32)> {
+        let bk = self.warps.tiles.bk;
+        let e = i * self.warps.tiles.threads() + t;
+        if e >= width * bk / VEC {
+            None
+        } else if along_k {
+            Some((e / (bk / VEC), e % (bk / VEC) * VEC))
+        } else {
+            Some((e % (width / VEC) * VEC, e / (width / VEC)))
+        }
+    }
+}
+
+/// Grid of the tuned rung: x over the tiles of `C` (numbered by [`grouped_tile`]), y over the
+/// products of the batch, at most [`MAX_GRID_YZ`] of them per launch (the host launches one
+/// grid per so many). The tiles of one product must be fewer than 2³¹ (the host checks).
+pub const fn grid_of_batched_tiles(m: u64, n: u64, batch: u64, bm: u32, bn: u32) -> (u32, u32, u32) {
+    let tiles = m.div_ceil(bm as u64) * n.div_ceil(bn as u64);
+    (cap(tiles, MAX_GRID_X), cap(batch, MAX_GRID_YZ), 1)
+}
+
+/// Rows of tiles in each group of [`grouped_tile`].
+pub const GROUP_M: u32 = 8;
+
+/// The tile `(row, column)` of a `tiles_m × tiles_n` grid of tiles that block `id` computes:
+/// down a group of [`GROUP_M`] rows of tiles, then across to the next column of the group,
+/// so that the blocks running at one time share rows of `A` and columns of `B` in the L2
+/// cache (Triton's "grouped ordering"; CUTLASS's threadblock swizzle).
+pub const fn grouped_tile(id: u32, tiles_m: u32, tiles_n: u32) -> (u32, u32) {
+    let in_group = GROUP_M * tiles_n;
+    let first_m = id / in_group * GROUP_M;
+    let rows = if tiles_m - first_m < GROUP_M { tiles_m - first_m } else { GROUP_M };
+    (first_m + id % in_group % rows, id % in_group / rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grouped_tiles_visit_every_tile_once() {
+        for (tiles_m, tiles_n) in [(1, 1), (3, 5), (8, 8), (17, 3), (33, 1), (1, 40)] {
+            let mut seen = vec![false; (tiles_m * tiles_n) as usize];
+            for id in 0..tiles_m * tiles_n {
+                let (tm, tn) = grouped_tile(id, tiles_m, tiles_n);
+                assert!(tm < tiles_m && tn < tiles_n, "{id} of {tiles_m}×{tiles_n}: ({tm}, {tn})");
+                let at = (tm * tiles_n + tn) as usize;
+                assert!(!seen[at], "({tm}, {tn}) twice in {tiles_m}×{tiles_n}");
+                seen[at] = true;
+            }
+        }
+        // Consecutive blocks run down a group of GROUP_M rows of tiles first.
+        assert_eq!([0, 1, 7, 8].map(|id| grouped_tile(id, 16, 16)), [(0, 0), (1, 0), (7, 0), (0, 1)]);
+    }
+
+    #[test]
+    fn tuned_threads_load_each_vector_of_both_tiles_once() {
+        for elem_bytes in [4, 8] {
+            let t = tuned(elem_bytes);
+            let s = t.warps.tiles;
+            assert_eq!((t.a_pitch() * elem_bytes) % 16, 0, "rows stay 16-byte aligned");
+            // Rows 4 apart start 16 banks (64 bytes) apart.
+            assert_eq!(4 * t.a_pitch() * elem_bytes % 128, 64);
+            assert_eq!(4 * t.b_pitch() * elem_bytes % 128, 64);
+            for (width, along_k) in [(s.bm, true), (s.bm, false), (s.bn, true), (s.bn, false)] {
+                let mut seen = vec![0u32; (width * s.bk) as usize];
+                for thread in 0..t.threads() {
+                    for i in 0..t.vector_loads(width) {
+                        if let Some((x, k)) = t.operand_vector(width, along_k, thread, i) {
+                            for q in 0..VEC {
+                                let (x, k) = if along_k { (x, k + q) } else { (x + q, k) };
+                                seen[(k * width + x) as usize] += 1;
+                            }
+                        }
+                    }
+                }
+                assert!(seen.iter().all(|&n| n == 1), "{elem_bytes}-byte {width} wide, along k: {along_k}");
+            }
+            assert!(t.a_at(1, 0, 0) > t.b_at(0, s.bk - 1, s.bn - 1), "stages do not overlap");
+        }
+    }
+}

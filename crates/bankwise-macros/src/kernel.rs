@@ -8,9 +8,7 @@ use syn::{Attribute, Error, Expr, FnArg, ItemFn, Meta, ReturnType, Type};
 
 /// The expansion of `#[kernel]` with attribute arguments `attr` on the item `item`.
 pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> Result<TokenStream, Error> {
-    if !attr.is_empty() {
-        return Err(Error::new(attr.span(), "#[kernel] takes no arguments; write `#[kernel]` alone"));
-    }
+    let bounds = launch_bounds(attr)?;
     let f: ItemFn = syn::parse2(item)?;
     check(&f)?;
     let ItemFn { attrs, vis, sig, block } = &f;
@@ -18,7 +16,21 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> Result<TokenStream
     let named = attrs.iter().any(names_symbol);
     let no_mangle = (!named).then(|| quote!(#[unsafe(no_mangle)]));
     let host = host_entry(&f)?;
+    let bounds = bounds.map(|(threads, blocks)| {
+        let symbol = symbol(&f);
+        quote! {
+            // Read by the builder, which turns it into the entry's `.maxntid` and
+            // `.minnctapersm` directives and removes it from the module.
+            #[cfg(target_arch = "nvptx64")]
+            const _: () = {
+                #[unsafe(export_name = ::core::concat!("__bankwise_launch_bounds_", #symbol))]
+                #[used]
+                static LAUNCH_BOUNDS: [u32; 2] = [#threads, #blocks];
+            };
+        }
+    });
     Ok(quote! {
+        #bounds
         #[cfg(target_arch = "nvptx64")]
         ::bankwise_device::__kernel_entry! {
             #(#attrs)*
@@ -32,16 +44,40 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> Result<TokenStream
     })
 }
 
+/// The attribute's arguments: nothing, or `launch_bounds(THREADS, BLOCKS)` (CUDA C++'s
+/// `__launch_bounds__`), two constant `u32` expressions.
+fn launch_bounds(attr: TokenStream) -> Result<Option<(Expr, Expr)>, Error> {
+    if attr.is_empty() {
+        return Ok(None);
+    }
+    let usage = "#[kernel] takes nothing or `launch_bounds(MAX_THREADS, MIN_BLOCKS_PER_SM)`";
+    let meta: Meta = syn::parse2(attr.clone()).map_err(|_| Error::new(attr.span(), usage))?;
+    let Meta::List(list) = &meta else { return Err(Error::new(meta.span(), usage)) };
+    if !list.path.is_ident("launch_bounds") {
+        return Err(Error::new(list.path.span(), usage));
+    }
+    let args = list.parse_args_with(syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated)?;
+    match args.len() {
+        2 => Ok(Some((args[0].clone(), args[1].clone()))),
+        _ => Err(Error::new(list.span(), usage)),
+    }
+}
+
+/// The entry's symbol: its `export_name`, or the function's name.
+fn symbol(f: &ItemFn) -> TokenStream {
+    let name_text = f.sig.ident.to_string();
+    match f.attrs.iter().find_map(export_name) {
+        Some(expr) => quote!(#expr),
+        None => quote!(#name_text),
+    }
+}
+
 /// The host registration of the entry: a function that reads each argument from a
 /// `cuLaunchKernel`-style parameter pointer and calls the kernel, submitted to the emulator's
 /// registry under the entry's symbol (its `export_name`, or the function's name).
 fn host_entry(f: &ItemFn) -> Result<TokenStream, Error> {
     let name = &f.sig.ident;
-    let name_text = name.to_string();
-    let symbol = match f.attrs.iter().find_map(export_name) {
-        Some(expr) => quote!(#expr),
-        None => quote!(#name_text),
-    };
+    let symbol = symbol(f);
     let types: Vec<&Type> = f
         .sig
         .inputs
@@ -284,9 +320,24 @@ mod tests {
     }
 
     #[test]
+    fn launch_bounds_become_a_static_the_builder_reads() {
+        let out = text(expand(quote!(launch_bounds(THREADS, 2)), quote! { pub unsafe fn k(p: *mut f32) {} }).unwrap());
+        assert!(out.contains(r#"concat ! ("__bankwise_launch_bounds_" , "k")"#), "{out}");
+        assert!(out.contains("static LAUNCH_BOUNDS : [u32 ; 2] = [THREADS , 2]"), "{out}");
+        let named = quote! { #[unsafe(export_name = "tuned_f32")] pub unsafe fn k(p: *mut f32) {} };
+        let out = text(expand(quote!(launch_bounds(256, 1)), named).unwrap());
+        assert!(out.contains(r#"concat ! ("__bankwise_launch_bounds_" , "tuned_f32")"#), "{out}");
+        assert!(!expand_ok(quote! { pub fn k() {} }).contains("LAUNCH_BOUNDS"));
+    }
+
+    #[test]
     fn rejects_attribute_arguments_and_non_functions() {
-        let e = error_of(quote!(name = "x"), quote! { pub fn k() {} });
-        assert!(e.contains("takes no arguments"), "{e}");
+        for attr in
+            [quote!(name = "x"), quote!(launch_bounds(256)), quote!(launch_bounds(1, 2, 3)), quote!(bounds(1, 2))]
+        {
+            let e = error_of(attr, quote! { pub fn k() {} });
+            assert!(e.contains("takes nothing or `launch_bounds(MAX_THREADS, MIN_BLOCKS_PER_SM)`"), "{e}");
+        }
         let e = error_of(TokenStream::new(), quote! { pub struct S; });
         assert!(e.contains("expected `fn`"), "{e}");
     }

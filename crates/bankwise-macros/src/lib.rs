@@ -28,11 +28,17 @@ mod kernel;
 /// dependency of the crate (under that name). On any other target the function is emitted as
 /// it was written (a plain Rust function), so a kernel crate type-checks and can run on the host.
 ///
+/// `#[kernel(launch_bounds(MAX_THREADS, MIN_BLOCKS))]` is CUDA C++'s
+/// `__launch_bounds__(MAX_THREADS, MIN_BLOCKS)`: launches use at most `MAX_THREADS` threads per
+/// block, and ptxas limits the entry's registers so that `MIN_BLOCKS` such blocks fit on one
+/// multiprocessor (`.maxntid` and `.minnctapersm` in the PTX; `bankwise_builder` writes them
+/// from a static this expansion adds). Both are constant `u32` expressions.
+///
 /// Rejected, each with an error at the offending tokens: generic parameters or a `where`
 /// clause (an entry has one instantiation: write a generic function and call it from a
 /// `#[kernel]` per type), a return type (an entry returns nothing: write results through a
 /// pointer), a `self` parameter, `async`, `const`, an explicit `extern` ABI, C variadics, and
-/// any argument to the attribute itself.
+/// any other argument to the attribute.
 #[proc_macro_attribute]
 pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     kernel::expand(attr.into(), item.into()).unwrap_or_else(syn::Error::into_compile_error).into()

@@ -272,7 +272,7 @@ macro_rules! pointer_arg {
 pointer_arg!(&DeviceBuffer<T>, &mut DeviceBuffer<T>, DeviceSlice<'_, T>, DeviceSliceMut<'_, T>);
 pointer_arg!(&DeviceSlice<'_, T>, &mut DeviceSliceMut<'_, T>);
 
-/// A launch's arguments: a tuple of up to 12 [`KernelArg`]s, such as
+/// A launch's arguments: a tuple of up to 16 [`KernelArg`]s, such as
 /// `(&mut out, &input, n)`.
 pub trait KernelArgs {
     /// Each argument's kind, in order.
@@ -314,6 +314,10 @@ tuple_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8);
 tuple_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9);
 tuple_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
 tuple_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
+tuple_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12);
+tuple_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12, N 13);
+tuple_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12, N 13, O 14);
+tuple_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12, N 13, O 14, P 15);
 
 /// A loaded module (CUDA C++: `CUmodule`). Unloaded when it and every [`Kernel`] of it are
 /// dropped.

@@ -87,8 +87,9 @@ pub fn sum_tolerance(depth: u64, u: f64, n: usize, sum: f64, abs: f64) -> f64 {
     gamma(depth, u) * abs + 2f64.powi(-52) * sum.abs() + n as f64 * 2f64.powi(-104) * abs
 }
 
-/// The float64 reference of `C = α·A·B + β·C` (`shape`'s leading dimensions, `C` read only
-/// where `β ≠ 0`), and each element's error bound: `r` is `m × n` packed, and a result of
+/// The float64 reference of `C = α·op(A)·op(B) + β·C` (`shape`'s leading dimensions, `op`s and
+/// batch, `C` read only where `β ≠ 0`), and each element's error bound: `r` is the batch's
+/// `m × n` results packed one after the other, and a result of
 /// unit roundoff `u` passes if `|got − r| ≤ bound`, with
 /// `bound = (γ_{k+2}(u) + γ_{k+2}(2⁻⁵³))·(|α|·Σ|A||B| + |β|·|C|)`: the dot product's `k`
 /// roundings, α's and β's products and the final sum in the kernel's precision, and the same
@@ -104,27 +105,35 @@ pub fn matmul<T: crate::matmul::Float>(
     shape.check_buffers(a.len(), b.len(), c.len())?;
     let s = shape;
     let (alpha, beta): (f64, f64) = (alpha.into(), beta.into());
-    let (mut dot, mut abs) = (vec![0.0f64; s.m * s.n], vec![0.0f64; s.m * s.n]);
-    // i-k-j order: the inner loop runs along rows of B and of the result.
-    for i in 0..s.m {
-        let (row, row_abs) = (&mut dot[i * s.n..][..s.n], &mut abs[i * s.n..][..s.n]);
-        for p in 0..s.k {
-            let x: f64 = a[i * s.lda + p].into();
-            let b_row = &b[p * s.ldb..][..s.n];
-            for j in 0..s.n {
-                let y: f64 = b_row[j].into();
-                row[j] += x * y;
-                row_abs[j] += (x * y).abs();
+    let size = s.m * s.n;
+    let (mut dot, mut abs) = (vec![0.0f64; s.batch * size], vec![0.0f64; s.batch * size]);
+    let g = gamma(s.k as u64 + 2, T::UNIT_ROUNDOFF) + gamma(s.k as u64 + 2, 2f64.powi(-53));
+    let transposed = |op| op == crate::matmul::Op::T;
+    for z in 0..s.batch {
+        let (a, b, c) = (&a[z * s.stride_a..], &b[z * s.stride_b..], &c[z * s.stride_c..]);
+        // Element (i, p) of op(A), (p, j) of op(B).
+        let a_at = |i: usize, p: usize| if transposed(s.op_a) { p * s.lda + i } else { i * s.lda + p };
+        let b_at = |p: usize, j: usize| if transposed(s.op_b) { j * s.ldb + p } else { p * s.ldb + j };
+        let (dot, abs) = (&mut dot[z * size..][..size], &mut abs[z * size..][..size]);
+        // i-p-j order: the inner loop runs along rows of the result (and of B as stored).
+        for i in 0..s.m {
+            let (row, row_abs) = (&mut dot[i * s.n..][..s.n], &mut abs[i * s.n..][..s.n]);
+            for p in 0..s.k {
+                let x: f64 = a[a_at(i, p)].into();
+                for j in 0..s.n {
+                    let y: f64 = b[b_at(p, j)].into();
+                    row[j] += x * y;
+                    row_abs[j] += (x * y).abs();
+                }
             }
         }
-    }
-    let g = gamma(s.k as u64 + 2, T::UNIT_ROUNDOFF) + gamma(s.k as u64 + 2, 2f64.powi(-53));
-    for i in 0..s.m {
-        for j in 0..s.n {
-            let at = i * s.n + j;
-            let c_ij: f64 = if beta == 0.0 { 0.0 } else { c[i * s.ldc + j].into() };
-            dot[at] = alpha * dot[at] + beta * c_ij;
-            abs[at] = g * (alpha.abs() * abs[at] + beta.abs() * c_ij.abs());
+        for i in 0..s.m {
+            for j in 0..s.n {
+                let at = i * s.n + j;
+                let c_ij: f64 = if beta == 0.0 { 0.0 } else { c[i * s.ldc + j].into() };
+                dot[at] = alpha * dot[at] + beta * c_ij;
+                abs[at] = g * (alpha.abs() * abs[at] + beta.abs() * c_ij.abs());
+            }
         }
     }
     Ok((dot, abs))

@@ -79,6 +79,40 @@ pub enum Error {
         /// Elements the buffer holds.
         actual: usize,
     },
+    /// A buffer is too short for the batch of matrices it holds.
+    #[error(
+        "{matrix} holds {actual} elements but a batch of {batch} matrices {stride} elements apart needs {expected}"
+    )]
+    BatchTooShort {
+        /// Which matrix (`A`, `B`, `C`).
+        matrix: &'static str,
+        /// Matrices in the batch.
+        batch: usize,
+        /// Elements between the starts of consecutive matrices.
+        stride: usize,
+        /// Elements needed: `(batch − 1)·stride` plus one matrix.
+        expected: usize,
+        /// Elements the buffer holds.
+        actual: usize,
+    },
+    /// The `C`s of a batch overlap, so their products would write each other's elements.
+    #[error(
+        "the batch's C matrices overlap: they are {stride} elements apart but each spans {span}; give C a stride of at least {span}"
+    )]
+    OverlappingBatches {
+        /// `C`'s stride.
+        stride: usize,
+        /// Elements from one `C`'s first element to its last, plus one.
+        span: usize,
+    },
+    /// The chosen matrix multiply kernel does not compute this operation.
+    #[error("{kernel} computes one product of matrices as stored; {what} needs MatmulKernel::Tuned")]
+    MatmulUnsupported {
+        /// The kernel's name.
+        kernel: &'static str,
+        /// What it lacks (`a transposed operand`, `a batch`).
+        what: &'static str,
+    },
     /// A bank-conflict probe's mask selects no lane.
     #[error("probe mask selects no active lane; at least one of the 32 lanes must access")]
     ProbeNoActiveLane,

@@ -117,6 +117,12 @@ pub const MATMUL_VECTORIZED_PADDED: [&str; 2] = ["matmul_vectorized_padded_f32",
 pub const MATMUL_VECTORIZED_SWIZZLED: [&str; 2] = ["matmul_vectorized_swizzled_f32", "matmul_vectorized_swizzled_f64"];
 /// `matmul_warptile_*`, indexed like [`MATMUL_NAIVE`].
 pub const MATMUL_WARPTILE: [&str; 2] = ["matmul_warptile_f32", "matmul_warptile_f64"];
+/// `matmul_tuned_<op(A)><op(B)>_*`: indexed like [`MATMUL_NAIVE`], then by the `op`s (NN, NT,
+/// TN, TT).
+pub const MATMUL_TUNED: [[&str; 4]; 2] = [
+    ["matmul_tuned_nn_f32", "matmul_tuned_nt_f32", "matmul_tuned_tn_f32", "matmul_tuned_tt_f32"],
+    ["matmul_tuned_nn_f64", "matmul_tuned_nt_f64", "matmul_tuned_tn_f64", "matmul_tuned_tt_f64"],
+];
 /// `probe_load_*`, indexed by access width (1, 2, 4, 8, 16 bytes): see [`crate::probe`].
 pub const PROBE_LOAD: [&str; 5] =
     ["probe_load_u8", "probe_load_u16", "probe_load_u32", "probe_load_u64", "probe_load_u128"];
@@ -160,6 +166,7 @@ mod tests {
         ] {
             names.extend(table);
         }
+        names.extend(MATMUL_TUNED.as_flattened());
         names.extend(PROBE_LOAD);
         names.extend(PROBE_STORE);
         names

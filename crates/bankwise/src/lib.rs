@@ -72,7 +72,7 @@ pub use bankwise_runtime as runtime;
 pub use element::{Element, Width};
 pub use error::{Error, Result};
 pub use gpu::{DeviceBuffer, DeviceInfo, Gpu, LoadedImage};
-pub use matmul::{Float, MatmulKernel, MatmulShape};
+pub use matmul::{Float, MatmulKernel, MatmulShape, Op};
 pub use reduce::{Max, Min, ReduceKernel, Sum};
 pub use transpose::{Shape, TransposeKernel};
 

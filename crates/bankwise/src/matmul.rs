@@ -1,10 +1,14 @@
-//! Matrix multiply, `C = α·A·B + β·C`: `A` is `m × k`, `B` `k × n`, `C` `m × n`, each
-//! row-major with a leading dimension (elements between the starts of consecutive rows, at
-//! least the row's length). As in BLAS, `C` is not read where `β = 0`.
+//! Matrix multiply, `C = α·op(A)·op(B) + β·C`: `op(A)` is `m × k`, `op(B)` `k × n`, `C`
+//! `m × n`, each stored row-major with a leading dimension (elements between the starts of
+//! consecutive rows, at least the stored row's length); `op` is [`Op::N`] (as stored) or
+//! [`Op::T`] (transposed: `A` stored `k × m`), and a batch of such products may be computed at
+//! once, each matrix a stride after the one before. As in BLAS, `C` is not read where `β = 0`.
 //!
-//! The ladder so far, [`MatmulKernel::ALL`]: naive → coalesced → shared-memory tiles → 1-D
-//! and 2-D register tiles → vector loads with a transposed `A` tile → that tile padded or
-//! swizzled → warp tiles (`crates/device/bankwise-kernels/src/matmul.rs`).
+//! The ladder, [`MatmulKernel::ALL`]: naive → coalesced → shared-memory tiles → 1-D and 2-D
+//! register tiles → vector loads with a transposed `A` tile → that tile padded or swizzled →
+//! warp tiles → the tuned kernel (two stages of tiles, the next step's loads in flight while
+//! this one computes), which alone takes transposed operands and batches
+//! (`crates/device/bankwise-kernels/src/matmul.rs`).
 
 use std::fmt;
 
@@ -13,8 +17,12 @@ use crate::error::{Error, Result};
 use crate::gpu::{DeviceBuffer, Gpu, Launch};
 use crate::kernels;
 use bankwise_layout::matmul::{
-    ATile, TILE, TILED_SHARED_ELEMENTS, WARPTILE_A, blocktile_2d, grid_columns_in_x, grid_of_tiles, grid_rows_in_x,
+    ATile, TILE, TILED_SHARED_ELEMENTS, WARPTILE_A, blocktile_2d, grid_columns_in_x, grid_of_batched_tiles,
+    grid_of_tiles, grid_rows_in_x, tuned,
 };
+use bankwise_layout::transpose::{MAX_GRID_X, MAX_GRID_YZ};
+
+pub use bankwise_layout::matmul::Op;
 
 mod sealed {
     pub trait Sealed {}
@@ -48,27 +56,63 @@ impl Float for f64 {
     }
 }
 
-/// The dimensions of `C = α·A·B + β·C` and the three leading dimensions.
+/// The dimensions of `C = α·op(A)·op(B) + β·C`, the three leading dimensions, the `op`s and
+/// the batch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct MatmulShape {
-    /// Rows of `A` and `C`.
+    /// Rows of `op(A)` and `C`.
     pub m: usize,
-    /// Columns of `B` and `C`.
+    /// Columns of `op(B)` and `C`.
     pub n: usize,
-    /// Columns of `A`, rows of `B`.
+    /// Columns of `op(A)`, rows of `op(B)`.
     pub k: usize,
-    /// `A`'s leading dimension (≥ `k`).
+    /// `A`'s leading dimension (≥ its stored row's length: `k`, or `m` for [`Op::T`]).
     pub lda: usize,
-    /// `B`'s leading dimension (≥ `n`).
+    /// `B`'s leading dimension (≥ `n`, or `k` for [`Op::T`]).
     pub ldb: usize,
     /// `C`'s leading dimension (≥ `n`).
     pub ldc: usize,
+    /// Whether `A` is used as stored or transposed.
+    pub op_a: Op,
+    /// Whether `B` is used as stored or transposed.
+    pub op_b: Op,
+    /// Products in the batch (1: one product).
+    pub batch: usize,
+    /// Elements between the `A`s of the batch (0 for one `A` shared by every product).
+    pub stride_a: usize,
+    /// Elements between the `B`s of the batch (0 for one shared `B`).
+    pub stride_b: usize,
+    /// Elements between the `C`s of the batch; they must not overlap.
+    pub stride_c: usize,
+}
+
+/// One stored matrix of a [`MatmulShape`]: its name, stored rows, stored row length, leading
+/// dimension and batch stride.
+struct Stored {
+    name: &'static str,
+    rows: usize,
+    row_len: usize,
+    ld: usize,
+    stride: usize,
 }
 
 impl MatmulShape {
-    /// Packed matrices: leading dimensions `k`, `n`, `n`.
+    /// One product of packed matrices as stored: leading dimensions `k`, `n`, `n`.
     pub const fn new(m: usize, n: usize, k: usize) -> Self {
-        MatmulShape { m, n, k, lda: k, ldb: n, ldc: n }
+        MatmulShape {
+            m,
+            n,
+            k,
+            lda: k,
+            ldb: n,
+            ldc: n,
+            op_a: Op::N,
+            op_b: Op::N,
+            batch: 1,
+            stride_a: 0,
+            stride_b: 0,
+            stride_c: 0,
+        }
     }
 
     /// The same dimensions with these leading dimensions.
@@ -76,34 +120,83 @@ impl MatmulShape {
         MatmulShape { lda, ldb, ldc, ..self }
     }
 
-    /// Floating-point operations, `2·m·n·k`, as FLOP/s figures count them.
-    pub fn flops(self) -> f64 {
-        2.0 * self.m as f64 * self.n as f64 * self.k as f64
+    /// The same dimensions with these `op`s, and the leading dimensions of packed matrices
+    /// stored that way (`A` `k × m` with `lda = m` where `op_a` is [`Op::T`]); set other
+    /// leading dimensions after this.
+    pub const fn with_ops(self, op_a: Op, op_b: Op) -> Self {
+        let lda = if matches!(op_a, Op::N) { self.k } else { self.m };
+        let ldb = if matches!(op_b, Op::N) { self.n } else { self.k };
+        MatmulShape { op_a, op_b, lda, ldb, ..self }
     }
 
-    /// Checks the dimensions, the leading dimensions, and that each buffer holds its matrix.
+    /// A batch of `batch` products, each matrix a stride after the one before.
+    pub const fn batched(self, batch: usize, stride_a: usize, stride_b: usize, stride_c: usize) -> Self {
+        MatmulShape { batch, stride_a, stride_b, stride_c, ..self }
+    }
+
+    /// A batch of `batch` products of packed matrices, each right after the one before:
+    /// strides of one stored matrix each.
+    pub fn batched_packed(self, batch: usize) -> Self {
+        let [a, b, c] = self.stored().map(|s| s.rows.saturating_sub(1).saturating_mul(s.ld).saturating_add(s.row_len));
+        self.batched(batch, a, b, c)
+    }
+
+    /// Floating-point operations, `2·m·n·k` per product, as FLOP/s figures count them.
+    pub fn flops(self) -> f64 {
+        2.0 * self.m as f64 * self.n as f64 * self.k as f64 * self.batch as f64
+    }
+
+    /// Whether this is one product of matrices as stored, what every rung computes.
+    pub fn is_plain(self) -> bool {
+        self.op_a == Op::N && self.op_b == Op::N && self.batch == 1
+    }
+
+    /// `A`, `B`, `C` as stored.
+    fn stored(self) -> [Stored; 3] {
+        let (a_rows, a_len) = if self.op_a == Op::N { (self.m, self.k) } else { (self.k, self.m) };
+        let (b_rows, b_len) = if self.op_b == Op::N { (self.k, self.n) } else { (self.n, self.k) };
+        [
+            Stored { name: "A", rows: a_rows, row_len: a_len, ld: self.lda, stride: self.stride_a },
+            Stored { name: "B", rows: b_rows, row_len: b_len, ld: self.ldb, stride: self.stride_b },
+            Stored { name: "C", rows: self.m, row_len: self.n, ld: self.ldc, stride: self.stride_c },
+        ]
+    }
+
+    /// Checks the dimensions, the leading dimensions, the strides, and that each buffer holds
+    /// its matrices.
     pub fn check_buffers(self, a_len: usize, b_len: usize, c_len: usize) -> Result<()> {
-        for (what, n) in [("m", self.m), ("n", self.n), ("k", self.k)] {
+        for (what, n) in [("m", self.m), ("n", self.n), ("k", self.k), ("batch", self.batch)] {
             if n == 0 {
                 return Err(Error::ZeroDimension { what });
             }
         }
-        for (matrix, rows, row_len, ld, actual) in [
-            ("A", self.m, self.k, self.lda, a_len),
-            ("B", self.k, self.n, self.ldb, b_len),
-            ("C", self.m, self.n, self.ldc, c_len),
-        ] {
-            if ld < row_len {
-                return Err(Error::LeadingDimension { matrix, ld, row_len });
+        for (s, actual) in self.stored().into_iter().zip([a_len, b_len, c_len]) {
+            if s.ld < s.row_len {
+                return Err(Error::LeadingDimension { matrix: s.name, ld: s.ld, row_len: s.row_len });
             }
             // Addresses are computed in 64 bits on the GPU, in bytes up to 8 per element.
-            let expected = (rows - 1)
-                .checked_mul(ld)
-                .and_then(|x| x.checked_add(row_len))
-                .filter(|&x| u64::try_from(x).is_ok_and(|x| x.checked_mul(8).is_some()))
-                .ok_or_else(|| Error::ShapeOverflow { shape: self.to_string() })?;
-            if actual < expected {
-                return Err(Error::MatrixTooShort { matrix, rows, row_len, ld, expected, actual });
+            let fits = |x: usize| u64::try_from(x).is_ok_and(|x| x.checked_mul(8).is_some());
+            let overflow = || Error::ShapeOverflow { shape: self.to_string() };
+            let one = (s.rows - 1)
+                .checked_mul(s.ld)
+                .and_then(|x| x.checked_add(s.row_len))
+                .filter(|&x| fits(x))
+                .ok_or_else(overflow)?;
+            if self.batch == 1 && actual < one {
+                let (matrix, rows, row_len, ld) = (s.name, s.rows, s.row_len, s.ld);
+                return Err(Error::MatrixTooShort { matrix, rows, row_len, ld, expected: one, actual });
+            }
+            let all = (self.batch - 1)
+                .checked_mul(s.stride)
+                .and_then(|x| x.checked_add(one))
+                .filter(|&x| fits(x))
+                .ok_or_else(overflow)?;
+            if actual < all {
+                let (matrix, batch, stride) = (s.name, self.batch, s.stride);
+                return Err(Error::BatchTooShort { matrix, batch, stride, expected: all, actual });
+            }
+            if s.name == "C" && self.batch > 1 && s.stride < one {
+                return Err(Error::OverlappingBatches { stride: s.stride, span: one });
             }
         }
         Ok(())
@@ -113,8 +206,16 @@ impl MatmulShape {
 impl fmt::Display for MatmulShape {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}×{}×{}", self.m, self.n, self.k)?;
-        if (self.lda, self.ldb, self.ldc) != (self.k, self.n, self.n) {
+        if (self.op_a, self.op_b) != (Op::N, Op::N) {
+            let op = |o: Op| if o == Op::N { "N" } else { "T" };
+            write!(f, " {}{}", op(self.op_a), op(self.op_b))?;
+        }
+        let packed = MatmulShape::new(self.m, self.n, self.k).with_ops(self.op_a, self.op_b);
+        if (self.lda, self.ldb, self.ldc) != (packed.lda, packed.ldb, packed.ldc) {
             write!(f, " (lda {}, ldb {}, ldc {})", self.lda, self.ldb, self.ldc)?;
+        }
+        if self.batch != 1 {
+            write!(f, " ×{} (strides {}, {}, {})", self.batch, self.stride_a, self.stride_b, self.stride_c)?;
         }
         Ok(())
     }
@@ -144,13 +245,16 @@ pub enum MatmulKernel {
     /// it, no padding.
     VectorizedSwizzled,
     /// Threads' sub-tiles arranged by warp: conflict-free shared reads.
-    #[default]
     WarpTile,
+    /// Warp tiles with two stages of tiles: the next step's loads in flight while this one
+    /// computes; transposed operands and batches.
+    #[default]
+    Tuned,
 }
 
 impl MatmulKernel {
     /// Every rung, in ladder order.
-    pub const ALL: [MatmulKernel; 9] = [
+    pub const ALL: [MatmulKernel; 10] = [
         MatmulKernel::Naive,
         MatmulKernel::Coalesced,
         MatmulKernel::Tiled,
@@ -160,6 +264,7 @@ impl MatmulKernel {
         MatmulKernel::VectorizedPadded,
         MatmulKernel::VectorizedSwizzled,
         MatmulKernel::WarpTile,
+        MatmulKernel::Tuned,
     ];
 
     /// The rung's name, its entries' prefix.
@@ -174,12 +279,15 @@ impl MatmulKernel {
             MatmulKernel::VectorizedPadded => "matmul_vectorized_padded",
             MatmulKernel::VectorizedSwizzled => "matmul_vectorized_swizzled",
             MatmulKernel::WarpTile => "matmul_warptile",
+            MatmulKernel::Tuned => "matmul_tuned",
         }
     }
 
-    /// The rung's entries, indexed by [`Float::INDEX`].
+    /// The rung's entries, indexed by [`Float::INDEX`] (for [`Tuned`](Self::Tuned), those of
+    /// `op`s N, N: [`tuned_entry`] names the others).
     pub const fn entries(self) -> [&'static str; 2] {
         match self {
+            MatmulKernel::Tuned => [kernels::MATMUL_TUNED[0][0], kernels::MATMUL_TUNED[1][0]],
             MatmulKernel::Naive => kernels::MATMUL_NAIVE,
             MatmulKernel::Coalesced => kernels::MATMUL_COALESCED,
             MatmulKernel::Tiled => kernels::MATMUL_TILED,
@@ -193,17 +301,15 @@ impl MatmulKernel {
     }
 
     /// The rung measured fastest for `shape` and `T` on a GPU of `multiprocessors` SMs (H100,
-    /// 2026-11-23, `docs/benchmarks.md`): for `f64`, [`BlockTile2d`](Self::BlockTile2d) at
-    /// every measured shape; for `f32`, [`WarpTile`](Self::WarpTile) where its 128 × 128 tiles
-    /// give every SM one, else [`BlockTile1d`](Self::BlockTile1d), whose 64 × 64 tiles make four
-    /// times as many blocks (16.2 against 10.1 TFLOP/s at 1024³; 21.3 against 16.8 at 2048³).
+    /// `docs/benchmarks.md` and, for the tuned rung, `docs/decisions.md`): [`Tuned`](Self::Tuned)
+    /// wherever its 128-row tiles give every SM a block, and always for transposed operands and
+    /// batches; otherwise, for `f32`, [`BlockTile1d`](Self::BlockTile1d), whose 64 × 64 tiles
+    /// make four times as many blocks (16.2 TFLOP/s at 1024³ against the tuned rung's 13.0).
     pub fn for_shape<T: Float>(shape: MatmulShape, multiprocessors: u32) -> MatmulKernel {
-        if T::INDEX == 1 {
-            return MatmulKernel::BlockTile2d;
-        }
-        let s = blocktile_2d(4);
+        let s = tuned(size_of::<T>() as u32).warps.tiles;
         let tiles = shape.m.div_ceil(s.bm as usize) as u64 * shape.n.div_ceil(s.bn as usize) as u64;
-        if tiles >= u64::from(multiprocessors) { MatmulKernel::WarpTile } else { MatmulKernel::BlockTile1d }
+        let few = tiles.saturating_mul(shape.batch as u64) < u64::from(multiprocessors);
+        if few && shape.is_plain() && T::INDEX == 0 { MatmulKernel::BlockTile1d } else { MatmulKernel::Tuned }
     }
 
     /// The layout of the rung's `A` tile, for the register-tiled rungs from
@@ -214,14 +320,21 @@ impl MatmulKernel {
             MatmulKernel::Vectorized => Some(ATile::Plain),
             MatmulKernel::VectorizedPadded => Some(ATile::Padded),
             MatmulKernel::VectorizedSwizzled => Some(ATile::Swizzled),
-            MatmulKernel::WarpTile => Some(WARPTILE_A),
+            MatmulKernel::WarpTile | MatmulKernel::Tuned => Some(WARPTILE_A),
             _ => None,
         }
     }
 }
 
-/// Validates `C = α·A·B + β·C` of `shape` with buffers of `a_len`, `b_len`, `c_len` elements
-/// of `T`, and plans the launch of `kernel`'s entry for `T`.
+/// The entry of the tuned kernel for `T` and `shape`'s `op`s.
+pub fn tuned_entry<T: Float>(shape: MatmulShape) -> &'static str {
+    kernels::MATMUL_TUNED[T::INDEX][2 * (shape.op_a == Op::T) as usize + (shape.op_b == Op::T) as usize]
+}
+
+/// Validates `C = α·op(A)·op(B) + β·C` of `shape` with buffers of `a_len`, `b_len`, `c_len`
+/// elements of `T`, and plans the launch of `kernel`'s entry for `T`. For a batch of more
+/// than 65,535 products ([`MAX_GRID_YZ`]) the launch covers the first 65,535; the kernel's
+/// `first` argument selects each further grid's.
 pub fn plan<T: Float>(
     kernel: MatmulKernel,
     shape: MatmulShape,
@@ -230,6 +343,10 @@ pub fn plan<T: Float>(
     c_len: usize,
 ) -> Result<Launch> {
     shape.check_buffers(a_len, b_len, c_len)?;
+    if kernel != MatmulKernel::Tuned && !shape.is_plain() {
+        let what = if shape.batch != 1 { "a batch" } else { "a transposed operand" };
+        return Err(Error::MatmulUnsupported { kernel: kernel.name(), what });
+    }
     let (m, n) = (shape.m as u64, shape.n as u64);
     let bytes = size_of::<T>() as u32;
     let square = (TILE, TILE, 1);
@@ -251,12 +368,26 @@ pub fn plan<T: Float>(
             let s = blocktile_2d(bytes);
             (grid_of_tiles(m, n, s.bm, s.bn), (s.threads(), 1, 1), s.shared_elements(layout) * bytes)
         }
+        MatmulKernel::Tuned => {
+            let t = tuned(bytes);
+            let s = t.warps.tiles;
+            // One block per tile: the kernel has no grid-stride loop (it would cost spills).
+            if m.div_ceil(s.bm as u64) * n.div_ceil(s.bn as u64) > u64::from(MAX_GRID_X) {
+                return Err(Error::ShapeOverflow { shape: shape.to_string() });
+            }
+            (
+                grid_of_batched_tiles(m, n, shape.batch as u64, s.bm, s.bn),
+                (t.threads(), 1, 1),
+                t.shared_elements() * bytes,
+            )
+        }
     };
-    Ok(Launch { kernel: kernel.entries()[T::INDEX], grid, block, shared_bytes, resident: None })
+    let entry = if kernel == MatmulKernel::Tuned { tuned_entry::<T>(shape) } else { kernel.entries()[T::INDEX] };
+    Ok(Launch { kernel: entry, grid, block, shared_bytes, resident: None })
 }
 
 impl Gpu {
-    /// `C = α·A·B + β·C` with the fastest rung measured for the shape and type
+    /// `C = α·op(A)·op(B) + β·C` with the fastest rung measured for the shape and type
     /// ([`MatmulKernel::for_shape`]).
     pub fn matmul<T: Float>(
         &self,
@@ -270,10 +401,13 @@ impl Gpu {
         self.matmul_with(MatmulKernel::for_shape::<T>(shape, self.info().multiprocessors), alpha, a, b, beta, c, shape)
     }
 
-    /// `C = α·A·B + β·C` with a chosen rung of the ladder.
+    /// `C = α·op(A)·op(B) + β·C` with a chosen rung of the ladder.
     ///
-    /// Errors: [`Error::ZeroDimension`], [`Error::LeadingDimension`], [`Error::MatrixTooShort`],
-    /// [`Error::ShapeOverflow`], before anything is launched.
+    /// Errors, before anything is launched: [`Error::ZeroDimension`],
+    /// [`Error::LeadingDimension`], [`Error::MatrixTooShort`], [`Error::BatchTooShort`],
+    /// [`Error::OverlappingBatches`], [`Error::ShapeOverflow`], and
+    /// [`Error::MatmulUnsupported`] for transposed operands or batches with a rung other than
+    /// [`MatmulKernel::Tuned`].
     #[allow(clippy::too_many_arguments)] // the BLAS argument list
     pub fn matmul_with<T: Float>(
         &self,
@@ -287,10 +421,25 @@ impl Gpu {
     ) -> Result<()> {
         let launch = plan::<T>(kernel, shape, a.len(), b.len(), c.len())?;
         let s = shape;
-        let dims = [s.m, s.n, s.k, s.lda, s.ldb, s.ldc].map(|x| x as u64);
-        // Safety: `plan` checked that each buffer holds its matrix with its leading dimension;
-        // the launch uses the rung's grid, block and shared memory.
-        unsafe { self.launch(launch, (c, a, b, dims[0], dims[1], dims[2], dims[3], dims[4], dims[5], alpha, beta)) }
+        let [m, n, k, lda, ldb, ldc] = [s.m, s.n, s.k, s.lda, s.ldb, s.ldc].map(|x| x as u64);
+        if kernel != MatmulKernel::Tuned {
+            // Safety: `plan` checked that each buffer holds its matrix with its leading
+            // dimension; the launch uses the rung's grid, block and shared memory.
+            return unsafe { self.launch(launch, (c, a, b, m, n, k, lda, ldb, ldc, alpha, beta)) };
+        }
+        let [count, stride_a, stride_b, stride_c] = [s.batch, s.stride_a, s.stride_b, s.stride_c].map(|x| x as u64);
+        let mut first = 0;
+        while first < count {
+            let products = (count - first).min(u64::from(MAX_GRID_YZ));
+            let grid = (launch.grid.0, products as u32, 1);
+            let args = (&mut *c, a, b, m, n, k, lda, ldb, ldc, alpha, beta, count, first, stride_a, stride_b, stride_c);
+            // Safety: `plan` checked that each buffer holds its batch of matrices with their
+            // leading dimensions and strides, and that the `C`s do not overlap; each grid
+            // computes the products from `first` on.
+            unsafe { self.launch(Launch { grid, ..launch }, args)? };
+            first += products;
+        }
+        Ok(())
     }
 }
 
@@ -323,12 +472,86 @@ mod tests {
 
     #[test]
     fn the_default_rung_is_the_fastest_measured_for_the_shape() {
-        let pick = |m, n, k| MatmulKernel::for_shape::<f32>(MatmulShape::new(m, n, k), 132);
-        assert_eq!(pick(1024, 1024, 1024), MatmulKernel::BlockTile1d);
-        assert_eq!(pick(256, 4096, 4096), MatmulKernel::BlockTile1d);
-        assert_eq!(pick(2048, 2048, 2048), MatmulKernel::WarpTile);
-        assert_eq!(pick(4095, 4097, 4093), MatmulKernel::WarpTile);
-        assert_eq!(MatmulKernel::for_shape::<f64>(MatmulShape::new(1, 1, 1), 132), MatmulKernel::BlockTile2d);
+        let pick = |s: MatmulShape| MatmulKernel::for_shape::<f32>(s, 132);
+        assert_eq!(pick(MatmulShape::new(1024, 1024, 1024)), MatmulKernel::BlockTile1d);
+        assert_eq!(pick(MatmulShape::new(256, 4096, 4096)), MatmulKernel::BlockTile1d);
+        assert_eq!(pick(MatmulShape::new(2048, 2048, 2048)), MatmulKernel::Tuned);
+        assert_eq!(pick(MatmulShape::new(4095, 4097, 4093)), MatmulKernel::Tuned);
+        // Only the tuned kernel computes these, whatever their size.
+        assert_eq!(pick(MatmulShape::new(4, 4, 4).with_ops(Op::T, Op::N)), MatmulKernel::Tuned);
+        assert_eq!(pick(MatmulShape::new(4, 4, 4).batched_packed(2)), MatmulKernel::Tuned);
+        assert_eq!(MatmulKernel::for_shape::<f64>(MatmulShape::new(1, 1, 1), 132), MatmulKernel::Tuned);
+    }
+
+    #[test]
+    fn transposed_operands_and_batches_are_checked_as_stored() {
+        // Aᵀ stored 5 × 3 (lda ≥ 3), Bᵀ stored 4 × 5 (ldb ≥ 5).
+        let s = MatmulShape::new(3, 4, 5).with_ops(Op::T, Op::T);
+        assert_eq!((s.lda, s.ldb, s.ldc), (3, 5, 4));
+        assert!(s.check_buffers(15, 20, 12).is_ok());
+        let short = s.check_buffers(14, 20, 12);
+        assert!(matches!(short, Err(Error::MatrixTooShort { matrix: "A", rows: 5, row_len: 3, .. })), "{short:?}");
+        // A batch of 3 packed: each matrix right after the one before.
+        let b = s.batched_packed(3);
+        assert_eq!((b.stride_a, b.stride_b, b.stride_c), (15, 20, 12));
+        assert!(b.check_buffers(45, 60, 36).is_ok());
+        let short = b.check_buffers(45, 59, 36);
+        assert!(matches!(short, Err(Error::BatchTooShort { matrix: "B", expected: 60, .. })), "{short:?}");
+        // One B for every product; C's may not overlap.
+        assert!(b.batched(3, 15, 0, 12).check_buffers(45, 20, 36).is_ok());
+        let overlap = b.batched(3, 15, 0, 11).check_buffers(45, 20, 36);
+        assert!(matches!(overlap, Err(Error::OverlappingBatches { stride: 11, span: 12 })), "{overlap:?}");
+        assert_eq!(b.to_string(), "3×4×5 TT ×3 (strides 15, 20, 12)");
+        assert_eq!(b.flops(), 3.0 * 2.0 * 60.0);
+        // The rungs take one product as stored, and say what they lack.
+        for (shape, what) in [(s, "a transposed operand"), (MatmulShape::new(3, 4, 5).batched_packed(2), "a batch")] {
+            let e = plan::<f32>(MatmulKernel::WarpTile, shape, 100, 100, 100);
+            assert!(matches!(e, Err(Error::MatmulUnsupported { what: w, .. }) if w == what), "{e:?}");
+        }
+    }
+
+    #[test]
+    fn the_tuned_kernel_picks_its_entry_by_ops_and_grids_the_batch() {
+        let s = MatmulShape::new(300, 129, 7);
+        for (ops, entry) in [
+            ((Op::N, Op::N), "matmul_tuned_nn_f32"),
+            ((Op::N, Op::T), "matmul_tuned_nt_f32"),
+            ((Op::T, Op::N), "matmul_tuned_tn_f32"),
+            ((Op::T, Op::T), "matmul_tuned_tt_f32"),
+        ] {
+            let shape = s.with_ops(ops.0, ops.1).batched_packed(70_000);
+            let n = 70_000 * 300 * 129;
+            let launch = plan::<f32>(MatmulKernel::Tuned, shape, n, n, n).unwrap();
+            // 3 × 2 tiles of 128 × 128; the first 65,535 products in the first grid.
+            assert_eq!((launch.kernel, launch.grid, launch.block), (entry, (6, 65_535, 1), (256, 1, 1)));
+            assert_eq!(launch.shared_bytes, 2 * 8 * (132 + 132) * 4);
+        }
+        let f64_plan = plan::<f64>(MatmulKernel::Tuned, s, 300 * 7, 7 * 129, 300 * 129).unwrap();
+        assert_eq!((f64_plan.kernel, f64_plan.grid), ("matmul_tuned_nn_f64", (9, 1, 1)));
+        assert_eq!(f64_plan.shared_bytes, 2 * 8 * (130 + 66) * 8);
+    }
+
+    #[test]
+    fn the_cpu_reference_reads_transposed_operands_and_batches() {
+        // A = [[1, 2], [3, 4]], B = [[5, 6], [7, 8]]: A·B = [[19, 22], [43, 50]].
+        let (a, b) = ([1.0f64, 2.0, 3.0, 4.0], [5.0f64, 6.0, 7.0, 8.0]);
+        let (at, bt) = ([1.0f64, 3.0, 2.0, 4.0], [5.0f64, 7.0, 6.0, 8.0]);
+        let s = MatmulShape::new(2, 2, 2);
+        let want = [19.0, 22.0, 43.0, 50.0];
+        for (shape, a, b) in [
+            (s, a, b),
+            (s.with_ops(Op::T, Op::N), at, b),
+            (s.with_ops(Op::N, Op::T), a, bt),
+            (s.with_ops(Op::T, Op::T), at, bt),
+        ] {
+            let (got, _) = crate::cpu::matmul(1.0, &a, &b, 0.0, &[0.0; 4], shape).unwrap();
+            assert_eq!(got, want, "{shape}");
+        }
+        // Two products sharing B, the second A doubled; C's β = 1 term per product.
+        let a2 = [1.0, 2.0, 3.0, 4.0, 2.0, 4.0, 6.0, 8.0];
+        let c = [1.0; 8];
+        let (got, _) = crate::cpu::matmul(1.0, &a2, &b, 1.0, &c, s.batched(2, 4, 0, 4)).unwrap();
+        assert_eq!(got, [20.0, 23.0, 44.0, 51.0, 39.0, 45.0, 87.0, 101.0]);
     }
 
     #[test]

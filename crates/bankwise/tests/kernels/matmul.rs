@@ -1,9 +1,10 @@
 //! The matrix multiply ladder against the float64 CPU reference (`cpu::matmul`): random inputs
 //! within its derived bound, small integer inputs exactly; `C` poisoned with NaN where `β = 0`
 //! (it must not be read) and random where `β ≠ 0`; padded leading dimensions, with the padding
-//! checked untouched.
+//! checked untouched. The tuned kernel also over every pair of `op`s and over batches whose
+//! matrices have gaps between them (checked untouched) or share one `B`.
 
-use bankwise::matmul::{Float, MatmulKernel, MatmulShape};
+use bankwise::matmul::{Float, MatmulKernel, MatmulShape, Op};
 use bankwise::{Error, Gpu, cpu};
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 
@@ -64,10 +65,32 @@ struct Case {
     integers: bool,
 }
 
+/// What a trial of the tuned kernel adds: the `op`s, and a batch (products, whether they
+/// share one `B`).
+#[derive(Clone, Copy, Debug)]
+struct Extra {
+    ops: (Op, Op),
+    batch: usize,
+    shared_b: bool,
+}
+
+/// `m × n × k` with the case's padding on every leading dimension, the `op`s, and for a batch
+/// strides that leave gaps of 3 elements between the `A`s and 2 between the `C`s.
+fn shape_of((m, n, k): (usize, usize, usize), case: Case, extra: Extra) -> MatmulShape {
+    let s = MatmulShape::new(m, n, k).with_ops(extra.ops.0, extra.ops.1);
+    let s = s.with_leading_dimensions(s.lda + case.pad, s.ldb + case.pad, s.ldc + case.pad);
+    if extra.batch == 1 {
+        return s;
+    }
+    let p = s.batched_packed(extra.batch);
+    p.batched(extra.batch, p.stride_a + 3, if extra.shared_b { 0 } else { p.stride_b }, p.stride_c + 2)
+}
+
 pub fn trials(add: &mut AddTrial<'_>, target: Target) {
+    let plain = Extra { ops: (Op::N, Op::N), batch: 1, shared_b: false };
     for kernel in MatmulKernel::ALL {
         let k = kernel.name();
-        for (i, &(m, n, kk)) in SHAPES.iter().enumerate() {
+        for (i, &dims) in SHAPES.iter().enumerate() {
             // Cycle the cases over the shapes, so each shape meets one and each case many.
             let case = [
                 Case { alpha: 1.0, beta: 0.0, pad: 0, integers: false },
@@ -75,55 +98,96 @@ pub fn trials(add: &mut AddTrial<'_>, target: Target) {
                 Case { alpha: 1.0, beta: 1.0, pad: 3, integers: true },
                 Case { alpha: 2.0, beta: 0.0, pad: 5, integers: false },
             ][i % 4];
-            let shape = MatmulShape::new(m, n, kk);
+            let shape = shape_of(dims, case, plain);
             add(format!("{k}/f32/{shape}"), Box::new(move |g| check::<f32>(g, kernel, shape, case)));
             add(format!("{k}/f64/{shape}"), Box::new(move |g| check::<f64>(g, kernel, shape, case)));
+            if kernel == MatmulKernel::Tuned {
+                // Every shape again with another pair of `op`s (NN's turn: a batch of 4 sharing
+                // one B), every third other shape as a batch of 2 or 3.
+                let ops = [(Op::N, Op::T), (Op::T, Op::N), (Op::T, Op::T), (Op::N, Op::N)][i % 4];
+                let (batch, shared_b) = match i % 4 {
+                    3 => (4, true),
+                    r if i % 3 == 0 => (1 + r, false),
+                    _ => (1, false),
+                };
+                let extra = Extra { ops, batch, shared_b };
+                let case = Case { pad: (i % 3) * 2, ..case };
+                let shape = shape_of(dims, case, extra);
+                add(format!("{k}/f32/{shape}"), Box::new(move |g| check::<f32>(g, kernel, shape, case)));
+                add(format!("{k}/f64/{shape}"), Box::new(move |g| check::<f64>(g, kernel, shape, case)));
+            }
         }
         if target == Target::Gpu {
             // A K past 8192, and a C larger than the L2 cache.
-            let deep = MatmulShape::new(33, 70, 10_007);
             let case = Case { alpha: 1.0, beta: 0.5, pad: 1, integers: false };
+            let deep = shape_of((33, 70, 10_007), case, plain);
             add(format!("{k}/f32/{deep}"), Box::new(move |g| check::<f32>(g, kernel, deep, case)));
             add(format!("{k}/f64/{deep}"), Box::new(move |g| check::<f64>(g, kernel, deep, case)));
-            let big = MatmulShape::new(1500, 4099, 40);
             let case = Case { alpha: 1.0, beta: 0.0, pad: 0, integers: true };
+            let big = shape_of((1500, 4099, 40), case, plain);
             add(format!("{k}/f32/{big}"), Box::new(move |g| check::<f32>(g, kernel, big, case)));
         }
+    }
+    if target == Target::Gpu {
+        // More products than one grid holds (65,535): the host launches two grids.
+        let case = Case { alpha: 1.0, beta: 0.0, pad: 0, integers: true };
+        let many = shape_of((3, 5, 2), case, Extra { ops: (Op::T, Op::N), batch: 70_000, shared_b: false });
+        let tuned = MatmulKernel::Tuned;
+        add(format!("matmul_tuned/f32/{many}"), Box::new(move |g| check::<f32>(g, tuned, many, case)));
     }
     add("matmul/rejects_bad_arguments".into(), Box::new(rejects_bad_arguments));
 }
 
-/// `rows × ld` elements: the matrix's `rows × cols` in the first columns, `pad_value` after.
-fn matrix<T: Float>(rng: &mut SmallRng, rows: usize, cols: usize, ld: usize, integers: bool, pad_value: f64) -> Vec<T> {
-    (0..rows * ld)
-        .map(|i| {
-            let x = if i % ld >= cols {
-                pad_value
-            } else if integers {
-                rng.random_range(-4i32..=4) as f64
-            } else {
-                // Reals in [-1, 1) with 20 significant bits: exact in f32.
-                (rng.random_range(-(1 << 20)..(1 << 20)) as f64) / (1 << 20) as f64
-            };
-            T::from_f64(x)
-        })
-        .collect()
+/// A buffer of `batch` matrices `stride` apart, each `rows × ld` with its `rows × cols` in the
+/// first columns; `fill` everywhere else (padding and gaps).
+#[allow(clippy::too_many_arguments)]
+fn matrices<T: Float>(
+    rng: &mut SmallRng,
+    (rows, cols, ld): (usize, usize, usize),
+    (batch, stride): (usize, usize),
+    integers: bool,
+    fill: f64,
+) -> Vec<T> {
+    let len = (batch - 1) * stride + (rows - 1) * ld + cols;
+    let mut v = vec![T::from_f64(fill); len];
+    for z in 0..batch {
+        for r in 0..rows {
+            for c in 0..cols {
+                let x = if integers {
+                    rng.random_range(-4i32..=4) as f64
+                } else {
+                    // Reals in [-1, 1) with 20 significant bits: exact in f32.
+                    (rng.random_range(-(1 << 20)..(1 << 20)) as f64) / (1 << 20) as f64
+                };
+                v[z * stride + r * ld + c] = T::from_f64(x);
+            }
+        }
+    }
+    v
 }
 
-fn check<T: Float>(gpu: &Gpu, kernel: MatmulKernel, dims: MatmulShape, case: Case) -> Check {
-    let shape = dims.with_leading_dimensions(dims.k + case.pad, dims.n + case.pad, dims.n + case.pad);
-    let seed = (shape.m * 1_000_003 + shape.n * 1009 + shape.k) as u64;
+fn check<T: Float>(gpu: &Gpu, kernel: MatmulKernel, shape: MatmulShape, case: Case) -> Check {
+    let seed = (shape.m * 1_000_003 + shape.n * 1009 + shape.k + shape.batch * 7) as u64;
     let mut rng = SmallRng::seed_from_u64(seed);
-    // A's and B's padding holds NaN: reading it would poison the result.
-    let a = matrix::<T>(&mut rng, shape.m, shape.k, shape.lda, case.integers, f64::NAN);
-    let b = matrix::<T>(&mut rng, shape.k, shape.n, shape.ldb, case.integers, f64::NAN);
-    // C: NaN where β = 0 (it must not be read), values where β ≠ 0; 7 in its padding.
-    let c_fill = if case.beta == 0.0 { f64::NAN } else { 0.0 };
-    let mut c = matrix::<T>(&mut rng, shape.m, shape.n, shape.ldc, case.integers, 7.0);
-    if case.beta == 0.0 {
-        for (i, x) in c.iter_mut().enumerate() {
-            if i % shape.ldc < shape.n {
-                *x = T::from_f64(c_fill);
+    let stored = |op: Op, rows: usize, cols: usize| if op == Op::N { (rows, cols) } else { (cols, rows) };
+    let (a_rows, a_cols) = stored(shape.op_a, shape.m, shape.k);
+    let (b_rows, b_cols) = stored(shape.op_b, shape.k, shape.n);
+    let batch = shape.batch;
+    // A's and B's padding and gaps hold NaN: reading them would poison the result.
+    let a = matrices::<T>(&mut rng, (a_rows, a_cols, shape.lda), (batch, shape.stride_a), case.integers, f64::NAN);
+    let b = matrices::<T>(&mut rng, (b_rows, b_cols, shape.ldb), (batch, shape.stride_b), case.integers, f64::NAN);
+    // C: NaN where β = 0 (it must not be read), values where β ≠ 0; 7 in its padding and gaps.
+    let mut c = matrices::<T>(&mut rng, (shape.m, shape.n, shape.ldc), (batch, shape.stride_c), case.integers, 7.0);
+    // Which product's element each position of C holds, if any.
+    let mut element = vec![None; c.len()];
+    for z in 0..batch {
+        for r in 0..shape.m {
+            for col in 0..shape.n {
+                let at = z * shape.stride_c + r * shape.ldc + col;
+                element[at] = Some(((z * shape.m + r) * shape.n + col, (z, r, col)));
+                if case.beta == 0.0 {
+                    c[at] = T::from_f64(f64::NAN);
+                }
             }
         }
     }
@@ -133,20 +197,19 @@ fn check<T: Float>(gpu: &Gpu, kernel: MatmulKernel, dims: MatmulShape, case: Cas
     let mut c_dev = gpu.upload(&c)?;
     gpu.matmul_with(kernel, alpha, &a_dev, &b_dev, beta, &mut c_dev, shape)?;
     let got = gpu.download(&c_dev)?;
-    for (i, (&g, &x)) in got.iter().zip(&c).enumerate() {
-        let (r, col) = (i / shape.ldc, i % shape.ldc);
-        if col >= shape.n {
+    for (at, (&g, &x)) in got.iter().zip(&c).enumerate() {
+        let Some((i, (z, r, col))) = element[at] else {
             if g.into().to_bits() != x.into().to_bits() {
-                return Err(format!("{shape}: C's padding at ({r}, {col}) changed to {g:?}").into());
+                return Err(format!("{shape}: C's padding at element {at} changed to {g:?}").into());
             }
             continue;
-        }
-        let (w, tol) = (want[r * shape.n + col], bound[r * shape.n + col]);
+        };
+        let (w, tol) = (want[i], bound[i]);
         let g: f64 = g.into();
         let ok = if case.integers { g == w } else { (g - w).abs() <= tol };
         if !ok {
             return Err(format!(
-                "{shape} {case:?}: C[{r}][{col}] = {g:e}, reference {w:e}, bound {tol:e} ({})",
+                "{shape} {case:?}: product {z}'s C[{r}][{col}] = {g:e}, reference {w:e}, bound {tol:e} ({})",
                 if case.integers { "exact" } else { "within" }
             )
             .into());
@@ -155,22 +218,37 @@ fn check<T: Float>(gpu: &Gpu, kernel: MatmulKernel, dims: MatmulShape, case: Cas
     Ok(())
 }
 
-/// A rejected call: its shape, and the error it must get.
-type BadCall = (MatmulShape, fn(&Error) -> bool);
+/// A rejected call: its kernel, its shape, and the error it must get.
+type BadCall = (MatmulKernel, MatmulShape, fn(&Error) -> bool);
 
 fn rejects_bad_arguments(gpu: &Gpu) -> Check {
     let a = gpu.upload(&[1.0f32; 6])?;
     let b = gpu.upload(&[1.0f32; 6])?;
     let mut c = gpu.upload(&[0.0f32; 4])?;
-    let cases: [BadCall; 3] = [
-        (MatmulShape::new(2, 2, 0), |e| matches!(e, Error::ZeroDimension { what: "k" })),
-        (MatmulShape::new(2, 2, 4), |e| matches!(e, Error::MatrixTooShort { matrix: "A", .. })),
-        (MatmulShape::new(2, 2, 3).with_leading_dimensions(3, 1, 2), |e| {
+    let tuned = MatmulKernel::Tuned;
+    let cases: [BadCall; 8] = [
+        (tuned, MatmulShape::new(2, 2, 0), |e| matches!(e, Error::ZeroDimension { what: "k" })),
+        (tuned, MatmulShape::new(2, 2, 4), |e| matches!(e, Error::MatrixTooShort { matrix: "A", .. })),
+        (tuned, MatmulShape::new(2, 2, 3).with_leading_dimensions(3, 1, 2), |e| {
             matches!(e, Error::LeadingDimension { matrix: "B", .. })
         }),
+        // Aᵀ stored 3 × 2 needs lda ≥ 2, and gets 1.
+        (tuned, MatmulShape::new(2, 2, 3).with_ops(Op::T, Op::N).with_leading_dimensions(1, 2, 2), |e| {
+            matches!(e, Error::LeadingDimension { matrix: "A", ld: 1, row_len: 2 })
+        }),
+        (tuned, MatmulShape::new(1, 2, 3).batched(0, 3, 0, 2), |e| matches!(e, Error::ZeroDimension { what: "batch" })),
+        (tuned, MatmulShape::new(1, 2, 3).batched(2, 3, 0, 1), |e| {
+            matches!(e, Error::OverlappingBatches { stride: 1, span: 2 })
+        }),
+        (tuned, MatmulShape::new(1, 2, 3).batched(3, 3, 0, 2), |e| {
+            matches!(e, Error::BatchTooShort { matrix: "A", batch: 3, expected: 9, actual: 6, .. })
+        }),
+        (MatmulKernel::WarpTile, MatmulShape::new(2, 2, 3).with_ops(Op::N, Op::T), |e| {
+            matches!(e, Error::MatmulUnsupported { kernel: "matmul_warptile", .. })
+        }),
     ];
-    for (shape, ok) in cases {
-        match gpu.matmul(1.0, &a, &b, 0.0, &mut c, shape) {
+    for (kernel, shape, ok) in cases {
+        match gpu.matmul_with(kernel, 1.0, &a, &b, 0.0, &mut c, shape) {
             Err(e) if ok(&e) => {}
             other => return Err(format!("{shape}: expected its error, got {other:?}").into()),
         }

@@ -1,7 +1,7 @@
 use bankwise_device::kernel;
 use bankwise_kernels::matmul::{
-    Gemm, matmul_blocktile_1d, matmul_blocktile_2d, matmul_coalesced, matmul_naive, matmul_tiled, matmul_vectorized,
-    matmul_vectorized_padded, matmul_vectorized_swizzled, matmul_warptile,
+    Batch, Gemm, matmul_blocktile_1d, matmul_blocktile_2d, matmul_coalesced, matmul_naive, matmul_tiled, matmul_tuned,
+    matmul_vectorized, matmul_vectorized_padded, matmul_vectorized_swizzled, matmul_warptile,
 };
 
 /// Instantiates a rung of the matrix multiply ladder for `f32` and `f64`, as
@@ -31,3 +31,36 @@ per_type!(matmul_vectorized: matmul_vectorized_f32 => f32, matmul_vectorized_f64
 per_type!(matmul_vectorized_padded: matmul_vectorized_padded_f32 => f32, matmul_vectorized_padded_f64 => f64);
 per_type!(matmul_vectorized_swizzled: matmul_vectorized_swizzled_f32 => f32, matmul_vectorized_swizzled_f64 => f64);
 per_type!(matmul_warptile: matmul_warptile_f32 => f32, matmul_warptile_f64 => f64);
+
+/// Instantiates the tuned rung for one type and one pair of `op`s, with `Gemm`'s arguments
+/// followed by the batch's.
+macro_rules! tuned {
+    ($($name:ident => $t:ty, $trans_a:literal, $trans_b:literal;)+) => {$(
+        /// # Safety
+        /// As for `bankwise_kernels::matmul::matmul_tuned`.
+        #[kernel(launch_bounds(
+            bankwise_layout::matmul::tuned(size_of::<$t>() as u32).threads(),
+            bankwise_layout::matmul::tuned(size_of::<$t>() as u32).min_blocks(),
+        ))]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe fn $name(
+            c: *mut $t, a: *const $t, b: *const $t, m: u64, n: u64, k: u64,
+            lda: u64, ldb: u64, ldc: u64, alpha: $t, beta: $t,
+            count: u64, first: u64, stride_a: u64, stride_b: u64, stride_c: u64,
+        ) {
+            let g = Gemm { c, a, b, m, n, k, lda, ldb, ldc, alpha, beta };
+            unsafe { matmul_tuned::<$t, $trans_a, $trans_b>(g, Batch { count, first, stride_a, stride_b, stride_c }) }
+        }
+    )+};
+}
+
+tuned! {
+    matmul_tuned_nn_f32 => f32, false, false;
+    matmul_tuned_nt_f32 => f32, false, true;
+    matmul_tuned_tn_f32 => f32, true, false;
+    matmul_tuned_tt_f32 => f32, true, true;
+    matmul_tuned_nn_f64 => f64, false, false;
+    matmul_tuned_nt_f64 => f64, false, true;
+    matmul_tuned_tn_f64 => f64, true, false;
+    matmul_tuned_tt_f64 => f64, true, true;
+}

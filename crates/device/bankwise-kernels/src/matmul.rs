@@ -17,11 +17,12 @@ use core::ops::{Add, Mul};
 use bankwise_device::Plain;
 use bankwise_device::float::{fma_f32, fma_f64};
 use bankwise_device::global;
-use bankwise_device::memory::load_global_v4;
+use bankwise_device::memory::{load_global_v4, store_global_v4};
 use bankwise_device::shared::{self, SharedSlice};
 use bankwise_device::thread::{block_x, block_y, grid_dim_x, grid_dim_y, sync_threads, thread_x, thread_y};
 use bankwise_layout::matmul::{
-    ATile, BlockTiles, TILE, VEC, WARPTILE_A, a_tile, at, b_tile, blocktile_2d, tiles, warptile,
+    ATile, BlockTiles, TILE, TunedTiles, VEC, WARPTILE_A, a_tile, at, b_tile, blocktile_2d, grouped_tile, tiles, tuned,
+    warptile,
 };
 
 use crate::Vector;
@@ -372,9 +373,10 @@ unsafe fn load_vector<T: Scalar>(p: *const T, ld: u64, rows: u64, cols: u64, r: 
 #[inline(always)]
 #[track_caller]
 unsafe fn read_vector<T: Scalar>(s: SharedSlice<T>, i: u32) -> [T; 4] {
-    let vectors = s.cast::<Vector>();
-    let first = i as usize * size_of::<T>() / 16;
-    let w = unsafe { [vectors.read(first).0, if size_of::<T>() == 8 { vectors.read(first + 1).0 } else { [0; 4] }] };
+    // Each 16-byte word from an element handle (`Shared::cast`), so that the address is
+    // element `i`'s and folds with the caller's constant offsets.
+    let word = |j: u32| unsafe { s.at(j as usize).cast::<Vector>().read().0 };
+    let w = [word(i), if size_of::<T>() == 8 { word(i + 2) } else { [0; 4] }];
     unsafe { from_words(w) }
 }
 
@@ -385,12 +387,10 @@ unsafe fn read_vector<T: Scalar>(s: SharedSlice<T>, i: u32) -> [T; 4] {
 #[inline(always)]
 #[track_caller]
 unsafe fn write_vector<T: Scalar>(s: SharedSlice<T>, i: u32, v: [T; 4]) {
-    let vectors = s.cast::<Vector>();
-    let first = i as usize * size_of::<T>() / 16;
     let w = to_words(v);
-    unsafe { vectors.write(first, Vector(w[0])) };
+    unsafe { s.at(i as usize).cast::<Vector>().write(Vector(w[0])) };
     if size_of::<T>() == 8 {
-        unsafe { vectors.write(first + 1, Vector(w[1])) };
+        unsafe { s.at(i as usize + 2).cast::<Vector>().write(Vector(w[1])) };
     }
 }
 
@@ -621,9 +621,10 @@ pub unsafe fn matmul_vectorized_swizzled<T: Scalar>(g: Gemm<T>) {
 /// become conflict-free (the least wavefronts their bytes need) and a warp's reads of both
 /// tiles stay within 64 rows and 32 columns.
 ///
-/// Measured (H100, 2026-11-23): load wavefronts per request 5.00 → 3.00; 21.53 TFLOP/s f32 at
-/// 4096³ (41.7% of cuBLAS), 6% faster than rung 7 and level with rung 5, still at one block
-/// of 8 warps per SM (167 registers); f64 9.29.
+/// Measured (H100, 2026-11-23): load wavefronts per request 5.00 → 3.00. 128 registers on
+/// sm_90 (`f32`): two blocks of 8 warps per SM, 33.6 TFLOP/s at 4096³ (65% of cuBLAS) in a
+/// first measurement outside the bench (`docs/decisions.md`); the bench's 21.53 (f64 9.29) is
+/// from before the vector reads addressed by element, at 167 registers and one block per SM.
 ///
 /// # Safety
 /// As [`matmul_vectorized_padded`].
@@ -678,4 +679,264 @@ pub unsafe fn matmul_warptile<T: Scalar>(g: Gemm<T>) {
             }
         }
     });
+}
+
+/// The batch of the tuned rung: `count` products, the `i`-th reading `A` at `a + i·stride_a`
+/// and `B` at `b + i·stride_b` and writing `C` at `c + i·stride_c` (elements). A launch
+/// computes products `first + block_y()` (grids hold at most 65,535 rows of blocks).
+#[derive(Clone, Copy)]
+pub struct Batch {
+    /// Products.
+    pub count: u64,
+    /// The launch's first product.
+    pub first: u64,
+    /// Elements between consecutive `A`s.
+    pub stride_a: u64,
+    /// Elements between consecutive `B`s.
+    pub stride_b: u64,
+    /// Elements between consecutive `C`s.
+    pub stride_c: u64,
+}
+
+/// The most vectors of one operand tile a thread of the tuned rung loads per step.
+const MAX_LOADS: usize = 2;
+
+/// Writes `VEC` elements to global memory at `p` as 16-byte stores (`STG.E.128`; two for
+/// `f64`).
+///
+/// # Safety
+/// `p` is 16-byte aligned and holds `VEC` elements.
+#[inline(always)]
+#[track_caller]
+unsafe fn store_vector<T: Scalar>(p: *mut T, v: [T; 4]) {
+    let words = p.cast::<[u32; 4]>();
+    let w = to_words(v);
+    unsafe { store_global_v4(words, w[0]) };
+    if size_of::<T>() == 8 {
+        unsafe { store_global_v4(words.add(1), w[1]) };
+    }
+}
+
+/// Thread `t`'s vectors of the operand tile `width` wide at `(x0, k0)` of the stored matrix
+/// `p` (`x_len` along `x`, `k_len` along `k`, its rows along `k` where `along_k`), zero past
+/// its edges: the loads of one step, issued before the step before it is computed.
+///
+/// # Safety
+/// As [`load_vector`].
+#[inline(always)]
+#[track_caller]
+#[allow(clippy::too_many_arguments)]
+unsafe fn fetch_operand<T: Scalar>(
+    tt: TunedTiles,
+    width: u32,
+    along_k: bool,
+    t: u32,
+    (p, ld, aligned): (*const T, u64, bool),
+    (x_len, k_len): (u64, u64),
+    (x0, k0): (u64, u64),
+    regs: &mut [[T; VEC as usize]; MAX_LOADS],
+) {
+    for i in 0..tt.vector_loads(width) as usize {
+        if let Some((x, k)) = tt.operand_vector(width, along_k, t, i as u32) {
+            let (x, k) = (x0 + x as u64, k0 + k as u64);
+            regs[i] = unsafe {
+                if along_k {
+                    load_vector(p, ld, x_len, k_len, x, k, aligned)
+                } else {
+                    load_vector(p, ld, k_len, x_len, k, x, aligned)
+                }
+            };
+        }
+    }
+}
+
+/// Stores thread `t`'s fetched vectors of an operand tile into shared memory at `at(x, k)`:
+/// a vector that runs along `x` as one 16-byte store, one that runs along `k` as `VEC`
+/// scalar stores down the tile (the transpose).
+///
+/// # Safety
+/// As [`write_vector`]; the caller's barriers order the stores.
+#[inline(always)]
+#[track_caller]
+unsafe fn put_operand<T: Scalar>(
+    tt: TunedTiles,
+    width: u32,
+    along_k: bool,
+    t: u32,
+    smem: SharedSlice<T>,
+    regs: &[[T; VEC as usize]; MAX_LOADS],
+    at: impl Fn(u32, u32) -> u32,
+) {
+    for i in 0..tt.vector_loads(width) as usize {
+        if let Some((x, k)) = tt.operand_vector(width, along_k, t, i as u32) {
+            if along_k {
+                for q in 0..VEC {
+                    unsafe { smem.write(at(x, k + q) as usize, regs[i][q as usize]) };
+                }
+            } else {
+                unsafe { write_vector(smem, at(x, k), regs[i]) };
+            }
+        }
+    }
+}
+
+/// Rung 9, `matmul_tuned`: [`matmul_warptile`]'s warp tiles with the loads of the next step
+/// overlapped with the computation of this one, `C = α·op(A)·op(B) + β·C` with `op ∈ {N, T}`
+/// (`TRANS_A`, `TRANS_B`), over a strided batch.
+///
+/// Changes from rung 8: two stages of tiles in shared memory. While the block computes from
+/// one, each thread's global loads of the next step are in flight into registers; it stores
+/// them into the other stage afterwards, and one barrier per step (instead of two) separates
+/// the two. Both tiles are `k`-major with 16-byte-padded rows (`bankwise_layout::matmul::
+/// TunedTiles`): an operand whose stored rows run along `k` (`A` as stored, `B` transposed) is
+/// loaded as vectors along `k` and transposed on its way to shared memory, the other stored
+/// as vectors. `C` is written as 16-byte vectors where its rows are aligned. The `f32` entries
+/// are compiled for two blocks per SM (`launch_bounds`: 128 registers, no spills); one tile per
+/// block, so that no loop state lives across the tile.
+///
+/// Measured: not yet through the bench (the GPU was not lent again in the session that wrote
+/// it). An earlier revision reached 37.5 TFLOP/s f32 at 4096³ (72.7% of cuBLAS), 42.5 (86.9%)
+/// with `A` transposed (`docs/decisions.md`).
+///
+/// # Safety
+/// The matrices of each product of the batch hold their stored shapes (`A` `k × m` where
+/// `TRANS_A`, `B` `n × k` where `TRANS_B`) with their leading dimensions; the `C`s of the batch
+/// do not overlap; block `threads()` × 1, grid
+/// `bankwise_layout::matmul::grid_of_batched_tiles(m, n, count, bm, bn)` (fewer than 2³¹ tiles),
+/// and
+/// `TunedTiles::shared_elements()` elements of dynamic shared memory.
+#[inline(always)]
+pub unsafe fn matmul_tuned<T: Scalar, const TRANS_A: bool, const TRANS_B: bool>(g: Gemm<T>, batch: Batch) {
+    let tt = const {
+        let tt = tuned(size_of::<T>() as u32);
+        let w = tt.warps;
+        assert!(w.wmiter as usize <= MAX_ITER && w.wniter as usize <= MAX_ITER && w.tm == VEC && w.tn == VEC);
+        assert!(tt.vector_loads(w.tiles.bm) as usize <= MAX_LOADS && tt.vector_loads(w.tiles.bn) as usize <= MAX_LOADS);
+        tt
+    };
+    let (w, s) = (tt.warps, tt.warps.tiles);
+    // Where a stored row runs along `k`: `A` as stored, `B` transposed.
+    let (a_along_k, b_along_k) = (!TRANS_A, TRANS_B);
+    let smem = shared::dynamic::<T>();
+    let t = thread_x();
+    // One tile per block, one product per row of blocks: no loop, so nothing but the block's
+    // coordinates lives across the tile, and the rest fits the 128 registers of two blocks per
+    // SM (a grid-stride loop cost spills). The host launches one grid per 65,535 products.
+    let (tiles_m, tiles_n) = (g.m.div_ceil(s.bm as u64) as u32, g.n.div_ceil(s.bn as u64) as u32);
+    let (id, z) = (block_x(), batch.first + block_y() as u64);
+    if id >= tiles_m * tiles_n || z >= batch.count {
+        return;
+    }
+    // Safety: product `z` of the batch lies inside the buffers (the launch's contract).
+    let g = unsafe {
+        Gemm {
+            a: g.a.add((z * batch.stride_a) as usize),
+            b: g.b.add((z * batch.stride_b) as usize),
+            c: g.c.add((z * batch.stride_c) as usize),
+            ..g
+        }
+    };
+    let a_src = (g.a, g.lda, rows_aligned(g.a, g.lda));
+    let b_src = (g.b, g.ldb, rows_aligned(g.b, g.ldb));
+    let c_aligned = rows_aligned(g.c, g.ldc);
+    {
+        {
+            let (tm, tn) = grouped_tile(id, tiles_m, tiles_n);
+            let (m0, n0) = (tm as u64 * s.bm as u64, tn as u64 * s.bn as u64);
+            let mut acc = [[[[T::ZERO; VEC as usize]; VEC as usize]; MAX_ITER]; MAX_ITER];
+            let (mut ra, mut rb) = ([[T::ZERO; VEC as usize]; MAX_LOADS], [[T::ZERO; VEC as usize]; MAX_LOADS]);
+            // Direct calls, not closures: LLVM outlines a closure called from two places, and
+            // an outlined call costs registers and bounds checks.
+            unsafe {
+                fetch_operand(tt, s.bm, a_along_k, t, a_src, (g.m, g.k), (m0, 0), &mut ra);
+                fetch_operand(tt, s.bn, b_along_k, t, b_src, (g.n, g.k), (n0, 0), &mut rb);
+                put_operand(tt, s.bm, a_along_k, t, smem, &ra, |m, k| tt.a_at(0, m, k));
+                put_operand(tt, s.bn, b_along_k, t, smem, &rb, |n, k| tt.b_at(0, k, n));
+            }
+            sync_threads();
+            let steps = g.k.div_ceil(s.bk as u64);
+            let mut stage = 0;
+            let mut step = 0;
+            while step < steps {
+                let more = step + 1 < steps;
+                if more {
+                    let k0 = (step + 1) * s.bk as u64;
+                    unsafe {
+                        fetch_operand(tt, s.bm, a_along_k, t, a_src, (g.m, g.k), (m0, k0), &mut ra);
+                        fetch_operand(tt, s.bn, b_along_k, t, b_src, (g.n, g.k), (n0, k0), &mut rb);
+                    }
+                }
+                for d in 0..s.bk {
+                    let mut a = [[T::ZERO; VEC as usize]; MAX_ITER];
+                    for i in 0..w.wmiter as usize {
+                        a[i] = unsafe { read_vector(smem, tt.a_at(stage, w.c_origin(t, i as u32, 0).0, d)) };
+                    }
+                    let mut b = [[T::ZERO; VEC as usize]; MAX_ITER];
+                    for j in 0..w.wniter as usize {
+                        b[j] = unsafe { read_vector(smem, tt.b_at(stage, d, w.c_origin(t, 0, j as u32).1)) };
+                    }
+                    for i in 0..w.wmiter as usize {
+                        for j in 0..w.wniter as usize {
+                            for p in 0..VEC as usize {
+                                for q in 0..VEC as usize {
+                                    acc[i][j][p][q] = a[i][p].mul_add(b[j][q], acc[i][j][p][q]);
+                                }
+                            }
+                        }
+                    }
+                }
+                if more {
+                    let next = stage ^ 1;
+                    unsafe {
+                        put_operand(tt, s.bm, a_along_k, t, smem, &ra, |m, k| tt.a_at(next, m, k));
+                        put_operand(tt, s.bn, b_along_k, t, smem, &rb, |n, k| tt.b_at(next, k, n));
+                    }
+                }
+                // Orders this step's stores before the next step's reads, and this step's
+                // reads before the stores of the step after.
+                sync_threads();
+                stage ^= 1;
+                step += 1;
+            }
+            for i in 0..w.wmiter as usize {
+                for j in 0..w.wniter as usize {
+                    let (r0, c0) = w.c_origin(t, i as u32, j as u32);
+                    let c = n0 + c0 as u64;
+                    for p in 0..VEC as usize {
+                        let r = m0 + (r0 + p as u32) as u64;
+                        if r < g.m && c_aligned && c + VEC as u64 <= g.n {
+                            // Safety: the row's `VEC` elements from `c` are inside `C`, 16-byte
+                            // aligned.
+                            unsafe { finish_vector(&g, r, c, acc[i][j][p]) };
+                        } else {
+                            for q in 0..VEC as usize {
+                                g.finish_inside(r, c + q as u64, acc[i][j][p][q]);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// [`Gemm::finish`] of `VEC` elements of a row of `C` at once, as 16-byte accesses.
+///
+/// # Safety
+/// Elements `(r, c .. c + VEC)` are inside `C` and 16-byte aligned.
+#[inline(always)]
+unsafe fn finish_vector<T: Scalar>(g: &Gemm<T>, r: u64, c: u64, dots: [T; 4]) {
+    let at_c = unsafe { g.c.add(at(r, c, g.ldc) as usize) };
+    let mut v = [T::ZERO; VEC as usize];
+    if g.beta == T::ZERO {
+        for q in 0..VEC as usize {
+            v[q] = g.alpha * dots[q];
+        }
+    } else {
+        let old = unsafe { load_vector(at_c.cast_const(), 0, 1, VEC as u64, 0, 0, true) };
+        for q in 0..VEC as usize {
+            v[q] = g.beta.mul_add(old[q], g.alpha * dots[q]);
+        }
+    }
+    unsafe { store_vector(at_c, v) };
 }
