@@ -21,8 +21,8 @@ use bankwise_device::memory::{load_global_v4, store_global_v4};
 use bankwise_device::shared::{self, SharedSlice};
 use bankwise_device::thread::{block_x, block_y, grid_dim_x, grid_dim_y, sync_threads, thread_x, thread_y};
 use bankwise_layout::matmul::{
-    ATile, BlockTiles, TILE, TunedTiles, VEC, WARPTILE_A, a_tile, at, b_tile, blocktile_2d, grouped_tile, tiles, tuned,
-    warptile,
+    ATile, BlockTiles, TILE, TunedTiles, VEC, WARPTILE_A, WarpTiles, a_tile, at, b_tile, blocktile_2d, grouped_tile,
+    tiles, tuned, warptile,
 };
 
 use crate::Vector;
@@ -610,6 +610,40 @@ pub unsafe fn matmul_vectorized_swizzled<T: Scalar>(g: Gemm<T>) {
     unsafe { vectorized(ATile::Swizzled, g) }
 }
 
+/// One step through `k` of thread `t`'s warp tiles: its `A` and `B` fragments read as vectors
+/// from `a_at(m)` and `b_at(n)` (the shared-memory indices of the step's row of each tile), and
+/// their outer products added to `acc`.
+///
+/// # Safety
+/// As [`read_vector`], for every fragment.
+#[inline(always)]
+unsafe fn warp_step<T: Scalar>(
+    w: WarpTiles,
+    t: u32,
+    smem: SharedSlice<T>,
+    a_at: impl Fn(u32) -> u32,
+    b_at: impl Fn(u32) -> u32,
+    acc: &mut [[[[T; VEC as usize]; VEC as usize]; MAX_ITER]; MAX_ITER],
+) {
+    let mut a = [[T::ZERO; VEC as usize]; MAX_ITER];
+    for i in 0..w.wmiter as usize {
+        a[i] = unsafe { read_vector(smem, a_at(w.c_origin(t, i as u32, 0).0)) };
+    }
+    let mut b = [[T::ZERO; VEC as usize]; MAX_ITER];
+    for j in 0..w.wniter as usize {
+        b[j] = unsafe { read_vector(smem, b_at(w.c_origin(t, 0, j as u32).1)) };
+    }
+    for i in 0..w.wmiter as usize {
+        for j in 0..w.wniter as usize {
+            for p in 0..VEC as usize {
+                for q in 0..VEC as usize {
+                    acc[i][j][p][q] = a[i][p].mul_add(b[j][q], acc[i][j][p][q]);
+                }
+            }
+        }
+    }
+}
+
 /// Rung 8, `matmul_warptile`: the block's tiles and loads of [`matmul_vectorized_padded`], with
 /// the threads' sub-tiles arranged by warp (siboehm's warp tiling; CUTLASS's thread layout).
 /// Each warp owns a 64 × 32 part of the block's tile (`f32`; 64 × 16 for `f64`); each lane
@@ -647,23 +681,8 @@ pub unsafe fn matmul_warptile<T: Scalar>(g: Gemm<T>) {
             unsafe { stage_vectors(&g, s, layout, smem, t, (m0, n0, k0), aligned) };
             sync_threads();
             for d in 0..s.bk {
-                let mut a = [[T::ZERO; VEC as usize]; MAX_ITER];
-                for i in 0..w.wmiter as usize {
-                    a[i] = unsafe { read_vector(smem, s.a_at(layout, w.c_origin(t, i as u32, 0).0, d)) };
-                }
-                let mut b = [[T::ZERO; VEC as usize]; MAX_ITER];
-                for j in 0..w.wniter as usize {
-                    b[j] = unsafe { read_vector(smem, s.b_at(layout, d, w.c_origin(t, 0, j as u32).1)) };
-                }
-                for i in 0..w.wmiter as usize {
-                    for j in 0..w.wniter as usize {
-                        for p in 0..VEC as usize {
-                            for q in 0..VEC as usize {
-                                acc[i][j][p][q] = a[i][p].mul_add(b[j][q], acc[i][j][p][q]);
-                            }
-                        }
-                    }
-                }
+                let (a_at, b_at) = (|m| s.a_at(layout, m, d), |n| s.b_at(layout, d, n));
+                unsafe { warp_step(w, t, smem, a_at, b_at, &mut acc) };
             }
             sync_threads();
             k0 += s.bk as u64;
@@ -867,23 +886,8 @@ pub unsafe fn matmul_tuned<T: Scalar, const TRANS_A: bool, const TRANS_B: bool>(
                     }
                 }
                 for d in 0..s.bk {
-                    let mut a = [[T::ZERO; VEC as usize]; MAX_ITER];
-                    for i in 0..w.wmiter as usize {
-                        a[i] = unsafe { read_vector(smem, tt.a_at(stage, w.c_origin(t, i as u32, 0).0, d)) };
-                    }
-                    let mut b = [[T::ZERO; VEC as usize]; MAX_ITER];
-                    for j in 0..w.wniter as usize {
-                        b[j] = unsafe { read_vector(smem, tt.b_at(stage, d, w.c_origin(t, 0, j as u32).1)) };
-                    }
-                    for i in 0..w.wmiter as usize {
-                        for j in 0..w.wniter as usize {
-                            for p in 0..VEC as usize {
-                                for q in 0..VEC as usize {
-                                    acc[i][j][p][q] = a[i][p].mul_add(b[j][q], acc[i][j][p][q]);
-                                }
-                            }
-                        }
-                    }
+                    let (a_at, b_at) = (|m| tt.a_at(stage, m, d), |n| tt.b_at(stage, d, n));
+                    unsafe { warp_step(w, t, smem, a_at, b_at, &mut acc) };
                 }
                 if more {
                     let next = stage ^ 1;
