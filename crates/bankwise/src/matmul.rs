@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 use crate::gpu::{DeviceBuffer, Gpu, Launch};
 use crate::kernels;
 use bankwise_layout::matmul::{
-    ATile, TILE, TILED_SHARED_ELEMENTS, WARPTILE_A, blocktile_2d, grid_columns_in_x, grid_of_batched_tiles,
+    ATile, GROUP_M, TILE, TILED_SHARED_ELEMENTS, WARPTILE_A, blocktile_2d, grid_columns_in_x, grid_of_batched_tiles,
     grid_of_tiles, grid_rows_in_x, tuned,
 };
 use bankwise_layout::transpose::{MAX_GRID_X, MAX_GRID_YZ};
@@ -371,8 +371,10 @@ pub fn plan<T: Float>(
         MatmulKernel::Tuned => {
             let t = tuned(bytes);
             let s = t.warps.tiles;
-            // One block per tile: the kernel has no grid-stride loop (it would cost spills).
-            if m.div_ceil(s.bm as u64) * n.div_ceil(s.bn as u64) > u64::from(MAX_GRID_X) {
+            // One block per tile: the kernel has no grid-stride loop (it would cost spills), and
+            // numbers tiles in 32 bits (`grouped_tile`, whose groups span GROUP_M rows of them).
+            let (tiles_m, tiles_n) = (m.div_ceil(s.bm as u64), n.div_ceil(s.bn as u64));
+            if tiles_m * tiles_n > u64::from(MAX_GRID_X) || tiles_n * u64::from(GROUP_M) > u64::from(u32::MAX) {
                 return Err(Error::ShapeOverflow { shape: shape.to_string() });
             }
             (
@@ -526,6 +528,11 @@ mod tests {
             assert_eq!((launch.kernel, launch.grid, launch.block), (entry, (6, 65_535, 1), (256, 1, 1)));
             assert_eq!(launch.shared_bytes, 2 * 8 * (132 + 132) * 4);
         }
+        // A row of 2²⁹ tiles would overflow the kernel's 32-bit tile numbers: refused.
+        let wide = MatmulShape::new(1, 1 << 36, 1);
+        let e = plan::<f32>(MatmulKernel::Tuned, wide, 1, 1 << 36, 1 << 36);
+        assert!(matches!(e, Err(Error::ShapeOverflow { .. })), "{e:?}");
+        assert!(plan::<f32>(MatmulKernel::Tuned, MatmulShape::new(1, 1 << 35, 1), 1, 1 << 35, 1 << 35).is_ok());
         let f64_plan = plan::<f64>(MatmulKernel::Tuned, s, 300 * 7, 7 * 129, 300 * 129).unwrap();
         assert_eq!((f64_plan.kernel, f64_plan.grid), ("matmul_tuned_nn_f64", (9, 1, 1)));
         assert_eq!(f64_plan.shared_bytes, 2 * 8 * (130 + 66) * 8);
