@@ -264,6 +264,11 @@ fn launchers_pass_what_each_entry_takes() {
             n if n.starts_with("probe_") => &[Ptr, Ptr, Ptr, s4, s4, s4, s4],
             n if tuned_reduction(n) => &[Ptr, Ptr, Ptr, Ptr, s8],
             n if n.starts_with("reduce_") => &[Ptr, Ptr, s8],
+            // The tuned rung: the batch's count, first product and three strides after β.
+            n if n.starts_with("matmul_tuned_") && n.ends_with("_f32") => {
+                &[Ptr, Ptr, Ptr, s8, s8, s8, s8, s8, s8, s4, s4, s8, s8, s8, s8, s8]
+            }
+            n if n.starts_with("matmul_tuned_") => &[Ptr, Ptr, Ptr, s8, s8, s8, s8, s8, s8, s8, s8, s8, s8, s8, s8, s8],
             n if n.starts_with("matmul_") && n.ends_with("_f32") => &[Ptr, Ptr, Ptr, s8, s8, s8, s8, s8, s8, s4, s4],
             n if n.starts_with("matmul_") => &[Ptr, Ptr, Ptr, s8, s8, s8, s8, s8, s8, s8, s8],
             n => panic!("no launcher for {n}"),
