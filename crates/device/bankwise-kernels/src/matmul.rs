@@ -349,11 +349,7 @@ unsafe fn load_vector<T: Scalar>(p: *const T, ld: u64, rows: u64, cols: u64, r: 
     if r < rows {
         let row = unsafe { p.add(at(r, 0, ld) as usize) };
         if aligned && c + VEC as u64 <= cols {
-            let words = unsafe { row.add(c as usize) }.cast::<[u32; 4]>();
-            let w = unsafe {
-                [load_global_v4(words), if size_of::<T>() == 8 { load_global_v4(words.add(1)) } else { [0; 4] }]
-            };
-            v = unsafe { from_words(w) };
+            v = unsafe { read_global_vector(row.add(c as usize)) };
         } else {
             for (i, x) in v.iter_mut().enumerate() {
                 let ci = c + i as u64;
@@ -364,6 +360,18 @@ unsafe fn load_vector<T: Scalar>(p: *const T, ld: u64, rows: u64, cols: u64, r: 
         }
     }
     v
+}
+
+/// The `VEC` elements at `p` as 16-byte global loads (`LDG.E.128`; two for `f64`).
+///
+/// # Safety
+/// `p` is 16-byte aligned and holds `VEC` elements.
+#[inline(always)]
+#[track_caller]
+unsafe fn read_global_vector<T: Scalar>(p: *const T) -> [T; 4] {
+    let words = p.cast::<[u32; 4]>();
+    let w = unsafe { [load_global_v4(words), if size_of::<T>() == 8 { load_global_v4(words.add(1)) } else { [0; 4] }] };
+    unsafe { from_words(w) }
 }
 
 /// Elements `i .. i + VEC` of `s` as 16-byte shared loads (`LDS.128`; two for `f64`).
@@ -799,6 +807,52 @@ unsafe fn put_operand<T: Scalar>(
     }
 }
 
+/// [`fetch_operand`] of thread `t`'s vectors of both tiles of step `k0` for the block's tile
+/// at `(m0, n0)`; `along_k` and `aligned` say, for `A` and `B`, whether their stored rows run
+/// along `k` and whether they start on 16 bytes.
+///
+/// # Safety
+/// As [`load_vector`] for `g`'s matrices.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn fetch_tiles<T: Scalar>(
+    tt: TunedTiles,
+    t: u32,
+    g: &Gemm<T>,
+    (a_along_k, b_along_k): (bool, bool),
+    (a_aligned, b_aligned): (bool, bool),
+    (m0, n0, k0): (u64, u64, u64),
+    ra: &mut [[T; VEC as usize]; MAX_LOADS],
+    rb: &mut [[T; VEC as usize]; MAX_LOADS],
+) {
+    let s = tt.warps.tiles;
+    unsafe {
+        fetch_operand(tt, s.bm, a_along_k, t, (g.a, g.lda, a_aligned), (g.m, g.k), (m0, k0), ra);
+        fetch_operand(tt, s.bn, b_along_k, t, (g.b, g.ldb, b_aligned), (g.n, g.k), (n0, k0), rb);
+    }
+}
+
+/// [`put_operand`] of thread `t`'s fetched vectors of both tiles into stage `stage`.
+///
+/// # Safety
+/// As [`put_operand`].
+#[inline(always)]
+unsafe fn put_tiles<T: Scalar>(
+    tt: TunedTiles,
+    t: u32,
+    smem: SharedSlice<T>,
+    (a_along_k, b_along_k): (bool, bool),
+    stage: u32,
+    ra: &[[T; VEC as usize]; MAX_LOADS],
+    rb: &[[T; VEC as usize]; MAX_LOADS],
+) {
+    let s = tt.warps.tiles;
+    unsafe {
+        put_operand(tt, s.bm, a_along_k, t, smem, ra, |m, k| tt.a_at(stage, m, k));
+        put_operand(tt, s.bn, b_along_k, t, smem, rb, |n, k| tt.b_at(stage, k, n));
+    }
+}
+
 /// Rung 9, `matmul_tuned`: [`matmul_warptile`]'s warp tiles with the loads of the next step
 /// overlapped with the computation of this one, `C = α·op(A)·op(B) + β·C` with `op ∈ {N, T}`
 /// (`TRANS_A`, `TRANS_B`), over a strided batch.
@@ -821,9 +875,8 @@ unsafe fn put_operand<T: Scalar>(
 /// The matrices of each product of the batch hold their stored shapes (`A` `k × m` where
 /// `TRANS_A`, `B` `n × k` where `TRANS_B`) with their leading dimensions; the `C`s of the batch
 /// do not overlap; block `threads()` × 1, grid
-/// `bankwise_layout::matmul::grid_of_batched_tiles(m, n, count, bm, bn)` (fewer than 2³¹ tiles),
-/// and
-/// `TunedTiles::shared_elements()` elements of dynamic shared memory.
+/// `bankwise_layout::matmul::grid_of_batched_tiles(m, n, count, bm, bn)` (fewer than 2³¹
+/// tiles), and `TunedTiles::shared_elements()` elements of dynamic shared memory.
 #[inline(always)]
 pub unsafe fn matmul_tuned<T: Scalar, const TRANS_A: bool, const TRANS_B: bool>(g: Gemm<T>, batch: Batch) {
     let tt = const {
@@ -834,8 +887,6 @@ pub unsafe fn matmul_tuned<T: Scalar, const TRANS_A: bool, const TRANS_B: bool>(
         tt
     };
     let (w, s) = (tt.warps, tt.warps.tiles);
-    // Where a stored row runs along `k`: `A` as stored, `B` transposed.
-    let (a_along_k, b_along_k) = (!TRANS_A, TRANS_B);
     let smem = shared::dynamic::<T>();
     let t = thread_x();
     // One tile per block, one product per row of blocks: no loop, so nothing but the block's
@@ -855,68 +906,56 @@ pub unsafe fn matmul_tuned<T: Scalar, const TRANS_A: bool, const TRANS_B: bool>(
             ..g
         }
     };
-    let a_src = (g.a, g.lda, rows_aligned(g.a, g.lda));
-    let b_src = (g.b, g.ldb, rows_aligned(g.b, g.ldb));
+    // Where a stored row runs along `k`: `A` as stored, `B` transposed.
+    let along_k = (!TRANS_A, TRANS_B);
+    let aligned = (rows_aligned(g.a, g.lda), rows_aligned(g.b, g.ldb));
     let c_aligned = rows_aligned(g.c, g.ldc);
-    {
-        {
-            let (tm, tn) = grouped_tile(id, tiles_m, tiles_n);
-            let (m0, n0) = (tm as u64 * s.bm as u64, tn as u64 * s.bn as u64);
-            let mut acc = [[[[T::ZERO; VEC as usize]; VEC as usize]; MAX_ITER]; MAX_ITER];
-            let (mut ra, mut rb) = ([[T::ZERO; VEC as usize]; MAX_LOADS], [[T::ZERO; VEC as usize]; MAX_LOADS]);
-            // Direct calls, not closures: LLVM outlines a closure called from two places, and
-            // an outlined call costs registers and bounds checks.
-            unsafe {
-                fetch_operand(tt, s.bm, a_along_k, t, a_src, (g.m, g.k), (m0, 0), &mut ra);
-                fetch_operand(tt, s.bn, b_along_k, t, b_src, (g.n, g.k), (n0, 0), &mut rb);
-                put_operand(tt, s.bm, a_along_k, t, smem, &ra, |m, k| tt.a_at(0, m, k));
-                put_operand(tt, s.bn, b_along_k, t, smem, &rb, |n, k| tt.b_at(0, k, n));
-            }
-            sync_threads();
-            let steps = g.k.div_ceil(s.bk as u64);
-            let mut stage = 0;
-            let mut step = 0;
-            while step < steps {
-                let more = step + 1 < steps;
-                if more {
-                    let k0 = (step + 1) * s.bk as u64;
-                    unsafe {
-                        fetch_operand(tt, s.bm, a_along_k, t, a_src, (g.m, g.k), (m0, k0), &mut ra);
-                        fetch_operand(tt, s.bn, b_along_k, t, b_src, (g.n, g.k), (n0, k0), &mut rb);
-                    }
-                }
-                for d in 0..s.bk {
-                    let (a_at, b_at) = (|m| tt.a_at(stage, m, d), |n| tt.b_at(stage, d, n));
-                    unsafe { warp_step(w, t, smem, a_at, b_at, &mut acc) };
-                }
-                if more {
-                    let next = stage ^ 1;
-                    unsafe {
-                        put_operand(tt, s.bm, a_along_k, t, smem, &ra, |m, k| tt.a_at(next, m, k));
-                        put_operand(tt, s.bn, b_along_k, t, smem, &rb, |n, k| tt.b_at(next, k, n));
-                    }
-                }
-                // Orders this step's stores before the next step's reads, and this step's
-                // reads before the stores of the step after.
-                sync_threads();
-                stage ^= 1;
-                step += 1;
-            }
-            for i in 0..w.wmiter as usize {
-                for j in 0..w.wniter as usize {
-                    let (r0, c0) = w.c_origin(t, i as u32, j as u32);
-                    let c = n0 + c0 as u64;
-                    for p in 0..VEC as usize {
-                        let r = m0 + (r0 + p as u32) as u64;
-                        if r < g.m && c_aligned && c + VEC as u64 <= g.n {
-                            // Safety: the row's `VEC` elements from `c` are inside `C`, 16-byte
-                            // aligned.
-                            unsafe { finish_vector(&g, r, c, acc[i][j][p]) };
-                        } else {
-                            for q in 0..VEC as usize {
-                                g.finish_inside(r, c + q as u64, acc[i][j][p][q]);
-                            }
-                        }
+    let (tm, tn) = grouped_tile(id, tiles_m, tiles_n);
+    let (m0, n0) = (tm as u64 * s.bm as u64, tn as u64 * s.bn as u64);
+    let mut acc = [[[[T::ZERO; VEC as usize]; VEC as usize]; MAX_ITER]; MAX_ITER];
+    let (mut ra, mut rb) = ([[T::ZERO; VEC as usize]; MAX_LOADS], [[T::ZERO; VEC as usize]; MAX_LOADS]);
+    // Functions, not closures, stage the tiles: LLVM outlines a closure called from two places,
+    // and an outlined call costs registers and bounds checks.
+    unsafe {
+        fetch_tiles(tt, t, &g, along_k, aligned, (m0, n0, 0), &mut ra, &mut rb);
+        put_tiles(tt, t, smem, along_k, 0, &ra, &rb);
+    }
+    sync_threads();
+    let steps = g.k.div_ceil(s.bk as u64);
+    let mut stage = 0;
+    let mut step = 0;
+    while step < steps {
+        let more = step + 1 < steps;
+        if more {
+            let k0 = (step + 1) * s.bk as u64;
+            unsafe { fetch_tiles(tt, t, &g, along_k, aligned, (m0, n0, k0), &mut ra, &mut rb) };
+        }
+        for d in 0..s.bk {
+            let (a_at, b_at) = (|m| tt.a_at(stage, m, d), |n| tt.b_at(stage, d, n));
+            unsafe { warp_step(w, t, smem, a_at, b_at, &mut acc) };
+        }
+        if more {
+            unsafe { put_tiles(tt, t, smem, along_k, stage ^ 1, &ra, &rb) };
+        }
+        // Orders this step's stores before the next step's reads, and this step's reads
+        // before the stores of the step after.
+        sync_threads();
+        stage ^= 1;
+        step += 1;
+    }
+    for i in 0..w.wmiter as usize {
+        for j in 0..w.wniter as usize {
+            let (r0, c0) = w.c_origin(t, i as u32, j as u32);
+            let c = n0 + c0 as u64;
+            for p in 0..VEC as usize {
+                let r = m0 + (r0 + p as u32) as u64;
+                if r < g.m && c_aligned && c + VEC as u64 <= g.n {
+                    // Safety: the row's `VEC` elements from `c` are inside `C`, 16-byte
+                    // aligned.
+                    unsafe { finish_vector(&g, r, c, acc[i][j][p]) };
+                } else {
+                    for q in 0..VEC as usize {
+                        g.finish_inside(r, c + q as u64, acc[i][j][p][q]);
                     }
                 }
             }
@@ -937,7 +976,7 @@ unsafe fn finish_vector<T: Scalar>(g: &Gemm<T>, r: u64, c: u64, dots: [T; 4]) {
             v[q] = g.alpha * dots[q];
         }
     } else {
-        let old = unsafe { load_vector(at_c.cast_const(), 0, 1, VEC as u64, 0, 0, true) };
+        let old = unsafe { read_global_vector(at_c.cast_const()) };
         for q in 0..VEC as usize {
             v[q] = g.beta.mul_add(old[q], g.alpha * dots[q]);
         }
