@@ -1,6 +1,7 @@
 //! cuBLAS as the vendor baseline, loaded through cudarc: `geam` for transposes (`C = 1·Aᵀ + 0·C`), `gemm` for matrix multiplies.
 
 use anyhow::{Result, bail};
+use bankwise::matmul::Op;
 use bankwise::{DeviceBuffer, Gpu, MatmulShape, Shape};
 use cudarc::cublas::{CudaBlas, sys};
 
@@ -79,9 +80,11 @@ geam!(f64, cublasDgeam_64);
 
 /// Element types cuBLAS multiplies with `gemm`: the matrix multiply baseline.
 pub trait Gemm: bankwise::matmul::Float {
-    /// Queues row-major `C = α·A·B + β·C` of `shape` (with its leading dimensions): cuBLAS is
-    /// column-major, so it computes `Cᵀ = α·Bᵀ·Aᵀ + β·Cᵀ`, the same memory. The handle's math
-    /// mode is cuBLAS's default: no TF32 for `f32`; `f64` may use the FP64 tensor cores.
+    /// Queues row-major `C = α·op(A)·op(B) + β·C` of `shape` (its leading dimensions, `op`s
+    /// and strided batch): cuBLAS is column-major, so it computes
+    /// `Cᵀ = α·op(B)ᵀ·op(A)ᵀ + β·Cᵀ`, the same memory, with `gemm` for one product and
+    /// `gemmStridedBatched` for a batch. The handle's math mode is cuBLAS's default: no TF32
+    /// for `f32`; `f64` may use the FP64 tensor cores.
     #[allow(clippy::too_many_arguments)]
     fn gemm(
         blas: &CudaBlas,
@@ -95,7 +98,7 @@ pub trait Gemm: bankwise::matmul::Float {
 }
 
 macro_rules! gemm {
-    ($t:ty, $f:ident) => {
+    ($t:ty, $one:ident, $batched:ident) => {
         impl Gemm for $t {
             fn gemm(
                 blas: &CudaBlas,
@@ -108,23 +111,25 @@ macro_rules! gemm {
             ) -> Result<()> {
                 s.check_buffers(a.len(), b.len(), c.len())?;
                 let d = [s.m, s.n, s.k, s.lda, s.ldb, s.ldc].map(|x| x as i64);
+                let [stride_a, stride_b, stride_c, batch] =
+                    [s.stride_a, s.stride_b, s.stride_c, s.batch].map(|x| x as i64);
+                let op = |o: Op| match o {
+                    Op::N => sys::cublasOperation_t::CUBLAS_OP_N,
+                    Op::T => sys::cublasOperation_t::CUBLAS_OP_T,
+                };
+                let (h, ta, tb) = (*blas.handle(), op(s.op_b), op(s.op_a));
+                let (pa, pb, pc) =
+                    (a.device_ptr() as *const $t, b.device_ptr() as *const $t, c.device_ptr() as *mut $t);
+                // Safety: `check_buffers` checked each buffer for its matrices.
                 let status = unsafe {
-                    sys::$f(
-                        *blas.handle(),
-                        sys::cublasOperation_t::CUBLAS_OP_N,
-                        sys::cublasOperation_t::CUBLAS_OP_N,
-                        d[1],
-                        d[0],
-                        d[2],
-                        &alpha,
-                        b.device_ptr() as *const $t,
-                        d[4],
-                        a.device_ptr() as *const $t,
-                        d[3],
-                        &beta,
-                        c.device_ptr() as *mut $t,
-                        d[5],
-                    )
+                    if batch == 1 {
+                        sys::$one(h, ta, tb, d[1], d[0], d[2], &alpha, pb, d[4], pa, d[3], &beta, pc, d[5])
+                    } else {
+                        sys::$batched(
+                            h, ta, tb, d[1], d[0], d[2], &alpha, pb, d[4], stride_b, pa, d[3], stride_a, &beta, pc,
+                            d[5], stride_c, batch,
+                        )
+                    }
                 };
                 if status != sys::cublasStatus_t::CUBLAS_STATUS_SUCCESS {
                     bail!("cublas gemm failed: {status:?}");
@@ -135,5 +140,5 @@ macro_rules! gemm {
     };
 }
 
-gemm!(f32, cublasSgemm_v2_64);
-gemm!(f64, cublasDgemm_v2_64);
+gemm!(f32, cublasSgemm_v2_64, cublasSgemmStridedBatched_64);
+gemm!(f64, cublasDgemm_v2_64, cublasDgemmStridedBatched_64);

@@ -4,7 +4,7 @@
 //! SM × 2 × SMs × the SM clock), known for sm_80 and sm_90.
 
 use anyhow::Result;
-use bankwise::matmul::{MatmulKernel, MatmulShape};
+use bankwise::matmul::{MatmulKernel, MatmulShape, Op};
 use bankwise::runtime::cudarc::cublas::CudaBlas;
 use bankwise::timing::{Stats, measure_pair, rotation};
 use bankwise::{DeviceBuffer, Gpu};
@@ -21,6 +21,18 @@ const SHAPES: [(usize, usize, usize); 6] = [
     (4096, 4096, 256),
     (256, 4096, 4096),
 ];
+
+/// The tuned rung's further cases, beside cuBLAS with the same `op`s (`gemmStridedBatched`
+/// for the batch): each pair of `op`s but NN at 4096³, and 64 products of 512³.
+fn tuned_shapes() -> [MatmulShape; 4] {
+    let s = MatmulShape::new(4096, 4096, 4096);
+    [
+        s.with_ops(Op::N, Op::T),
+        s.with_ops(Op::T, Op::N),
+        s.with_ops(Op::T, Op::T),
+        MatmulShape::new(512, 512, 512).batched_packed(64),
+    ]
+}
 
 /// One line of the table.
 pub struct Row {
@@ -77,12 +89,19 @@ pub fn suite(
 ) -> Result<Vec<Row>> {
     let blas = cublas::open(gpu);
     let shapes = if quick { &SHAPES[..2] } else { &SHAPES[..] };
-    progress.inc_length((shapes.len() * 2 * kernels.len()) as u64);
+    let tuned = kernels.contains(&MatmulKernel::Tuned);
+    let extra = if tuned && !quick { &tuned_shapes()[..] } else { &[] };
+    progress.inc_length((shapes.len() * 2 * kernels.len() + extra.len() * 2) as u64);
     let mut rows = Vec::new();
     for &(m, n, k) in shapes {
         let shape = MatmulShape::new(m, n, k);
         rows.extend(shape_rows::<f32>(gpu, blas.as_ref(), kernels, shape, warmup, runs, progress)?);
         rows.extend(shape_rows::<f64>(gpu, blas.as_ref(), kernels, shape, warmup, runs, progress)?);
+    }
+    for &shape in extra {
+        let tuned = [MatmulKernel::Tuned];
+        rows.extend(shape_rows::<f32>(gpu, blas.as_ref(), &tuned, shape, warmup, runs, progress)?);
+        rows.extend(shape_rows::<f64>(gpu, blas.as_ref(), &tuned, shape, warmup, runs, progress)?);
     }
     Ok(rows)
 }
@@ -97,18 +116,19 @@ fn shape_rows<T: Gemm>(
     progress: &ProgressBar,
 ) -> Result<Vec<Row>> {
     let dtype = std::any::type_name::<T>();
-    let (m, n, k) = (shape.m, shape.n, shape.k);
-    let bytes = (m * k + k * n + m * n) * size_of::<T>();
+    // Packed operands, one after another for a batch.
+    let (m, n, k, batch) = (shape.m, shape.n, shape.k, shape.batch);
+    let bytes = (m * k + k * n + m * n) * batch * size_of::<T>();
     let sets = rotation(gpu.info().l2_bytes, bytes);
-    let mut rng = SmallRng::seed_from_u64((m + n + k) as u64);
+    let mut rng = SmallRng::seed_from_u64((m + n + k + batch) as u64);
     let mut random = |len: usize| -> bankwise::Result<DeviceBuffer<T>> {
         let host: Vec<f64> = (0..len).map(|_| rng.random_range(-1.0..1.0)).collect();
         let host: Vec<T> = host.into_iter().map(T::from_f64).collect();
         gpu.upload(&host)
     };
     let mut sets_of = |len| (0..sets).map(|_| random(len)).collect::<bankwise::Result<Vec<_>>>();
-    let (a, b, mut c) = (sets_of(m * k)?, sets_of(k * n)?, sets_of(m * n)?);
-    let mut c_blas = sets_of(m * n)?;
+    let (a, b, mut c) = (sets_of(m * k * batch)?, sets_of(k * n * batch)?, sets_of(m * n * batch)?);
+    let mut c_blas = sets_of(m * n * batch)?;
     let (alpha, beta) = (T::from_f64(1.0), T::from_f64(0.0));
     let peak = peak_tflops(gpu, size_of::<T>());
     let mut rows = Vec::new();

@@ -342,6 +342,15 @@ impl Device {
         self.stream().alloc_zeros(len)
     }
 
+    /// A new device buffer of `len` elements that are not initialised, on
+    /// [`Device::stream`]: see [`Stream::alloc_uninit`].
+    ///
+    /// # Safety
+    /// As for [`Stream::alloc_uninit`].
+    pub unsafe fn alloc_uninit<T: DeviceRepr>(&self, len: usize) -> Result<DeviceBuffer<T>> {
+        unsafe { self.stream().alloc_uninit(len) }
+    }
+
     /// Copies a device buffer back to a new `Vec`, waiting for the queued work first.
     pub fn download<T: DeviceRepr>(&self, buf: &DeviceBuffer<T>) -> Result<Vec<T>> {
         self.stream().download(buf)
@@ -462,6 +471,24 @@ impl Stream {
         match &self.kind {
             StreamKind::Cuda(s) => {
                 let slice = if len == 0 { s.null()? } else { s.alloc_zeros(len)? };
+                Ok(self.wrap(slice))
+            }
+            StreamKind::Emulated(_) => Self::host_buffer(len),
+        }
+    }
+
+    /// A new device buffer of `len` elements that are not initialised (`len` may be 0): for
+    /// workspaces a launch writes whole before anything reads them, without `alloc_zeros`'s
+    /// fill. The emulator's are zeroed.
+    ///
+    /// # Safety
+    /// Nothing may read an element before it is written (the host through
+    /// [`Stream::download`] included): its value is undefined.
+    pub unsafe fn alloc_uninit<T: DeviceRepr>(&self, len: usize) -> Result<DeviceBuffer<T>> {
+        match &self.kind {
+            StreamKind::Cuda(s) => {
+                // Safety: the caller reads no element before writing it.
+                let slice = if len == 0 { s.null()? } else { unsafe { s.alloc(len)? } };
                 Ok(self.wrap(slice))
             }
             StreamKind::Emulated(_) => Self::host_buffer(len),

@@ -41,6 +41,7 @@ fn main() {
     let tests: Vec<Test> = vec![
         ("launch/scale_from_ptx", scale_from_ptx, true),
         ("launch/slices_of_a_buffer", slices_of_a_buffer, true),
+        ("launch/into_an_uninitialised_buffer", into_an_uninitialised_buffer, true),
         ("launch/rejected_before_the_gpu", rejected_before_the_gpu, true),
         ("launch/shared_memory_past_48k_from_a_fresh_thread", shared_memory_past_48k_from_a_fresh_thread, true),
         ("launch/on_a_second_stream", on_a_second_stream, true),
@@ -117,6 +118,30 @@ fn slices_of_a_buffer(dev: &Device) -> Check {
     verify::exact(&dev.download(&dst)?, &want)?.check()?;
     if !matches!(src.slice(900..1001), Err(Error::RangeOutOfBounds { start: 900, end: 1001, len: 1000 })) {
         return Err("a slice past the end was not rejected".into());
+    }
+    Ok(())
+}
+
+/// A kernel writing every element of a buffer from `alloc_uninit` (no fill): read back, it
+/// holds the kernel's values; a 0-element one is empty.
+fn into_an_uninitialised_buffer(dev: &Device) -> Check {
+    let module = dev.load_module(ModuleImage::Ptx(SCALE_PTX), None)?;
+    let scale = module.kernel("scale")?;
+    let n = 100_003;
+    let x = input(n);
+    let src = dev.upload(&x)?;
+    // Safety: the launch writes all `n` elements before the download reads them.
+    let mut dst = unsafe { dev.alloc_uninit::<f32>(n)? };
+    // Safety: scale reads x[0..n] and writes y[0..n]; both hold n floats.
+    unsafe {
+        scale.launch(dev.stream(), LaunchConfig::for_elements(n as u64, 256), (&mut dst, &src, 0.5f32, n as u64))?
+    };
+    let want: Vec<f32> = x.iter().map(|v| 0.5 * v).collect();
+    verify::exact(&dev.download(&dst)?, &want)?.check()?;
+    // Safety: an empty buffer holds nothing to read.
+    let empty = unsafe { dev.alloc_uninit::<f64>(0)? };
+    if !empty.is_empty() || !dev.download(&empty)?.is_empty() {
+        return Err("a 0-element buffer is not empty".into());
     }
     Ok(())
 }

@@ -123,6 +123,8 @@ pub const MATMUL_TUNED: [[&str; 4]; 2] = [
     ["matmul_tuned_nn_f32", "matmul_tuned_nt_f32", "matmul_tuned_tn_f32", "matmul_tuned_tt_f32"],
     ["matmul_tuned_nn_f64", "matmul_tuned_nt_f64", "matmul_tuned_tn_f64", "matmul_tuned_tt_f64"],
 ];
+/// `matmul_split_sum_*`, indexed like [`MATMUL_NAIVE`]: the tuned rung's split `k` sum.
+pub const MATMUL_SPLIT_SUM: [&str; 2] = ["matmul_split_sum_f32", "matmul_split_sum_f64"];
 /// `probe_load_*`, indexed by access width (1, 2, 4, 8, 16 bytes): see [`crate::probe`].
 pub const PROBE_LOAD: [&str; 5] =
     ["probe_load_u8", "probe_load_u16", "probe_load_u32", "probe_load_u64", "probe_load_u128"];
@@ -163,6 +165,7 @@ mod tests {
             MATMUL_VECTORIZED_PADDED,
             MATMUL_VECTORIZED_SWIZZLED,
             MATMUL_WARPTILE,
+            MATMUL_SPLIT_SUM,
         ] {
             names.extend(table);
         }

@@ -301,15 +301,20 @@ impl MatmulKernel {
     }
 
     /// The rung measured fastest for `shape` and `T` on a GPU of `multiprocessors` SMs (H100,
-    /// `docs/benchmarks.md` and, for the tuned rung, `docs/decisions.md`): [`Tuned`](Self::Tuned)
-    /// wherever its 128-row tiles give every SM a block, and always for transposed operands and
-    /// batches; otherwise, for `f32`, [`BlockTile1d`](Self::BlockTile1d), whose 64 × 64 tiles
-    /// make four times as many blocks (16.2 TFLOP/s at 1024³ against the tuned rung's 13.0).
+    /// `docs/benchmarks.md`): [`Tuned`](Self::Tuned), which splits `k` where its tiles are too
+    /// few to fill the GPU ([`SplitK`]), and which alone takes transposed operands and batches;
+    /// for `f32` shapes of too few tiles whose `k` is too short to split,
+    /// [`BlockTile1d`](Self::BlockTile1d), whose 64 × 64 tiles make four times as many blocks.
     pub fn for_shape<T: Float>(shape: MatmulShape, multiprocessors: u32) -> MatmulKernel {
         let s = tuned(size_of::<T>() as u32).warps.tiles;
         let tiles = shape.m.div_ceil(s.bm as usize) as u64 * shape.n.div_ceil(s.bn as usize) as u64;
         let few = tiles.saturating_mul(shape.batch as u64) < u64::from(multiprocessors);
-        if few && shape.is_plain() && T::INDEX == 0 { MatmulKernel::BlockTile1d } else { MatmulKernel::Tuned }
+        let splits = SplitK::for_shape::<T>(shape, multiprocessors).is_some();
+        if few && !splits && shape.is_plain() && T::INDEX == 0 {
+            MatmulKernel::BlockTile1d
+        } else {
+            MatmulKernel::Tuned
+        }
     }
 
     /// The layout of the rung's `A` tile, for the register-tiled rungs from
@@ -329,6 +334,53 @@ impl MatmulKernel {
 /// The entry of the tuned kernel for `T` and `shape`'s `op`s.
 pub fn tuned_entry<T: Float>(shape: MatmulShape) -> &'static str {
     kernels::MATMUL_TUNED[T::INDEX][2 * (shape.op_a == Op::T) as usize + (shape.op_b == Op::T) as usize]
+}
+
+/// How the tuned rung splits `k` when `C` has too few tiles to give every SM its blocks
+/// (1024³ has 64 tiles of 128 × 128 for the 264 blocks an H100 runs at once): a batch of the
+/// tuned kernel computes the partial products of consecutive slices of `k` into a workspace,
+/// one `m × n` matrix per slice, and `matmul_split_sum` adds them in slice order,
+/// `C = α·Σ W + β·C`. One product only (a batch brings its own blocks).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SplitK {
+    /// Slices of `k` (at least 2).
+    pub slices: usize,
+    /// Depth of every slice but the last, which takes the rest: a multiple of 32.
+    pub depth: usize,
+}
+
+impl SplitK {
+    /// The fewest elements of `k` per slice: 256-deep products ran at 89% of cuBLAS on the
+    /// H100 (`docs/benchmarks.md`), so shallower slices would buy blocks with efficiency.
+    pub const MIN_DEPTH: usize = 256;
+    /// The most slices.
+    pub const MAX_SLICES: usize = 16;
+
+    /// The split for `shape` and `T` on a GPU of `multiprocessors` SMs: as many slices as
+    /// fill the blocks resident at once (the tuned rung's `min_blocks` per SM) with the tiles,
+    /// none shallower than [`MIN_DEPTH`](Self::MIN_DEPTH); `None` where that is fewer than 2,
+    /// and for batches and `op`s other than plain.
+    pub fn for_shape<T: Float>(shape: MatmulShape, multiprocessors: u32) -> Option<SplitK> {
+        if shape.batch != 1 {
+            return None;
+        }
+        let t = tuned(size_of::<T>() as u32);
+        let s = t.warps.tiles;
+        let tiles = shape.m.div_ceil(s.bm as usize).saturating_mul(shape.n.div_ceil(s.bn as usize));
+        let resident = multiprocessors as usize * t.min_blocks() as usize;
+        let most = (resident / tiles.max(1)).min(shape.k / Self::MIN_DEPTH).min(Self::MAX_SLICES);
+        if most < 2 {
+            return None;
+        }
+        let depth = shape.k.div_ceil(most).next_multiple_of(32);
+        let slices = shape.k.div_ceil(depth);
+        (slices >= 2).then_some(SplitK { slices, depth })
+    }
+
+    /// Elements of the workspace: one `m × n` partial product per slice.
+    pub fn workspace_len(self, shape: MatmulShape) -> usize {
+        self.slices * shape.m * shape.n
+    }
 }
 
 /// Validates `C = α·op(A)·op(B) + β·C` of `shape` with buffers of `a_len`, `b_len`, `c_len`
@@ -429,6 +481,9 @@ impl Gpu {
             // dimension; the launch uses the rung's grid, block and shared memory.
             return unsafe { self.launch(launch, (c, a, b, m, n, k, lda, ldb, ldc, alpha, beta)) };
         }
+        if let Some(split) = SplitK::for_shape::<T>(shape, self.info().multiprocessors) {
+            return self.matmul_split_k(split, alpha, a, b, beta, c, shape, launch);
+        }
         let [count, stride_a, stride_b, stride_c] = [s.batch, s.stride_a, s.stride_b, s.stride_c].map(|x| x as u64);
         let mut first = 0;
         while first < count {
@@ -444,6 +499,61 @@ impl Gpu {
         Ok(())
     }
 }
+
+impl Gpu {
+    /// The tuned rung over `split`'s slices of `k` into a workspace it allocates (stream-
+    /// ordered, not filled), then their sum into `C`; `launch` is `plan`'s for the whole product.
+    #[allow(clippy::too_many_arguments)] // the BLAS argument list
+    fn matmul_split_k<T: Float>(
+        &self,
+        split: SplitK,
+        alpha: T,
+        a: &DeviceBuffer<T>,
+        b: &DeviceBuffer<T>,
+        beta: T,
+        c: &mut DeviceBuffer<T>,
+        shape: MatmulShape,
+        launch: Launch,
+    ) -> Result<()> {
+        // Safety: the slices' launches below write every element of the workspace (each
+        // covers all of `C`'s tiles, with β = 0) before the sum reads it.
+        let mut w = unsafe { self.alloc_uninit::<T>(split.workspace_len(shape))? };
+        let s = shape;
+        let [m, n, k, lda, ldb, ldc, depth] = [s.m, s.n, s.k, s.lda, s.ldb, s.ldc, split.depth].map(|x| x as u64);
+        // Slice `i` of op(A) starts `i·depth` columns in, of op(B) `i·depth` rows down; its
+        // partial product is the workspace's `i`-th `m × n` matrix.
+        let stride_a = if s.op_a == Op::N { depth } else { depth * lda };
+        let stride_b = if s.op_b == Op::N { depth * ldb } else { depth };
+        let (full, rest) = (k / depth, k % depth);
+        let count = split.slices as u64;
+        let (one, zero) = (T::from_f64(1.0), T::from_f64(0.0));
+        // The full slices in one grid, the shallower last one (if any) in another.
+        for (first, products, depth) in [(0, full, depth), (full, count - full, rest)] {
+            if products == 0 {
+                continue;
+            }
+            let grid = (launch.grid.0, products as u32, 1);
+            let args = (&mut w, a, b, m, n, depth, lda, ldb, n, one, zero, count, first, stride_a, stride_b, m * n);
+            // Safety: `plan` checked `A` and `B` for the whole product, and each slice reads a
+            // part of them; the workspace holds `count` packed `m × n` matrices.
+            unsafe { self.launch(Launch { grid, ..launch }, args)? };
+        }
+        let columns = n.div_ceil(u64::from(SPLIT_SUM_THREADS)).min(u64::from(MAX_GRID_X)) as u32;
+        let sum = Launch {
+            kernel: kernels::MATMUL_SPLIT_SUM[T::INDEX],
+            grid: (columns, m.min(u64::from(MAX_GRID_YZ)) as u32, 1),
+            block: (SPLIT_SUM_THREADS, 1, 1),
+            shared_bytes: 0,
+            resident: None,
+        };
+        // Safety: the workspace holds `count` packed `m × n` matrices, `C` its `m` rows of
+        // `ldc` (`plan`); the kernel's loops take any grid.
+        unsafe { self.launch(sum, (c, &w, m, n, ldc, alpha, beta, count)) }
+    }
+}
+
+/// Threads per block of `matmul_split_sum`, along a row of `C`.
+const SPLIT_SUM_THREADS: u32 = 256;
 
 #[cfg(test)]
 mod tests {
@@ -475,14 +585,42 @@ mod tests {
     #[test]
     fn the_default_rung_is_the_fastest_measured_for_the_shape() {
         let pick = |s: MatmulShape| MatmulKernel::for_shape::<f32>(s, 132);
-        assert_eq!(pick(MatmulShape::new(1024, 1024, 1024)), MatmulKernel::BlockTile1d);
-        assert_eq!(pick(MatmulShape::new(256, 4096, 4096)), MatmulKernel::BlockTile1d);
+        // Too few tiles: the tuned rung splits `k` where it is deep enough.
+        assert_eq!(pick(MatmulShape::new(1024, 1024, 1024)), MatmulKernel::Tuned);
+        assert_eq!(pick(MatmulShape::new(256, 4096, 4096)), MatmulKernel::Tuned);
+        assert_eq!(pick(MatmulShape::new(1024, 1024, 300)), MatmulKernel::BlockTile1d);
         assert_eq!(pick(MatmulShape::new(2048, 2048, 2048)), MatmulKernel::Tuned);
         assert_eq!(pick(MatmulShape::new(4095, 4097, 4093)), MatmulKernel::Tuned);
         // Only the tuned kernel computes these, whatever their size.
         assert_eq!(pick(MatmulShape::new(4, 4, 4).with_ops(Op::T, Op::N)), MatmulKernel::Tuned);
         assert_eq!(pick(MatmulShape::new(4, 4, 4).batched_packed(2)), MatmulKernel::Tuned);
         assert_eq!(MatmulKernel::for_shape::<f64>(MatmulShape::new(1, 1, 1), 132), MatmulKernel::Tuned);
+    }
+
+    #[test]
+    fn split_k_fills_the_resident_blocks_with_slices_no_shallower_than_256() {
+        let split = |s: MatmulShape| SplitK::for_shape::<f32>(s, 132);
+        // 64 tiles for 264 resident blocks: 4 slices.
+        assert_eq!(split(MatmulShape::new(1024, 1024, 1024)), Some(SplitK { slices: 4, depth: 256 }));
+        assert_eq!(split(MatmulShape::new(256, 4096, 4096)), Some(SplitK { slices: 4, depth: 1024 }));
+        // Enough tiles, too shallow, or a batch: no split.
+        assert_eq!(split(MatmulShape::new(2048, 2048, 2048)), None);
+        assert_eq!(split(MatmulShape::new(1024, 1024, 511)), None);
+        assert_eq!(split(MatmulShape::new(64, 64, 4096).batched_packed(2)), None);
+        // f64 runs one block per SM, 128 tiles of 128 × 64 at 1024²: no split.
+        assert_eq!(SplitK::for_shape::<f64>(MatmulShape::new(1024, 1024, 1024), 132), None);
+        // One tile: at most 16 slices; depths a multiple of 32 covering k, the last shorter.
+        for k in [512, 777, 1000, 4099, 10_007, 1 << 20] {
+            for ops in [(Op::N, Op::N), (Op::T, Op::T)] {
+                let shape = MatmulShape::new(33, 70, k).with_ops(ops.0, ops.1);
+                let s = split(shape).unwrap();
+                assert!((2..=SplitK::MAX_SLICES).contains(&s.slices), "{k}: {s:?}");
+                assert!(s.depth % 32 == 0 && s.depth >= SplitK::MIN_DEPTH, "{k}: {s:?}");
+                assert!((s.slices - 1) * s.depth < k && k <= s.slices * s.depth, "{k}: {s:?}");
+                assert_eq!(s.workspace_len(shape), s.slices * 33 * 70);
+            }
+        }
+        assert_eq!(split(MatmulShape::new(33, 70, 10_007)), Some(SplitK { slices: 16, depth: 640 }));
     }
 
     #[test]

@@ -88,40 +88,49 @@ mod insight {
 
     /// Nsight Compute's shared-memory counts of each rung's launch at 128×128×129 (H100,
     /// 2026-11-23, `docs/benchmarks.md`): load requests, load wavefronts, store requests, store
-    /// wavefronts.
-    const MATMUL_NSIGHT: [(&str, [u64; 4]); 14] = [
+    /// wavefronts. The tuned rung's `tn` entries at the GPU trial's leading dimensions, 130.
+    const MATMUL_NSIGHT: [(&str, [u64; 4]); 18] = [
         ("matmul_tiled_f32", [102_400, 122_880, 5_120, 5_120]),
         ("matmul_tiled_f64", [122_880, 245_760, 5_120, 10_240]),
         ("matmul_blocktile_1d_f32", [27_200, 44_608, 2_176, 2_176]),
-        ("matmul_blocktile_1d_f64", [44_608, 87_040, 2_176, 4_352]),
-        ("matmul_blocktile_2d_f32", [5_168, 23_392, 1_088, 1_091]),
-        ("matmul_blocktile_2d_f64", [14_144, 54_400, 1_632, 3_600]),
-        ("matmul_vectorized_f32", [4_352, 21_760, 680, 1_634]),
-        ("matmul_vectorized_f64", [13_056, 52_224, 1_360, 6_616]),
+        ("matmul_blocktile_1d_f64", [44_608, 87_040, 2_176, 4_360]),
+        ("matmul_blocktile_2d_f32", [5_168, 23_392, 1_088, 1_094]),
+        ("matmul_blocktile_2d_f64", [14_144, 54_400, 1_632, 3_576]),
+        ("matmul_vectorized_f32", [4_352, 21_760, 680, 1_632]),
+        ("matmul_vectorized_f64", [13_056, 52_224, 1_360, 6_591]),
         ("matmul_vectorized_padded_f32", [4_352, 21_760, 680, 1_088]),
-        ("matmul_vectorized_padded_f64", [13_056, 52_224, 1_360, 6_577]),
+        ("matmul_vectorized_padded_f64", [13_056, 52_224, 1_360, 6_661]),
         ("matmul_vectorized_swizzled_f32", [4_352, 21_760, 680, 1_088]),
-        ("matmul_vectorized_swizzled_f64", [13_056, 52_224, 1_360, 6_613]),
-        ("matmul_warptile_f32", [4_352, 13_056, 680, 1_089]),
-        ("matmul_warptile_f64", [13_056, 34_816, 1_360, 6_613]),
+        ("matmul_vectorized_swizzled_f64", [13_056, 52_224, 1_360, 6_607]),
+        ("matmul_warptile_f32", [4_352, 13_056, 680, 1_088]),
+        ("matmul_warptile_f64", [13_056, 34_816, 1_360, 6_627]),
+        ("matmul_tuned_nn_f32", [4_352, 13_056, 680, 1_088]),
+        ("matmul_tuned_nn_f64", [13_056, 34_816, 1_360, 4_354]),
+        ("matmul_tuned_tn_f32", [4_352, 13_101, 272, 1_091]),
+        ("matmul_tuned_tn_f64", [13_056, 34_816, 816, 6_530]),
     ];
 
     /// Every shared-memory rung at 128×128×129 on the emulator against Nsight Compute's counts
     /// ([`MATMUL_NSIGHT`]). Stores: the same requests, and wavefronts within what Nsight adds
-    /// (up to 3 for `f32`; up to 11% for `f64`, whose counts of identical stores differ by 3%
-    /// between the vectorized rungs, and exceed the model's 2 per 256-byte request by 10.3% in
-    /// `matmul_blocktile_2d`: not explained). Loads of the rungs that read vectors
-    /// (`matmul_vectorized` on): the same requests and wavefronts. The earlier rungs read
-    /// scalars, and ptxas merges a thread's unrolled reads of adjacent elements into `LDS.64`/
-    /// `LDS.128` (`tests/ptx.rs`), which the emulator, running the source, cannot see: there
-    /// Nsight counts fewer requests and no more wavefronts.
+    /// (up to 8 for `f32`; up to 11% for `f64`, whose counts of identical stores differ by 3%
+    /// between the vectorized rungs and between runs, and exceed the model's 2 per 256-byte
+    /// request by 9.6% in `matmul_blocktile_2d`: not explained). Loads of the rungs that read
+    /// vectors (`matmul_vectorized` on): the same requests, and wavefronts within 45 (0.35%:
+    /// the tuned `tn` entry, whose `A` rows are 130 elements apart, not explained). The
+    /// earlier rungs read scalars, and ptxas merges a thread's unrolled reads of adjacent
+    /// elements into `LDS.64`/`LDS.128` (`tests/ptx.rs`), which the emulator, running the
+    /// source, cannot see: there Nsight counts fewer requests and no more wavefronts.
     fn matmul_ladder_wavefronts(gpu: &Gpu) -> Check {
-        use bankwise::matmul::{Float, MatmulKernel, MatmulShape};
-        fn run<T: Float>(gpu: &Gpu, kernel: MatmulKernel) -> Result<[u64; 4], Box<dyn std::error::Error>> {
+        use bankwise::matmul::{Float, MatmulKernel, MatmulShape, Op, tuned_entry};
+        fn run<T: Float>(
+            gpu: &Gpu,
+            kernel: MatmulKernel,
+            shape: MatmulShape,
+        ) -> Result<[u64; 4], Box<dyn std::error::Error>> {
             reports(gpu);
-            let shape = MatmulShape::new(128, 128, 129);
-            let a = gpu.upload(&[T::from_f64(0.5); 128 * 129])?;
-            let mut c = gpu.upload(&[T::from_f64(0.0); 128 * 128])?;
+            // Square 129-row operands of 130-element rows hold every shape used here.
+            let a = gpu.upload(&[T::from_f64(0.5); 130 * 130])?;
+            let mut c = gpu.upload(&[T::from_f64(0.0); 130 * 130])?;
             gpu.matmul_with(kernel, T::from_f64(1.0), &a, &a, T::from_f64(0.0), &mut c, shape)?;
             let mut n = [0; 4];
             for s in reports(gpu).iter().flat_map(|r| r.report.sites.iter()) {
@@ -131,20 +140,30 @@ mod insight {
             }
             Ok(n)
         }
+        let plain = MatmulShape::new(128, 128, 129);
+        let tn = plain.with_ops(Op::T, Op::N).with_leading_dimensions(130, 130, 130);
+        let mut launches = Vec::new();
+        for kernel in MatmulKernel::ALL.into_iter().skip(2) {
+            launches.extend(
+                kernel.entries().into_iter().enumerate().map(|(t, entry)| (kernel, t, entry.to_string(), plain)),
+            );
+        }
+        let tuned_tn = [tuned_entry::<f32>(tn), tuned_entry::<f64>(tn)];
+        launches.extend((0..2).map(|t| (MatmulKernel::Tuned, t, tuned_tn[t].to_string(), tn)));
         let mut wrong = Vec::new();
-        // The tuned kernel is not profiled yet: `matmul_tuned_accesses_are_conflict_free`.
-        for kernel in MatmulKernel::ALL.into_iter().skip(2).filter(|&k| k != MatmulKernel::Tuned) {
-            for (t, entry) in kernel.entries().into_iter().enumerate() {
-                let got = if t == 0 { run::<f32>(gpu, kernel)? } else { run::<f64>(gpu, kernel)? };
-                let want =
-                    MATMUL_NSIGHT.iter().find(|(e, _)| *e == entry).ok_or(format!("no Nsight counts of {entry}"))?.1;
-                let stores_close = got[2] == want[2] && got[3] <= want[3] && want[3] * 100 <= got[3] * 111;
-                let stores_close = stores_close && (t == 1 || want[3] <= got[3] + 3);
-                let vectors = kernel.a_tile().is_some_and(|l| l != bankwise_layout::matmul::ATile::RowMajor);
-                let loads_match = if vectors { got[..2] == want[..2] } else { got[0] > want[0] && got[1] >= want[1] };
-                if !loads_match || !stores_close {
-                    wrong.push(format!("{entry}: emulated {got:?}, Nsight Compute {want:?}"));
-                }
+        for (kernel, t, entry, shape) in launches {
+            let got = if t == 0 { run::<f32>(gpu, kernel, shape)? } else { run::<f64>(gpu, kernel, shape)? };
+            let want = MATMUL_NSIGHT.iter().find(|(e, _)| *e == entry).ok_or(format!("no Nsight counts of {entry}"))?.1;
+            let stores_close = got[2] == want[2] && got[3] <= want[3] && want[3] * 100 <= got[3] * 111;
+            let stores_close = stores_close && (t == 1 || want[3] <= got[3] + 8);
+            let vectors = kernel.a_tile().is_some_and(|l| l != bankwise_layout::matmul::ATile::RowMajor);
+            let loads_match = if vectors {
+                got[0] == want[0] && got[1] <= want[1] && want[1] <= got[1] + 45
+            } else {
+                got[0] > want[0] && got[1] >= want[1]
+            };
+            if !loads_match || !stores_close {
+                wrong.push(format!("{entry} {shape}: emulated {got:?}, Nsight Compute {want:?}"));
             }
         }
         if wrong.is_empty() { Ok(()) } else { Err(wrong.join("\n").into()) }

@@ -4,14 +4,17 @@
 //! checked untouched. The tuned kernel also over every pair of `op`s and over batches whose
 //! matrices have gaps between them (checked untouched) or share one `B`.
 
-use bankwise::matmul::{Float, MatmulKernel, MatmulShape, Op};
+use bankwise::matmul::{Float, MatmulKernel, MatmulShape, Op, SplitK};
 use bankwise::{Error, Gpu, cpu};
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 
 use super::{AddTrial, Check, Target};
 
+/// `(m, n, k)`.
+type Dims = (usize, usize, usize);
+
 /// `(m, n, k)`: 1, primes, non-multiples of the 32-wide tile, K = 1, thin and wide shapes.
-const SHAPES: [(usize, usize, usize); 40] = [
+const SHAPES: [Dims; 40] = [
     (1, 1, 1),
     (1, 257, 1),
     (257, 1, 1),
@@ -54,6 +57,16 @@ const SHAPES: [(usize, usize, usize); 40] = [
     (9, 130, 250),
 ];
 
+/// Shapes of one tile of `C` whose `k` the tuned rung splits ([`SplitK`]) on any device, the
+/// emulator on 2 cores included: a last slice shorter than the others, every pair of `op`s.
+const SPLIT_SHAPES: [(Dims, (Op, Op)); 5] = [
+    ((64, 64, 1030), (Op::N, Op::N)),
+    ((3, 60, 777), (Op::N, Op::T)),
+    ((100, 3, 1000), (Op::T, Op::N)),
+    ((128, 64, 600), (Op::T, Op::T)),
+    ((1, 1, 513), (Op::N, Op::N)),
+];
+
 /// What a trial varies besides the shape.
 #[derive(Clone, Copy, Debug)]
 struct Case {
@@ -76,7 +89,7 @@ struct Extra {
 
 /// `m × n × k` with the case's padding on every leading dimension, the `op`s, and for a batch
 /// strides that leave gaps of 3 elements between the `A`s and 2 between the `C`s.
-fn shape_of((m, n, k): (usize, usize, usize), case: Case, extra: Extra) -> MatmulShape {
+fn shape_of((m, n, k): Dims, case: Case, extra: Extra) -> MatmulShape {
     let s = MatmulShape::new(m, n, k).with_ops(extra.ops.0, extra.ops.1);
     let s = s.with_leading_dimensions(s.lda + case.pad, s.ldb + case.pad, s.ldc + case.pad);
     if extra.batch == 1 {
@@ -127,6 +140,16 @@ pub fn trials(add: &mut AddTrial<'_>, target: Target) {
             let big = shape_of((1500, 4099, 40), case, plain);
             add(format!("{k}/f32/{big}"), Box::new(move |g| check::<f32>(g, kernel, big, case)));
         }
+    }
+    for (i, &(dims, ops)) in SPLIT_SHAPES.iter().enumerate() {
+        let case = [
+            Case { alpha: 1.0, beta: 0.0, pad: 0, integers: false },
+            Case { alpha: -1.5, beta: 0.75, pad: 2, integers: false },
+            Case { alpha: 1.0, beta: 1.0, pad: 1, integers: true },
+        ][i % 3];
+        let shape = shape_of(dims, case, Extra { ops, batch: 1, shared_b: false });
+        add(format!("matmul_tuned/f32/{shape} split"), Box::new(move |g| check_split::<f32>(g, shape, case)));
+        add(format!("matmul_tuned/f64/{shape} split"), Box::new(move |g| check_split::<f64>(g, shape, case)));
     }
     if target == Target::Gpu {
         // More products than one grid holds (65,535): the host launches two grids.
@@ -216,6 +239,14 @@ fn check<T: Float>(gpu: &Gpu, kernel: MatmulKernel, shape: MatmulShape, case: Ca
         }
     }
     Ok(())
+}
+
+/// [`check`] of the tuned rung where it splits `k` over blocks.
+fn check_split<T: Float>(gpu: &Gpu, shape: MatmulShape, case: Case) -> Check {
+    if SplitK::for_shape::<T>(shape, gpu.info().multiprocessors).is_none() {
+        return Err(format!("{shape}: the tuned rung does not split k here").into());
+    }
+    check::<T>(gpu, MatmulKernel::Tuned, shape, case)
 }
 
 /// A rejected call: its kernel, its shape, and the error it must get.

@@ -1,7 +1,8 @@
 use bankwise_device::kernel;
 use bankwise_kernels::matmul::{
-    Batch, Gemm, matmul_blocktile_1d, matmul_blocktile_2d, matmul_coalesced, matmul_naive, matmul_tiled, matmul_tuned,
-    matmul_vectorized, matmul_vectorized_padded, matmul_vectorized_swizzled, matmul_warptile,
+    Batch, Gemm, matmul_blocktile_1d, matmul_blocktile_2d, matmul_coalesced, matmul_naive, matmul_split_sum,
+    matmul_tiled, matmul_tuned, matmul_vectorized, matmul_vectorized_padded, matmul_vectorized_swizzled,
+    matmul_warptile,
 };
 
 /// Instantiates a rung of the matrix multiply ladder for `f32` and `f64`, as
@@ -63,4 +64,23 @@ tuned! {
     matmul_tuned_nt_f64 => f64, false, true;
     matmul_tuned_tn_f64 => f64, true, false;
     matmul_tuned_tt_f64 => f64, true, true;
+}
+
+/// Instantiates split `k`'s sum for one type: `C = α·Σ_s W_s + β·C`.
+macro_rules! split_sum {
+    ($($name:ident => $t:ty;)+) => {$(
+        /// # Safety
+        /// As for `bankwise_kernels::matmul::matmul_split_sum`.
+        #[kernel]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe fn $name(c: *mut $t, w: *const $t, m: u64, n: u64, ldc: u64, alpha: $t, beta: $t, slices: u64) {
+            let (a, b) = (core::ptr::null(), core::ptr::null());
+            let g = Gemm { c, a, b, m, n, k: 0, lda: 0, ldb: 0, ldc, alpha, beta };
+            unsafe { matmul_split_sum::<$t>(g, w, slices) }
+        }
+    )+};
+}
+split_sum! {
+    matmul_split_sum_f32 => f32;
+    matmul_split_sum_f64 => f64;
 }

@@ -19,7 +19,9 @@ use bankwise_device::float::{fma_f32, fma_f64};
 use bankwise_device::global;
 use bankwise_device::memory::{load_global_v4, store_global_v4};
 use bankwise_device::shared::{self, SharedSlice};
-use bankwise_device::thread::{block_x, block_y, grid_dim_x, grid_dim_y, sync_threads, thread_x, thread_y};
+use bankwise_device::thread::{
+    block_dim_x, block_x, block_y, grid_dim_x, grid_dim_y, sync_threads, thread_x, thread_y,
+};
 use bankwise_layout::matmul::{
     ATile, BlockTiles, TILE, TunedTiles, VEC, WARPTILE_A, WarpTiles, a_tile, at, b_tile, blocktile_2d, grouped_tile,
     tiles, tuned, warptile,
@@ -982,4 +984,34 @@ unsafe fn finish_vector<T: Scalar>(g: &Gemm<T>, r: u64, c: u64, dots: [T; 4]) {
         }
     }
     unsafe { store_vector(at_c, v) };
+}
+
+/// Split `k`'s last launch: `C = α·Σ_s W_s + β·C` over `slices` partial products `W_s`, each
+/// `m × n` and packed, one after another at `w`: a batch of the tuned rung over consecutive
+/// slices of `k` (`α = 1`, `β = 0`) wrote them. The sum runs in slice order, so a result does
+/// not depend on the launch; a block's threads run along a row (reads and writes coalesced),
+/// grid-stride loops over rows and columns.
+///
+/// # Safety
+/// `w` holds `slices·m·n` elements; `g.c` holds `m` rows of `g.ldc ≥ n` elements (`g.a`,
+/// `g.b` and `g.k` are not read); block `(x, 1, 1)`, any grid.
+#[inline(always)]
+pub unsafe fn matmul_split_sum<T: Scalar>(g: Gemm<T>, w: *const T, slices: u64) {
+    let plane = g.m * g.n;
+    let across = grid_dim_x() as u64 * block_dim_x() as u64;
+    let mut r = block_y() as u64;
+    while r < g.m {
+        let mut c = block_x() as u64 * block_dim_x() as u64 + thread_x() as u64;
+        while c < g.n {
+            let mut sum = T::ZERO;
+            for s in 0..slices {
+                // Safety: slice `s`'s element `(r, c)` is inside `w` (the contract).
+                sum = sum + unsafe { global::read(w.add((s * plane + r * g.n + c) as usize)) };
+            }
+            // Safety: `(r, c)` is inside `C`.
+            unsafe { g.finish(r, c, sum) };
+            c += across;
+        }
+        r += grid_dim_y() as u64;
+    }
 }
