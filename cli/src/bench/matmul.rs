@@ -193,6 +193,70 @@ pub fn markdown(rows: &[Row]) -> String {
     out
 }
 
+/// The ladder as an SVG bar chart: for each rung, one bar per type, its % of cuBLAS at the
+/// largest square shape measured without `op`s or a batch. `None` without such rows.
+pub fn chart(rows: &[Row], title: &str) -> Option<String> {
+    let square = |r: &&Row| r.shape.is_plain() && r.shape.m == r.shape.n && r.shape.n == r.shape.k;
+    let size = rows.iter().filter(square).map(|r| r.shape.m).max()?;
+    let at: Vec<&Row> = rows.iter().filter(square).filter(|r| r.shape.m == size && r.blas.is_some()).collect();
+    // In ladder order, once each (the suite measures every rung for f32, then for f64).
+    let mut kernels: Vec<&str> = Vec::new();
+    for r in &at {
+        if !kernels.contains(&r.kernel) {
+            kernels.push(r.kernel);
+        }
+    }
+    if kernels.is_empty() {
+        return None;
+    }
+    let percent = |kernel: &str, dtype: &str| {
+        let r = at.iter().find(|r| r.kernel == kernel && r.dtype == dtype)?;
+        Some(100.0 * r.tflops(&r.stats) / r.tflops(r.blas.as_ref()?))
+    };
+    let (label_w, bar_w, bar_h, top) = (220.0, 400.0, 12.0, 40.0);
+    let height = top + kernels.len() as f64 * (2.0 * bar_h + 8.0) + 30.0;
+    let width = label_w + bar_w + 60.0;
+    let mut svg = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" \
+         viewBox=\"0 0 {width} {height}\" font-family=\"monospace\" font-size=\"11\">\n\
+         <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n\
+         <text x=\"8\" y=\"16\">matmul ladder, {size}³: % of cuBLAS in the same run ({})</text>\n\
+         <text x=\"8\" y=\"30\" fill=\"#1f77b4\">■ f32</text><text x=\"70\" y=\"30\" fill=\"#ff7f0e\">■ f64</text>\n",
+        escape(title)
+    );
+    for (i, kernel) in kernels.iter().enumerate() {
+        let y = top + i as f64 * (2.0 * bar_h + 8.0);
+        svg += &format!("<text x=\"8\" y=\"{:.1}\">{kernel}</text>\n", y + bar_h + 3.0);
+        for (j, (dtype, colour)) in [("f32", "#1f77b4"), ("f64", "#ff7f0e")].into_iter().enumerate() {
+            let Some(p) = percent(kernel, dtype) else { continue };
+            let (by, w) = (y + j as f64 * bar_h, bar_w * p.clamp(0.0, 100.0) / 100.0);
+            svg += &format!(
+                "<rect x=\"{label_w}\" y=\"{by:.1}\" width=\"{w:.1}\" height=\"{:.1}\" fill=\"{colour}\"/>\
+                 <text x=\"{:.1}\" y=\"{:.1}\">{p:.1}%</text>\n",
+                bar_h - 1.0,
+                label_w + w + 4.0,
+                by + bar_h - 2.0
+            );
+        }
+    }
+    let axis_y = top + kernels.len() as f64 * (2.0 * bar_h + 8.0) + 4.0;
+    for p in [0, 25, 50, 75, 100] {
+        let x = label_w + bar_w * p as f64 / 100.0;
+        svg += &format!(
+            "<line x1=\"{x}\" y1=\"{top}\" x2=\"{x}\" y2=\"{axis_y}\" stroke=\"#ccc\"/>\
+             <text x=\"{x}\" y=\"{:.1}\" text-anchor=\"middle\">{p}%</text>\n",
+            axis_y + 14.0
+        );
+    }
+    svg += "</svg>\n";
+    Some(svg)
+}
+
+/// `s` with XML's special characters escaped.
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -218,5 +282,37 @@ mod tests {
         let table = markdown(&[alone]);
         assert!(table.ends_with("| matmul_tiled | f32 | 1000×1000×500 | 1.000 | 1.00 | - | - | - |\n"), "{table}");
         assert!(render(&[]).starts_with("kernel "));
+    }
+
+    #[test]
+    fn the_chart_draws_each_rung_at_the_largest_square_against_cublas() {
+        let row = |kernel, dtype, n, ms| Row {
+            kernel,
+            dtype,
+            shape: MatmulShape::new(n, n, n),
+            stats: stats(ms),
+            blas: Some(stats(1.0)),
+            peak: None,
+        };
+        let rows = [
+            row("matmul_naive", "f32", 1024, 100.0),
+            row("matmul_naive", "f32", 2048, 50.0),
+            row("matmul_tuned", "f32", 2048, 1.25),
+            row("matmul_naive", "f64", 2048, 50.0),
+            row("matmul_tuned", "f64", 2048, 4.0),
+            Row {
+                shape: MatmulShape::new(4096, 4096, 4096).with_ops(Op::T, Op::N),
+                ..row("matmul_tuned", "f32", 1, 1.0)
+            },
+        ];
+        let svg = chart(&rows, "H100 <test>").unwrap();
+        assert!(svg.contains("2048³") && !svg.contains("4096³") && svg.contains("H100 &lt;test&gt;"), "{svg}");
+        // 1/50 (twice), 1/1.25, 1/4 of cuBLAS's rate: widths 2%, 80%, 25% of 400.
+        for (percent, width) in [("2.0%", "8.0"), ("80.0%", "320.0"), ("25.0%", "100.0")] {
+            assert!(svg.contains(&format!(">{percent}<")) && svg.contains(&format!("width=\"{width}\"")), "{percent}");
+        }
+        assert_eq!(svg.matches("<rect x=").count(), 4);
+        assert_eq!(svg.matches(">matmul_naive<").count(), 1);
+        assert!(chart(&rows[5..], "t").is_none());
     }
 }

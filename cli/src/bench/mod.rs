@@ -47,6 +47,10 @@ pub struct Args {
     /// Only these rungs of the matmul suite (repeatable), such as matmul_warptile; default: all.
     #[arg(long = "matmul-kernel", value_parser = matmul::parse_kernel)]
     matmul_kernels: Vec<bankwise::matmul::MatmulKernel>,
+    /// Also draw the matmul ladder (% of cuBLAS per rung and type, at the largest square
+    /// measured) as SVG into this file.
+    #[arg(long)]
+    chart: Option<std::path::PathBuf>,
 }
 
 pub(crate) fn parse_shape(s: &str) -> Result<Shape, String> {
@@ -191,6 +195,12 @@ pub fn run(args: &Args) -> Result<()> {
         println!(
             "cuBLAS: its gemm of the same operands (default math mode: no TF32), timed in runs interleaved with the kernel's"
         );
+    }
+    if let Some(path) = &args.chart {
+        let title = format!("{}, {}", info.name, today());
+        let svg = matmul::chart(&matmul_rows, &title).context("the chart needs the matmul suite's rows")?;
+        std::fs::write(path, svg).with_context(|| format!("writing {}", path.display()))?;
+        eprintln!("wrote {}", path.display());
     }
     if let Some(path) = &args.markdown {
         let mut f = std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;

@@ -7,8 +7,8 @@
 //! The ladder, [`MatmulKernel::ALL`]: naive → coalesced → shared-memory tiles → 1-D and 2-D
 //! register tiles → vector loads with a transposed `A` tile → that tile padded or swizzled →
 //! warp tiles → the tuned kernel (two stages of tiles, the next step's loads in flight while
-//! this one computes), which alone takes transposed operands and batches
-//! (`crates/device/bankwise-kernels/src/matmul.rs`).
+//! this one computes, `k` split over blocks where `C` has too few tiles: [`SplitK`]), which
+//! alone takes transposed operands and batches (`crates/device/bankwise-kernels/src/matmul.rs`).
 
 use std::fmt;
 
@@ -247,7 +247,8 @@ pub enum MatmulKernel {
     /// Threads' sub-tiles arranged by warp: conflict-free shared reads.
     WarpTile,
     /// Warp tiles with two stages of tiles: the next step's loads in flight while this one
-    /// computes; transposed operands and batches.
+    /// computes; transposed operands and batches; `k` split over blocks where `C` has too few
+    /// tiles ([`SplitK`]).
     #[default]
     Tuned,
 }
@@ -455,7 +456,9 @@ impl Gpu {
         self.matmul_with(MatmulKernel::for_shape::<T>(shape, self.info().multiprocessors), alpha, a, b, beta, c, shape)
     }
 
-    /// `C = α·op(A)·op(B) + β·C` with a chosen rung of the ladder.
+    /// `C = α·op(A)·op(B) + β·C` with a chosen rung of the ladder. Where the tuned rung splits
+    /// `k` ([`SplitK`]) it allocates a workspace of [`SplitK::workspace_len`] elements for the
+    /// call (stream-ordered, from the driver's memory pool).
     ///
     /// Errors, before anything is launched: [`Error::ZeroDimension`],
     /// [`Error::LeadingDimension`], [`Error::MatrixTooShort`], [`Error::BatchTooShort`],

@@ -578,9 +578,9 @@ unsafe fn vectorized<T: Scalar>(layout: ATile, g: Gemm<T>) {
 /// put lanes `2i` and `2i + 1` (the same row, `k` 4 apart) in the same bank; the `B` reads
 /// keep rung 5's pattern (16 vectors 32 bytes apart).
 ///
-/// Measured (H100, 2026-11-23): 20.36 TFLOP/s f32 at 4096³, 5% *slower* than rung 5 for a
+/// Measured (H100, 2026-11-23): 20.44 TFLOP/s f32 at 4096³, 5% *slower* than rung 5 for a
 /// quarter of its shared loads: at one block of 8 warps per SM (139 registers) the loop is
-/// bound by latency, not by shared-memory issue (not yet profiled further); f64 8.91.
+/// bound by latency, not by shared-memory issue (not yet profiled further); f64 8.86.
 ///
 /// # Safety
 /// As [`matmul_blocktile_2d`], with `shared_elements(ATile::Plain)` elements of shared memory.
@@ -594,8 +594,9 @@ pub unsafe fn matmul_vectorized<T: Scalar>(g: Gemm<T>) {
 /// apart and the transposing stores are conflict-free, for 128 bytes more shared memory
 /// (`f32`).
 ///
-/// Measured (H100, 2026-11-23): store wavefronts per request 2.40 → 1.60 (`f32`), and 20.10
-/// TFLOP/s at 4096³, within noise of rung 6: its stores are 1 in 7 of the shared requests.
+/// Measured (H100, 2026-11-23): store wavefronts per request 2.40 → 1.60 (`f32`), and
+/// TFLOP/s at 4096³ within noise of rung 6 (20.65 against 20.44; 20.10 to 20.65 over three
+/// runs): its stores are 1 in 7 of the shared requests.
 ///
 /// # Safety
 /// As [`matmul_blocktile_2d`], with `shared_elements(ATile::Padded)` elements of shared memory.
@@ -608,9 +609,10 @@ pub unsafe fn matmul_vectorized_padded<T: Scalar>(g: Gemm<T>) {
 /// `4 ..= 7` of the transposed `A` tile XORed with 16 ([`ATile::Swizzled`]): the stores
 /// conflict-free as with padding, in no extra memory, for an XOR per index.
 ///
-/// Measured (H100, 2026-11-23): the same 1.60 store wavefronts per request as padding; 20.43
-/// TFLOP/s at 4096³ against padding's 20.10, so the swizzle is the faster of the two (by 1.6%,
-/// near the noise).
+/// Measured (H100, 2026-11-23): the same 1.60 store wavefronts per request as padding, and
+/// the same speed within noise: 20.43 against 20.10 TFLOP/s at 4096³ in one run, 20.49 against
+/// 20.65 in each of the two latest. Neither layout is measurably faster; the later rungs pad
+/// (`WARPTILE_A`), which keeps their index arithmetic free of the XOR.
 ///
 /// # Safety
 /// As [`matmul_blocktile_2d`], with `shared_elements(ATile::Swizzled)` elements of shared
@@ -666,9 +668,8 @@ unsafe fn warp_step<T: Scalar>(
 /// tiles stay within 64 rows and 32 columns.
 ///
 /// Measured (H100, 2026-11-23): load wavefronts per request 5.00 → 3.00. 128 registers on
-/// sm_90 (`f32`): two blocks of 8 warps per SM, 33.6 TFLOP/s at 4096³ (65% of cuBLAS) in a
-/// first measurement outside the bench (`docs/decisions.md`); the bench's 21.53 (f64 9.29) is
-/// from before the vector reads addressed by element, at 167 registers and one block per SM.
+/// sm_90 (`f32`): two blocks of 8 warps per SM, 33.59 TFLOP/s at 4096³ (64.7% of cuBLAS,
+/// 1.6× rung 7a); `f64` 9.28 at 132 registers, one block per SM.
 ///
 /// # Safety
 /// As [`matmul_vectorized_padded`].
@@ -869,9 +870,15 @@ unsafe fn put_tiles<T: Scalar>(
 /// are compiled for two blocks per SM (`launch_bounds`: 128 registers, no spills); one tile per
 /// block, so that no loop state lives across the tile.
 ///
-/// Measured: not yet through the bench (the GPU was not lent again in the session that wrote
-/// it). An earlier revision reached 37.5 TFLOP/s f32 at 4096³ (72.7% of cuBLAS), 42.5 (86.9%)
-/// with `A` transposed (`docs/decisions.md`).
+/// Where `C` has too few tiles to fill the GPU, the host splits `k` over a batch of this
+/// kernel ([`matmul_split_sum`], `bankwise::matmul::SplitK`).
+///
+/// Measured (H100, 2026-11-23, beside cuBLAS in the same run): `f32` 43.20 TFLOP/s at 4096³
+/// (83.0% of cuBLAS, 1.29× rung 8), 42.25 at 2048³ (83.9%), 39.06 at 4095×4097×4093 (81.1%),
+/// 39.91 at 4096×4096×256 (89.3%); with `k` split, 29.65 at 1024³ (82.9%) and 39.03 at
+/// 256×4096×4096 (81.9%). By `op`s at 4096³: TN 43.38 (83.7%), TT 40.58 (82.3%), NT 39.04
+/// (76.8%): transposing an operand on its way in costs most where it is `B`. `f64` 12.24 at
+/// 4096³ (36.5% of the FP64 CUDA cores' peak; TN 18.16, 54.2%).
 ///
 /// # Safety
 /// The matrices of each product of the batch hold their stored shapes (`A` `k × m` where
