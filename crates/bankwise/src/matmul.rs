@@ -359,8 +359,8 @@ impl SplitK {
 
     /// The split for `shape` and `T` on a GPU of `multiprocessors` SMs: as many slices as
     /// fill the blocks resident at once (the tuned rung's `min_blocks` per SM) with the tiles,
-    /// none shallower than [`MIN_DEPTH`](Self::MIN_DEPTH); `None` where that is fewer than 2,
-    /// and for batches and `op`s other than plain.
+    /// none shallower than [`MIN_DEPTH`](Self::MIN_DEPTH), whatever the `op`s; `None` where
+    /// that is fewer than 2, and for batches.
     pub fn for_shape<T: Float>(shape: MatmulShape, multiprocessors: u32) -> Option<SplitK> {
         if shape.batch != 1 {
             return None;
@@ -501,9 +501,7 @@ impl Gpu {
         }
         Ok(())
     }
-}
 
-impl Gpu {
     /// The tuned rung over `split`'s slices of `k` into a workspace it allocates (stream-
     /// ordered, not filled), then their sum into `C`; `launch` is `plan`'s for the whole product.
     #[allow(clippy::too_many_arguments)] // the BLAS argument list
