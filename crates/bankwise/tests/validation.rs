@@ -269,6 +269,9 @@ fn launchers_pass_what_each_entry_takes() {
                 &[Ptr, Ptr, Ptr, s8, s8, s8, s8, s8, s8, s4, s4, s8, s8, s8, s8, s8]
             }
             n if n.starts_with("matmul_tuned_") => &[Ptr, Ptr, Ptr, s8, s8, s8, s8, s8, s8, s8, s8, s8, s8, s8, s8, s8],
+            // Split `k`'s sum: C, the workspace, m, n, ldc, α, β, slices.
+            "matmul_split_sum_f32" => &[Ptr, Ptr, s8, s8, s8, s4, s4, s8],
+            "matmul_split_sum_f64" => &[Ptr, Ptr, s8, s8, s8, s8, s8, s8],
             n if n.starts_with("matmul_") && n.ends_with("_f32") => &[Ptr, Ptr, Ptr, s8, s8, s8, s8, s8, s8, s4, s4],
             n if n.starts_with("matmul_") => &[Ptr, Ptr, Ptr, s8, s8, s8, s8, s8, s8, s8, s8],
             n => panic!("no launcher for {n}"),
