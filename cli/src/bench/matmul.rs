@@ -4,7 +4,7 @@
 //! SM × 2 × SMs × the SM clock), known for sm_80 and sm_90.
 
 use anyhow::Result;
-use bankwise::matmul::{MatmulKernel, MatmulShape, Op};
+use bankwise::matmul::{MatmulKernel, MatmulShape, Op, TunedPlan, TunedTile};
 use bankwise::runtime::cudarc::cublas::CudaBlas;
 use bankwise::timing::{Stats, measure_pair, rotation};
 use bankwise::{DeviceBuffer, Gpu};
@@ -31,6 +31,38 @@ fn tuned_shapes() -> [MatmulShape; 4] {
         s.with_ops(Op::T, Op::N),
         s.with_ops(Op::T, Op::T),
         MatmulShape::new(512, 512, 512).batched_packed(64),
+    ]
+}
+
+/// What a row times: a rung (the tuned one with the plan it picks), or the tuned rung at a
+/// chosen tile size.
+#[derive(Clone, Copy)]
+enum Which {
+    Rung(MatmulKernel),
+    Tile(TunedTile),
+}
+
+impl Which {
+    fn name(self) -> &'static str {
+        match self {
+            Which::Rung(k) => k.name(),
+            Which::Tile(TunedTile::Square) => "matmul_tuned (square tiles)",
+            Which::Tile(TunedTile::Wide) => "matmul_tuned (wide tiles)",
+        }
+    }
+}
+
+/// The shapes at which the tuned rung is also timed at each tile size (`f32`): the rates
+/// `TunedPlan::for_shape` weighs them by (each pair of `op`s at 4096³), and the odd shape
+/// where the wide tiles' last wave is a sliver.
+fn tile_shapes() -> [MatmulShape; 5] {
+    let s = MatmulShape::new(4096, 4096, 4096);
+    [
+        s,
+        s.with_ops(Op::N, Op::T),
+        s.with_ops(Op::T, Op::N),
+        s.with_ops(Op::T, Op::T),
+        MatmulShape::new(4095, 4097, 4093),
     ]
 }
 
@@ -91,17 +123,23 @@ pub fn suite(
     let shapes = if quick { &SHAPES[..2] } else { &SHAPES[..] };
     let tuned = kernels.contains(&MatmulKernel::Tuned);
     let extra = if tuned && !quick { &tuned_shapes()[..] } else { &[] };
-    progress.inc_length((shapes.len() * 2 * kernels.len() + extra.len() * 2) as u64);
+    let tiles = if tuned && !quick { &tile_shapes()[..] } else { &[] };
+    progress.inc_length((shapes.len() * 2 * kernels.len() + extra.len() * 2 + tiles.len() * 2) as u64);
+    let rungs: Vec<Which> = kernels.iter().map(|&k| Which::Rung(k)).collect();
     let mut rows = Vec::new();
     for &(m, n, k) in shapes {
         let shape = MatmulShape::new(m, n, k);
-        rows.extend(shape_rows::<f32>(gpu, blas.as_ref(), kernels, shape, warmup, runs, progress)?);
-        rows.extend(shape_rows::<f64>(gpu, blas.as_ref(), kernels, shape, warmup, runs, progress)?);
+        rows.extend(shape_rows::<f32>(gpu, blas.as_ref(), &rungs, shape, warmup, runs, progress)?);
+        rows.extend(shape_rows::<f64>(gpu, blas.as_ref(), &rungs, shape, warmup, runs, progress)?);
     }
     for &shape in extra {
-        let tuned = [MatmulKernel::Tuned];
+        let tuned = [Which::Rung(MatmulKernel::Tuned)];
         rows.extend(shape_rows::<f32>(gpu, blas.as_ref(), &tuned, shape, warmup, runs, progress)?);
         rows.extend(shape_rows::<f64>(gpu, blas.as_ref(), &tuned, shape, warmup, runs, progress)?);
+    }
+    for &shape in tiles {
+        let each = TunedTile::ALL.map(Which::Tile);
+        rows.extend(shape_rows::<f32>(gpu, blas.as_ref(), &each, shape, warmup, runs, progress)?);
     }
     Ok(rows)
 }
@@ -109,7 +147,7 @@ pub fn suite(
 fn shape_rows<T: Gemm>(
     gpu: &Gpu,
     blas: Option<&CudaBlas>,
-    kernels: &[MatmulKernel],
+    kernels: &[Which],
     shape: MatmulShape,
     warmup: usize,
     runs: usize,
@@ -135,9 +173,17 @@ fn shape_rows<T: Gemm>(
     for &kernel in kernels {
         progress.set_message(format!("{} {dtype} {shape}", kernel.name()));
         let (a, b, c, c_blas) = (&a, &b, &mut c, &mut c_blas);
+        let sms = gpu.info().multiprocessors;
         let ours = |i: usize| -> Result<()> {
             let s = i % sets;
-            Ok(gpu.matmul_with(kernel, alpha, &a[s], &b[s], beta, &mut c[s], shape)?)
+            match kernel {
+                Which::Rung(rung) => gpu.matmul_with(rung, alpha, &a[s], &b[s], beta, &mut c[s], shape)?,
+                Which::Tile(tile) => {
+                    let plan = TunedPlan::new::<T>(tile, shape, sms)?;
+                    gpu.matmul_tuned(plan, alpha, &a[s], &b[s], beta, &mut c[s], shape)?
+                }
+            }
+            Ok(())
         };
         let theirs = blas.map(|h| {
             move |i: usize| -> Result<()> {
@@ -196,7 +242,9 @@ pub fn markdown(rows: &[Row]) -> String {
 /// The ladder as an SVG bar chart: for each rung, one bar per type, its % of cuBLAS at the
 /// largest square shape measured without `op`s or a batch. `None` without such rows.
 pub fn chart(rows: &[Row], title: &str) -> Option<String> {
-    let square = |r: &&Row| r.shape.is_plain() && r.shape.m == r.shape.n && r.shape.n == r.shape.k;
+    // The rungs only, not the tuned rung's rows at a chosen tile size.
+    let rung = |r: &&Row| MatmulKernel::ALL.iter().any(|k| k.name() == r.kernel);
+    let square = |r: &&Row| rung(r) && r.shape.is_plain() && r.shape.m == r.shape.n && r.shape.n == r.shape.k;
     let size = rows.iter().filter(square).map(|r| r.shape.m).max()?;
     let at: Vec<&Row> = rows.iter().filter(square).filter(|r| r.shape.m == size && r.blas.is_some()).collect();
     // In ladder order, once each (the suite measures every rung for f32, then for f64).

@@ -306,7 +306,7 @@ impl Op {
     }
 }
 
-/// The tuned rung's tiles (`matmul_tuned`): the warp tiles of [`warptile`], with both operand
+/// The tuned rung's tiles (`matmul_tuned`): warp tiles as [`warptile`]'s, with both operand
 /// tiles stored `k`-major (row `k` of the `A` tile holds its `bm` elements of `m`, row `k` of
 /// the `B` tile its `bn` of `n`), each row padded by 16 bytes, and [`STAGES`](Self::STAGES)
 /// copies of the pair: the block computes from one while the next step's tiles are loaded into
@@ -317,24 +317,35 @@ pub struct TunedTiles {
     pub warps: WarpTiles,
     /// Bytes per element.
     pub elem_bytes: u32,
+    /// Blocks per multiprocessor the entries are compiled for (their launch bounds).
+    pub min_blocks: u32,
 }
 
-/// The tuned rung's tiles for elements of `elem_bytes`: [`warptile`]'s.
-pub const fn tuned(elem_bytes: u32) -> TunedTiles {
-    TunedTiles { warps: warptile(elem_bytes), elem_bytes }
+/// The tuned rung's tiles for elements of `elem_bytes`; `wide` (`f32` only) selects the
+/// 128 × 256 tiles.
+///
+/// - Square (`wide = false`): [`warptile`]'s tiles, 128 × 128 for `f32` at two blocks per SM
+///   (256 threads of 128 registers: ptxas fits them without spills), 128 × 64 for `f64` at
+///   one (at 128 registers its fragments and prefetched vectors spilled up to 184 bytes,
+///   inside the loop over `k`).
+/// - Wide: 128 × 256 tiles of `C`, four warps across and two down, each warp 64 × 64, each
+///   lane 2 × 4 sub-tiles of 4 × 4 (128 accumulators), one block of 8 warps per SM with up
+///   to 255 registers: 1.5 shared loads per 16 multiply-adds instead of 2, and the SM's
+///   time between barriers doubled; as many multiply-adds per SM at once as the square
+///   tiles, in half as many blocks.
+pub const fn tuned(elem_bytes: u32, wide: bool) -> TunedTiles {
+    if wide && elem_bytes == 4 {
+        let tiles = BlockTiles { bm: 128, bn: 256, bk: 8, tm: 8, tn: 16 };
+        let warps = WarpTiles { tiles, wm: 64, wn: 64, wmiter: 2, wniter: 4, tm: VEC, tn: VEC };
+        TunedTiles { warps, elem_bytes, min_blocks: 1 }
+    } else {
+        TunedTiles { warps: warptile(elem_bytes), elem_bytes, min_blocks: if elem_bytes == 4 { 2 } else { 1 } }
+    }
 }
 
 impl TunedTiles {
     /// Copies of the pair of tiles in shared memory: one computed from, one filled.
     pub const STAGES: u32 = 2;
-    /// Blocks per multiprocessor the entries are compiled for (their launch bounds): two for
-    /// `f32`, whose 256 threads then get 128 registers each (ptxas fits them without spills);
-    /// one for `f64`, whose fragments and prefetched vectors are twice the registers and
-    /// spill at 128 (measured with ptxas 13.0: up to 184 bytes, inside the loop over `k`).
-    pub const fn min_blocks(self) -> u32 {
-        if self.elem_bytes == 4 { 2 } else { 1 }
-    }
-
     /// Threads per block.
     pub const fn threads(self) -> u32 {
         self.warps.tiles.threads()
@@ -437,8 +448,8 @@ mod tests {
 
     #[test]
     fn tuned_threads_load_each_vector_of_both_tiles_once() {
-        for elem_bytes in [4, 8] {
-            let t = tuned(elem_bytes);
+        for (elem_bytes, wide) in [(4, false), (4, true), (8, false)] {
+            let t = tuned(elem_bytes, wide);
             let s = t.warps.tiles;
             assert_eq!((t.a_pitch() * elem_bytes) % 16, 0, "rows stay 16-byte aligned");
             // Rows 4 apart start 16 banks (64 bytes) apart.
@@ -456,7 +467,7 @@ mod tests {
                         }
                     }
                 }
-                assert!(seen.iter().all(|&n| n == 1), "{elem_bytes}-byte {width} wide, along k: {along_k}");
+                assert!(seen.iter().all(|&n| n == 1), "{elem_bytes}-byte {width} wide, along k: {along_k}, {t:?}");
             }
             assert!(t.a_at(1, 0, 0) > t.b_at(0, s.bk - 1, s.bn - 1), "stages do not overlap");
         }

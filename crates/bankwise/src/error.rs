@@ -113,6 +113,12 @@ pub enum Error {
         /// What it lacks (`a transposed operand`, `a batch`).
         what: &'static str,
     },
+    /// A plan of the tuned matrix multiply that cannot compute this product.
+    #[error("this plan of the tuned matrix multiply cannot compute the product: {what}")]
+    TunedPlanUnfit {
+        /// Why (`wide tiles are f32 only`, `its split of k was made for another shape`).
+        what: &'static str,
+    },
     /// A bank-conflict probe's mask selects no lane.
     #[error("probe mask selects no active lane; at least one of the 32 lanes must access")]
     ProbeNoActiveLane,

@@ -123,6 +123,10 @@ pub const MATMUL_TUNED: [[&str; 4]; 2] = [
     ["matmul_tuned_nn_f32", "matmul_tuned_nt_f32", "matmul_tuned_tn_f32", "matmul_tuned_tt_f32"],
     ["matmul_tuned_nn_f64", "matmul_tuned_nt_f64", "matmul_tuned_tn_f64", "matmul_tuned_tt_f64"],
 ];
+/// `matmul_tuned_wide_<op(A)><op(B)>_f32`: the tuned rung's 128 × 256 tiles, indexed by the
+/// `op`s like [`MATMUL_TUNED`].
+pub const MATMUL_TUNED_WIDE: [&str; 4] =
+    ["matmul_tuned_wide_nn_f32", "matmul_tuned_wide_nt_f32", "matmul_tuned_wide_tn_f32", "matmul_tuned_wide_tt_f32"];
 /// `matmul_split_sum_*`, indexed like [`MATMUL_NAIVE`]: the tuned rung's split `k` sum.
 pub const MATMUL_SPLIT_SUM: [&str; 2] = ["matmul_split_sum_f32", "matmul_split_sum_f64"];
 /// `probe_load_*`, indexed by access width (1, 2, 4, 8, 16 bytes): see [`crate::probe`].
@@ -170,6 +174,7 @@ mod tests {
             names.extend(table);
         }
         names.extend(MATMUL_TUNED.as_flattened());
+        names.extend(MATMUL_TUNED_WIDE);
         names.extend(PROBE_LOAD);
         names.extend(PROBE_STORE);
         names

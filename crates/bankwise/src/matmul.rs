@@ -17,8 +17,8 @@ use crate::error::{Error, Result};
 use crate::gpu::{DeviceBuffer, Gpu, Launch};
 use crate::kernels;
 use bankwise_layout::matmul::{
-    ATile, GROUP_M, TILE, TILED_SHARED_ELEMENTS, WARPTILE_A, blocktile_2d, grid_columns_in_x, grid_of_batched_tiles,
-    grid_of_tiles, grid_rows_in_x, tuned,
+    ATile, GROUP_M, TILE, TILED_SHARED_ELEMENTS, TunedTiles, WARPTILE_A, blocktile_2d, grid_columns_in_x,
+    grid_of_batched_tiles, grid_of_tiles, grid_rows_in_x, tuned,
 };
 use bankwise_layout::transpose::{MAX_GRID_X, MAX_GRID_YZ};
 
@@ -285,7 +285,7 @@ impl MatmulKernel {
     }
 
     /// The rung's entries, indexed by [`Float::INDEX`] (for [`Tuned`](Self::Tuned), those of
-    /// `op`s N, N: [`tuned_entry`] names the others).
+    /// square tiles and `op`s N, N: [`TunedTile::entry`] names the others).
     pub const fn entries(self) -> [&'static str; 2] {
         match self {
             MatmulKernel::Tuned => [kernels::MATMUL_TUNED[0][0], kernels::MATMUL_TUNED[1][0]],
@@ -302,16 +302,17 @@ impl MatmulKernel {
     }
 
     /// The rung measured fastest for `shape` and `T` on a GPU of `multiprocessors` SMs (H100,
-    /// `docs/benchmarks.md`): [`Tuned`](Self::Tuned), which splits `k` where its tiles are too
-    /// few to fill the GPU ([`SplitK`]), and which alone takes transposed operands and batches;
-    /// for `f32` shapes of too few tiles whose `k` is too short to split,
-    /// [`BlockTile1d`](Self::BlockTile1d), whose 64 × 64 tiles make four times as many blocks.
+    /// `docs/benchmarks.md`): [`Tuned`](Self::Tuned), which picks its tiles and splits `k`
+    /// where its tiles are too few to fill the GPU ([`TunedPlan::for_shape`]), and which alone
+    /// takes transposed operands and batches; for `f32` products of fewer elements than one
+    /// 128 × 128 tile per SM whose `k` is too short to split, [`BlockTile1d`](Self::BlockTile1d),
+    /// whose 64 × 64 tiles make four times as many blocks.
     pub fn for_shape<T: Float>(shape: MatmulShape, multiprocessors: u32) -> MatmulKernel {
-        let s = tuned(size_of::<T>() as u32).warps.tiles;
-        let tiles = shape.m.div_ceil(s.bm as usize) as u64 * shape.n.div_ceil(s.bn as usize) as u64;
-        let few = tiles.saturating_mul(shape.batch as u64) < u64::from(multiprocessors);
-        let splits = SplitK::for_shape::<T>(shape, multiprocessors).is_some();
-        if few && !splits && shape.is_plain() && T::INDEX == 0 {
+        let plan = TunedPlan::for_shape::<T>(shape, multiprocessors);
+        // Fewer elements of `C` than one 128 × 128 tile per SM.
+        let area = (shape.m as u64).saturating_mul(shape.n as u64).saturating_mul(shape.batch as u64);
+        let few = area < u64::from(multiprocessors) * 128 * 128;
+        if few && plan.split.is_none() && shape.is_plain() && T::INDEX == 0 {
             MatmulKernel::BlockTile1d
         } else {
             MatmulKernel::Tuned
@@ -332,9 +333,113 @@ impl MatmulKernel {
     }
 }
 
-/// The entry of the tuned kernel for `T` and `shape`'s `op`s.
-pub fn tuned_entry<T: Float>(shape: MatmulShape) -> &'static str {
-    kernels::MATMUL_TUNED[T::INDEX][2 * (shape.op_a == Op::T) as usize + (shape.op_b == Op::T) as usize]
+/// The tuned rung's tile sizes (`bankwise_layout::matmul::tuned`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum TunedTile {
+    /// 128 × 128 tiles of `C` for `f32`, two blocks per SM; 128 × 64 for `f64`, one.
+    #[default]
+    Square,
+    /// 128 × 256 tiles of `C`, one block of 8 warps per SM (`f32` only): more work per warp
+    /// between barriers, half as many tiles.
+    Wide,
+}
+
+impl TunedTile {
+    /// Every tile size.
+    pub const ALL: [TunedTile; 2] = [TunedTile::Square, TunedTile::Wide];
+
+    /// The tiles for `T`; `None` where `T` has no entries of this size (wide `f64`).
+    pub fn tiles<T: Float>(self) -> Option<TunedTiles> {
+        (self == TunedTile::Square || T::INDEX == 0).then(|| tuned(size_of::<T>() as u32, self == TunedTile::Wide))
+    }
+
+    /// The entry for `T` and `shape`'s `op`s; `None` as for [`tiles`](Self::tiles).
+    pub fn entry<T: Float>(self, shape: MatmulShape) -> Option<&'static str> {
+        let ops = 2 * (shape.op_a == Op::T) as usize + (shape.op_b == Op::T) as usize;
+        match self {
+            TunedTile::Square => Some(kernels::MATMUL_TUNED[T::INDEX][ops]),
+            TunedTile::Wide => (T::INDEX == 0).then_some(kernels::MATMUL_TUNED_WIDE[ops]),
+        }
+    }
+
+    /// The size's name, as the bench prints it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            TunedTile::Square => "square",
+            TunedTile::Wide => "wide",
+        }
+    }
+
+    /// TFLOP/s of `f32` at 4096³ by `op`s (NN, NT, TN, TT) on the H100, both sizes in one run
+    /// (`docs/benchmarks.md`, 2026-11-23): what [`TunedPlan::for_shape`] weighs the sizes by.
+    const fn measured_tflops(self, ops: usize) -> f64 {
+        let table = match self {
+            TunedTile::Square => [43.21, 39.32, 43.38, 40.89],
+            TunedTile::Wide => [43.97, 43.23, 44.42, 43.89],
+        };
+        table[ops]
+    }
+}
+
+/// How the tuned rung computes a shape: its tiles, and whether it splits `k`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TunedPlan {
+    tile: TunedTile,
+    split: Option<SplitK>,
+}
+
+impl TunedPlan {
+    /// `tile` for `T` and `shape`, with the split its tiles call for on a GPU of
+    /// `multiprocessors` SMs ([`SplitK::for_tiles`]). [`Error::TunedPlanUnfit`] where `T` has
+    /// no tiles of that size.
+    pub fn new<T: Float>(tile: TunedTile, shape: MatmulShape, multiprocessors: u32) -> Result<TunedPlan> {
+        let tiles = tile.tiles::<T>().ok_or(Error::TunedPlanUnfit { what: "wide tiles are f32 only" })?;
+        Ok(TunedPlan { tile, split: SplitK::for_tiles(shape, tiles, multiprocessors) })
+    }
+
+    /// The plan predicted fastest for `T` and `shape` on a GPU of `multiprocessors` SMs: of
+    /// the sizes `T` has, the one whose blocks finish first, counting whole waves of the
+    /// blocks resident at once, each as long as its tiles' multiply-adds at the size's
+    /// measured rate ([`TunedTile::measured_tflops`]). A size whose last wave is a sliver
+    /// loses: 4095×4097×4093 makes 544 wide tiles, 5 waves of 132, against 1056 square ones
+    /// in 4 waves of 264.
+    pub fn for_shape<T: Float>(shape: MatmulShape, multiprocessors: u32) -> TunedPlan {
+        let ops = 2 * (shape.op_a == Op::T) as usize + (shape.op_b == Op::T) as usize;
+        let mut best = (f64::INFINITY, TunedPlan { tile: TunedTile::Square, split: None });
+        for tile in TunedTile::ALL {
+            let Ok(plan) = TunedPlan::new::<T>(tile, shape, multiprocessors) else { continue };
+            let Some(t) = tile.tiles::<T>() else { continue };
+            let s = t.warps.tiles;
+            let resident = (u64::from(multiprocessors) * u64::from(t.min_blocks)).max(1);
+            let waves = plan.blocks::<T>(shape).div_ceil(resident) as f64;
+            let depth = plan.split.map_or(shape.k, |s| s.depth) as f64;
+            let per_wave = f64::from(t.min_blocks) * f64::from(s.bm) * f64::from(s.bn) * depth;
+            let cost = waves * per_wave / tile.measured_tflops(ops);
+            if cost < best.0 {
+                best = (cost, plan);
+            }
+        }
+        best.1
+    }
+
+    /// The tile size.
+    pub fn tile(self) -> TunedTile {
+        self.tile
+    }
+
+    /// The split of `k`, if any.
+    pub fn split(self) -> Option<SplitK> {
+        self.split
+    }
+
+    /// Blocks the plan launches for `shape`: tiles of `C` times products times slices.
+    fn blocks<T: Float>(self, shape: MatmulShape) -> u64 {
+        let Some(t) = self.tile.tiles::<T>() else { return 0 };
+        let s = t.warps.tiles;
+        let tiles = (shape.m.div_ceil(s.bm as usize) as u64).saturating_mul(shape.n.div_ceil(s.bn as usize) as u64);
+        let slices = self.split.map_or(1, |s| s.slices as u64);
+        tiles.saturating_mul(shape.batch as u64).saturating_mul(slices)
+    }
 }
 
 /// How the tuned rung splits `k` when `C` has too few tiles to give every SM its blocks
@@ -357,25 +462,31 @@ impl SplitK {
     /// The most slices.
     pub const MAX_SLICES: usize = 16;
 
-    /// The split for `shape` and `T` on a GPU of `multiprocessors` SMs: as many slices as
-    /// fill the blocks resident at once (the tuned rung's `min_blocks` per SM) with the tiles,
-    /// none shallower than [`MIN_DEPTH`](Self::MIN_DEPTH), whatever the `op`s; `None` where
-    /// that is fewer than 2, and for batches.
-    pub fn for_shape<T: Float>(shape: MatmulShape, multiprocessors: u32) -> Option<SplitK> {
+    /// The split for `shape` in `tiles` on a GPU of `multiprocessors` SMs: as many slices as
+    /// fill the blocks resident at once (the tiles' `min_blocks` per SM) with the tiles, none
+    /// shallower than [`MIN_DEPTH`](Self::MIN_DEPTH), whatever the `op`s; `None` where that is
+    /// fewer than 2, and for batches.
+    pub fn for_tiles(shape: MatmulShape, tiles: TunedTiles, multiprocessors: u32) -> Option<SplitK> {
         if shape.batch != 1 {
             return None;
         }
-        let t = tuned(size_of::<T>() as u32);
-        let s = t.warps.tiles;
-        let tiles = shape.m.div_ceil(s.bm as usize).saturating_mul(shape.n.div_ceil(s.bn as usize));
-        let resident = multiprocessors as usize * t.min_blocks() as usize;
-        let most = (resident / tiles.max(1)).min(shape.k / Self::MIN_DEPTH).min(Self::MAX_SLICES);
+        let s = tiles.warps.tiles;
+        let count = shape.m.div_ceil(s.bm as usize).saturating_mul(shape.n.div_ceil(s.bn as usize));
+        let resident = multiprocessors as usize * tiles.min_blocks as usize;
+        let most = (resident / count.max(1)).min(shape.k / Self::MIN_DEPTH).min(Self::MAX_SLICES);
         if most < 2 {
             return None;
         }
         let depth = shape.k.div_ceil(most).next_multiple_of(32);
         let slices = shape.k.div_ceil(depth);
         (slices >= 2).then_some(SplitK { slices, depth })
+    }
+
+    /// Whether the split covers `shape`'s `k` as [`for_tiles`](Self::for_tiles) makes it: one
+    /// product, at least 2 slices of a nonzero depth, the last one not empty.
+    pub fn fits(self, shape: MatmulShape) -> bool {
+        let covers = self.depth.checked_mul(self.slices).is_some_and(|all| all >= shape.k);
+        shape.batch == 1 && self.slices >= 2 && self.depth > 0 && covers && (self.slices - 1) * self.depth < shape.k
     }
 
     /// Elements of the workspace: one `m × n` partial product per slice.
@@ -385,11 +496,14 @@ impl SplitK {
 }
 
 /// Validates `C = α·op(A)·op(B) + β·C` of `shape` with buffers of `a_len`, `b_len`, `c_len`
-/// elements of `T`, and plans the launch of `kernel`'s entry for `T`. For a batch of more
-/// than 65,535 products ([`MAX_GRID_YZ`]) the launch covers the first 65,535; the kernel's
-/// `first` argument selects each further grid's.
+/// elements of `T`, and plans the launch of `kernel`'s entry for `T` (the tuned rung's with
+/// `tile`, which the other rungs ignore). For a batch of more than 65,535 products
+/// ([`MAX_GRID_YZ`]) the launch covers the first 65,535; the kernel's `first` argument selects
+/// each further grid's. Where the tuned rung splits `k` ([`TunedPlan::split`]), the launch is
+/// that of the whole product, which the slices' launches adapt.
 pub fn plan<T: Float>(
     kernel: MatmulKernel,
+    tile: TunedTile,
     shape: MatmulShape,
     a_len: usize,
     b_len: usize,
@@ -422,7 +536,7 @@ pub fn plan<T: Float>(
             (grid_of_tiles(m, n, s.bm, s.bn), (s.threads(), 1, 1), s.shared_elements(layout) * bytes)
         }
         MatmulKernel::Tuned => {
-            let t = tuned(bytes);
+            let t = tile.tiles::<T>().ok_or(Error::TunedPlanUnfit { what: "wide tiles are f32 only" })?;
             let s = t.warps.tiles;
             // One block per tile: the kernel has no grid-stride loop (it would cost spills), and
             // numbers tiles in 32 bits (`grouped_tile`, whose groups span GROUP_M rows of them).
@@ -437,7 +551,10 @@ pub fn plan<T: Float>(
             )
         }
     };
-    let entry = if kernel == MatmulKernel::Tuned { tuned_entry::<T>(shape) } else { kernel.entries()[T::INDEX] };
+    let entry = match kernel {
+        MatmulKernel::Tuned => tile.entry::<T>(shape).unwrap_or(kernel.entries()[T::INDEX]),
+        _ => kernel.entries()[T::INDEX],
+    };
     Ok(Launch { kernel: entry, grid, block, shared_bytes, resident: None })
 }
 
@@ -456,9 +573,8 @@ impl Gpu {
         self.matmul_with(MatmulKernel::for_shape::<T>(shape, self.info().multiprocessors), alpha, a, b, beta, c, shape)
     }
 
-    /// `C = α·op(A)·op(B) + β·C` with a chosen rung of the ladder. Where the tuned rung splits
-    /// `k` ([`SplitK`]) it allocates a workspace of [`SplitK::workspace_len`] elements for the
-    /// call (stream-ordered, from the driver's memory pool).
+    /// `C = α·op(A)·op(B) + β·C` with a chosen rung of the ladder; the tuned rung with the
+    /// plan predicted fastest ([`TunedPlan::for_shape`], then [`matmul_tuned`](Self::matmul_tuned)).
     ///
     /// Errors, before anything is launched: [`Error::ZeroDimension`],
     /// [`Error::LeadingDimension`], [`Error::MatrixTooShort`], [`Error::BatchTooShort`],
@@ -476,17 +592,44 @@ impl Gpu {
         c: &mut DeviceBuffer<T>,
         shape: MatmulShape,
     ) -> Result<()> {
-        let launch = plan::<T>(kernel, shape, a.len(), b.len(), c.len())?;
+        if kernel == MatmulKernel::Tuned {
+            let tuned = TunedPlan::for_shape::<T>(shape, self.info().multiprocessors);
+            return self.matmul_tuned(tuned, alpha, a, b, beta, c, shape);
+        }
+        let launch = plan::<T>(kernel, TunedTile::Square, shape, a.len(), b.len(), c.len())?;
         let s = shape;
         let [m, n, k, lda, ldb, ldc] = [s.m, s.n, s.k, s.lda, s.ldb, s.ldc].map(|x| x as u64);
-        if kernel != MatmulKernel::Tuned {
-            // Safety: `plan` checked that each buffer holds its matrix with its leading
-            // dimension; the launch uses the rung's grid, block and shared memory.
-            return unsafe { self.launch(launch, (c, a, b, m, n, k, lda, ldb, ldc, alpha, beta)) };
-        }
-        if let Some(split) = SplitK::for_shape::<T>(shape, self.info().multiprocessors) {
+        // Safety: `plan` checked that each buffer holds its matrix with its leading dimension;
+        // the launch uses the rung's grid, block and shared memory.
+        unsafe { self.launch(launch, (c, a, b, m, n, k, lda, ldb, ldc, alpha, beta)) }
+    }
+
+    /// `C = α·op(A)·op(B) + β·C` with the tuned rung and a chosen plan (its tiles, and its
+    /// split of `k`, for which it allocates a workspace of [`SplitK::workspace_len`] elements,
+    /// stream-ordered, from the driver's memory pool).
+    ///
+    /// Errors: as [`matmul_with`](Self::matmul_with), and [`Error::TunedPlanUnfit`] where the
+    /// plan's split was made for another shape.
+    #[allow(clippy::too_many_arguments)] // the BLAS argument list
+    pub fn matmul_tuned<T: Float>(
+        &self,
+        tuned: TunedPlan,
+        alpha: T,
+        a: &DeviceBuffer<T>,
+        b: &DeviceBuffer<T>,
+        beta: T,
+        c: &mut DeviceBuffer<T>,
+        shape: MatmulShape,
+    ) -> Result<()> {
+        let launch = plan::<T>(MatmulKernel::Tuned, tuned.tile, shape, a.len(), b.len(), c.len())?;
+        if let Some(split) = tuned.split {
+            if !split.fits(shape) {
+                return Err(Error::TunedPlanUnfit { what: "its split of k was made for another shape" });
+            }
             return self.matmul_split_k(split, alpha, a, b, beta, c, shape, launch);
         }
+        let s = shape;
+        let [m, n, k, lda, ldb, ldc] = [s.m, s.n, s.k, s.lda, s.ldb, s.ldc].map(|x| x as u64);
         let [count, stride_a, stride_b, stride_c] = [s.batch, s.stride_a, s.stride_b, s.stride_c].map(|x| x as u64);
         let mut first = 0;
         while first < count {
@@ -563,24 +706,29 @@ mod tests {
     #[test]
     fn bad_arguments_have_their_own_errors() {
         let s = MatmulShape::new(3, 4, 5);
-        assert!(plan::<f32>(MatmulKernel::Tiled, s, 15, 20, 12).is_ok());
+        assert!(plan::<f32>(MatmulKernel::Tiled, TunedTile::Square, s, 15, 20, 12).is_ok());
         assert!(matches!(
-            plan::<f32>(MatmulKernel::Tiled, MatmulShape::new(0, 4, 5), 15, 20, 12),
+            plan::<f32>(MatmulKernel::Tiled, TunedTile::Square, MatmulShape::new(0, 4, 5), 15, 20, 12),
             Err(Error::ZeroDimension { what: "m" })
         ));
         assert!(matches!(
-            plan::<f32>(MatmulKernel::Tiled, MatmulShape::new(3, 4, 0), 15, 20, 12),
+            plan::<f32>(MatmulKernel::Tiled, TunedTile::Square, MatmulShape::new(3, 4, 0), 15, 20, 12),
             Err(Error::ZeroDimension { what: "k" })
         ));
-        let short = plan::<f32>(MatmulKernel::Tiled, s, 15, 19, 12);
+        let short = plan::<f32>(MatmulKernel::Tiled, TunedTile::Square, s, 15, 19, 12);
         assert!(matches!(short, Err(Error::MatrixTooShort { matrix: "B", expected: 20, actual: 19, .. })), "{short:?}");
-        let ld = plan::<f64>(MatmulKernel::Naive, s.with_leading_dimensions(4, 4, 4), 15, 20, 12);
+        let ld = plan::<f64>(MatmulKernel::Naive, TunedTile::Square, s.with_leading_dimensions(4, 4, 4), 15, 20, 12);
         assert!(matches!(ld, Err(Error::LeadingDimension { matrix: "A", ld: 4, row_len: 5 })), "{ld:?}");
         // Padded rows: the last row needs only its own length.
         let padded = s.with_leading_dimensions(7, 9, 6);
-        assert!(plan::<f64>(MatmulKernel::Coalesced, padded, 2 * 7 + 5, 4 * 9 + 4, 2 * 6 + 4).is_ok());
+        assert!(
+            plan::<f64>(MatmulKernel::Coalesced, TunedTile::Square, padded, 2 * 7 + 5, 4 * 9 + 4, 2 * 6 + 4).is_ok()
+        );
         let huge = MatmulShape::new(1 << 62, 1, 1); // A alone: 2^65 bytes
-        assert!(matches!(plan::<f32>(MatmulKernel::Tiled, huge, 0, 0, 0), Err(Error::ShapeOverflow { .. })));
+        assert!(matches!(
+            plan::<f32>(MatmulKernel::Tiled, TunedTile::Square, huge, 0, 0, 0),
+            Err(Error::ShapeOverflow { .. })
+        ));
     }
 
     #[test]
@@ -600,7 +748,7 @@ mod tests {
 
     #[test]
     fn split_k_fills_the_resident_blocks_with_slices_no_shallower_than_256() {
-        let split = |s: MatmulShape| SplitK::for_shape::<f32>(s, 132);
+        let split = |s: MatmulShape| SplitK::for_tiles(s, tuned(4, false), 132);
         // 64 tiles for 264 resident blocks: 4 slices.
         assert_eq!(split(MatmulShape::new(1024, 1024, 1024)), Some(SplitK { slices: 4, depth: 256 }));
         assert_eq!(split(MatmulShape::new(256, 4096, 4096)), Some(SplitK { slices: 4, depth: 1024 }));
@@ -609,7 +757,7 @@ mod tests {
         assert_eq!(split(MatmulShape::new(1024, 1024, 511)), None);
         assert_eq!(split(MatmulShape::new(64, 64, 4096).batched_packed(2)), None);
         // f64 runs one block per SM, 128 tiles of 128 × 64 at 1024²: no split.
-        assert_eq!(SplitK::for_shape::<f64>(MatmulShape::new(1024, 1024, 1024), 132), None);
+        assert_eq!(SplitK::for_tiles(MatmulShape::new(1024, 1024, 1024), tuned(8, false), 132), None);
         // One tile: at most 16 slices; depths a multiple of 32 covering k, the last shorter.
         for k in [512, 777, 1000, 4099, 10_007, 1 << 20] {
             for ops in [(Op::N, Op::N), (Op::T, Op::T)] {
@@ -646,7 +794,7 @@ mod tests {
         assert_eq!(b.flops(), 3.0 * 2.0 * 60.0);
         // The rungs take one product as stored, and say what they lack.
         for (shape, what) in [(s, "a transposed operand"), (MatmulShape::new(3, 4, 5).batched_packed(2), "a batch")] {
-            let e = plan::<f32>(MatmulKernel::WarpTile, shape, 100, 100, 100);
+            let e = plan::<f32>(MatmulKernel::WarpTile, TunedTile::Square, shape, 100, 100, 100);
             assert!(matches!(e, Err(Error::MatmulUnsupported { what: w, .. }) if w == what), "{e:?}");
         }
     }
@@ -662,19 +810,70 @@ mod tests {
         ] {
             let shape = s.with_ops(ops.0, ops.1).batched_packed(70_000);
             let n = 70_000 * 300 * 129;
-            let launch = plan::<f32>(MatmulKernel::Tuned, shape, n, n, n).unwrap();
+            let launch = plan::<f32>(MatmulKernel::Tuned, TunedTile::Square, shape, n, n, n).unwrap();
             // 3 × 2 tiles of 128 × 128; the first 65,535 products in the first grid.
             assert_eq!((launch.kernel, launch.grid, launch.block), (entry, (6, 65_535, 1), (256, 1, 1)));
             assert_eq!(launch.shared_bytes, 2 * 8 * (132 + 132) * 4);
         }
         // A row of 2²⁹ tiles would overflow the kernel's 32-bit tile numbers: refused.
         let wide = MatmulShape::new(1, 1 << 36, 1);
-        let e = plan::<f32>(MatmulKernel::Tuned, wide, 1, 1 << 36, 1 << 36);
+        let e = plan::<f32>(MatmulKernel::Tuned, TunedTile::Square, wide, 1, 1 << 36, 1 << 36);
         assert!(matches!(e, Err(Error::ShapeOverflow { .. })), "{e:?}");
-        assert!(plan::<f32>(MatmulKernel::Tuned, MatmulShape::new(1, 1 << 35, 1), 1, 1 << 35, 1 << 35).is_ok());
-        let f64_plan = plan::<f64>(MatmulKernel::Tuned, s, 300 * 7, 7 * 129, 300 * 129).unwrap();
+        assert!(
+            plan::<f32>(MatmulKernel::Tuned, TunedTile::Square, MatmulShape::new(1, 1 << 35, 1), 1, 1 << 35, 1 << 35)
+                .is_ok()
+        );
+        let f64_plan = plan::<f64>(MatmulKernel::Tuned, TunedTile::Square, s, 300 * 7, 7 * 129, 300 * 129).unwrap();
         assert_eq!((f64_plan.kernel, f64_plan.grid), ("matmul_tuned_nn_f64", (9, 1, 1)));
         assert_eq!(f64_plan.shared_bytes, 2 * 8 * (130 + 66) * 8);
+        // Wide tiles: 3 × 1 of 128 × 256, f32 only.
+        let lens = (300 * 7, 7 * 129, 300 * 129);
+        let wide = plan::<f32>(MatmulKernel::Tuned, TunedTile::Wide, s.with_ops(Op::N, Op::T), lens.0, lens.1, lens.2);
+        let wide = wide.unwrap();
+        assert_eq!((wide.kernel, wide.grid, wide.block), ("matmul_tuned_wide_nt_f32", (3, 1, 1), (256, 1, 1)));
+        assert_eq!(wide.shared_bytes, 2 * 8 * (132 + 260) * 4);
+        let e = plan::<f64>(MatmulKernel::Tuned, TunedTile::Wide, s, lens.0, lens.1, lens.2);
+        assert!(matches!(e, Err(Error::TunedPlanUnfit { .. })), "{e:?}");
+        assert!(matches!(TunedPlan::new::<f64>(TunedTile::Wide, s, 132), Err(Error::TunedPlanUnfit { .. })));
+    }
+
+    #[test]
+    fn the_tuned_plan_counts_whole_waves_at_each_size_measured_rate() {
+        let pick = |s: MatmulShape| {
+            let p = TunedPlan::for_shape::<f32>(s, 132);
+            (p.tile(), p.split().map(|s| (s.slices, s.depth)))
+        };
+        // 512 wide tiles in 4 waves of 132, as long as 1024 square ones in 4 of 264: the wide
+        // tiles' rate wins, as it does for every pair of ops.
+        for (a, b) in [(Op::N, Op::N), (Op::N, Op::T), (Op::T, Op::N), (Op::T, Op::T)] {
+            assert_eq!(pick(MatmulShape::new(4096, 4096, 4096).with_ops(a, b)), (TunedTile::Wide, None));
+        }
+        // 544 wide tiles take a fifth wave; 1056 square ones fill 4 waves.
+        assert_eq!(pick(MatmulShape::new(4095, 4097, 4093)), (TunedTile::Square, None));
+        // Split k: 32 wide tiles in 4 slices fill 128 of the 132 SMs, one wave as for the
+        // square tiles' 64 × 4 of 264.
+        assert_eq!(pick(MatmulShape::new(1024, 1024, 1024)), (TunedTile::Wide, Some((4, 256))));
+        assert_eq!(pick(MatmulShape::new(2048, 2048, 2048)), (TunedTile::Wide, None));
+        // f64 has square tiles only; one tile of either fits any one-tile shape.
+        let p = TunedPlan::for_shape::<f64>(MatmulShape::new(4096, 4096, 4096), 132);
+        assert_eq!((p.tile(), p.split()), (TunedTile::Square, None));
+        assert!(matches!(pick(MatmulShape::new(1, 1, 1)), (_, None)));
+        // No shape overflows the choice.
+        let _ = TunedPlan::for_shape::<f32>(MatmulShape::new(usize::MAX, usize::MAX, usize::MAX), 132);
+        let _ = TunedPlan::for_shape::<f32>(MatmulShape::new(5, 5, 5), 0);
+    }
+
+    #[test]
+    fn a_split_fits_only_the_k_it_was_made_for() {
+        let shape = MatmulShape::new(64, 64, 1030);
+        let split = SplitK::for_tiles(shape, tuned(4, false), 132).unwrap();
+        assert!(split.fits(shape));
+        assert!(split.fits(MatmulShape::new(3, 3, split.slices * split.depth)));
+        assert!(!split.fits(MatmulShape::new(64, 64, (split.slices - 1) * split.depth)));
+        assert!(!split.fits(MatmulShape::new(64, 64, split.slices * split.depth + 1)));
+        assert!(!split.fits(shape.batched_packed(2)));
+        assert!(!SplitK { slices: 1, depth: 2000 }.fits(shape));
+        assert!(!SplitK { slices: usize::MAX, depth: usize::MAX }.fits(shape));
     }
 
     #[test]
@@ -703,15 +902,19 @@ mod tests {
     #[test]
     fn grids_cover_c_and_cap_at_the_hardware() {
         let s = MatmulShape::new(33, 65, 17);
-        let tiled = plan::<f32>(MatmulKernel::Tiled, s, 33 * 17, 17 * 65, 33 * 65).unwrap();
+        let tiled = plan::<f32>(MatmulKernel::Tiled, TunedTile::Square, s, 33 * 17, 17 * 65, 33 * 65).unwrap();
         assert_eq!((tiled.grid, tiled.block, tiled.shared_bytes), ((3, 2, 1), (32, 32, 1), 8192));
-        let naive = plan::<f64>(MatmulKernel::Naive, s, 33 * 17, 17 * 65, 33 * 65).unwrap();
+        let naive = plan::<f64>(MatmulKernel::Naive, TunedTile::Square, s, 33 * 17, 17 * 65, 33 * 65).unwrap();
         assert_eq!((naive.kernel, naive.grid, naive.shared_bytes), ("matmul_naive_f64", (2, 3, 1), 0));
-        let warp = plan::<f32>(MatmulKernel::WarpTile, s, 33 * 17, 17 * 65, 33 * 65).unwrap();
+        let warp = plan::<f32>(MatmulKernel::WarpTile, TunedTile::Square, s, 33 * 17, 17 * 65, 33 * 65).unwrap();
         assert_eq!((warp.grid, warp.block, warp.shared_bytes), ((1, 1, 1), (256, 1, 1), ((128 + 4) * 8 + 8 * 128) * 4));
-        let f64_tiles = plan::<f64>(MatmulKernel::BlockTile2d, s, 33 * 17, 17 * 65, 33 * 65).unwrap();
+        let f64_tiles =
+            plan::<f64>(MatmulKernel::BlockTile2d, TunedTile::Square, s, 33 * 17, 17 * 65, 33 * 65).unwrap();
         assert_eq!((f64_tiles.grid, f64_tiles.shared_bytes), ((2, 1, 1), (128 * 8 + 8 * 64) * 8));
         let tall = MatmulShape::new(1 << 22, 1, 1);
-        assert_eq!(plan::<f32>(MatmulKernel::Coalesced, tall, 1 << 22, 1, 1 << 22).unwrap().grid, (1, 65_535, 1));
+        assert_eq!(
+            plan::<f32>(MatmulKernel::Coalesced, TunedTile::Square, tall, 1 << 22, 1, 1 << 22).unwrap().grid,
+            (1, 65_535, 1)
+        );
     }
 }

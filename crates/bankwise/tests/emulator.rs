@@ -89,7 +89,7 @@ mod insight {
     /// Nsight Compute's shared-memory counts of each rung's launch at 128×128×129 (H100,
     /// 2026-11-23, `docs/benchmarks.md`): load requests, load wavefronts, store requests, store
     /// wavefronts. The tuned rung's `tn` entries at the GPU trial's leading dimensions, 130.
-    const MATMUL_NSIGHT: [(&str, [u64; 4]); 18] = [
+    const MATMUL_NSIGHT: [(&str, [u64; 4]); 20] = [
         ("matmul_tiled_f32", [102_400, 122_880, 5_120, 5_120]),
         ("matmul_tiled_f64", [122_880, 245_760, 5_120, 10_240]),
         ("matmul_blocktile_1d_f32", [27_200, 44_608, 2_176, 2_176]),
@@ -108,6 +108,8 @@ mod insight {
         ("matmul_tuned_nn_f64", [13_056, 34_816, 1_360, 4_354]),
         ("matmul_tuned_tn_f32", [4_352, 13_101, 272, 1_091]),
         ("matmul_tuned_tn_f64", [13_056, 34_816, 816, 6_530]),
+        ("matmul_tuned_wide_nn_f32", [6_528, 21_760, 816, 1_632]),
+        ("matmul_tuned_wide_tn_f32", [6_528, 21_760, 408, 1_632]),
     ];
 
     /// Every shared-memory rung at 128×128×129 on the emulator against Nsight Compute's counts
@@ -121,17 +123,24 @@ mod insight {
     /// elements into `LDS.64`/`LDS.128` (`tests/ptx.rs`), which the emulator, running the
     /// source, cannot see: there Nsight counts fewer requests and no more wavefronts.
     fn matmul_ladder_wavefronts(gpu: &Gpu) -> Check {
-        use bankwise::matmul::{Float, MatmulKernel, MatmulShape, Op, tuned_entry};
+        use bankwise::matmul::{Float, MatmulKernel, MatmulShape, Op, TunedPlan, TunedTile};
         fn run<T: Float>(
             gpu: &Gpu,
             kernel: MatmulKernel,
+            tile: TunedTile,
             shape: MatmulShape,
         ) -> Result<[u64; 4], Box<dyn std::error::Error>> {
             reports(gpu);
             // Square 129-row operands of 130-element rows hold every shape used here.
             let a = gpu.upload(&[T::from_f64(0.5); 130 * 130])?;
             let mut c = gpu.upload(&[T::from_f64(0.0); 130 * 130])?;
-            gpu.matmul_with(kernel, T::from_f64(1.0), &a, &a, T::from_f64(0.0), &mut c, shape)?;
+            let (one, zero) = (T::from_f64(1.0), T::from_f64(0.0));
+            if kernel == MatmulKernel::Tuned {
+                let plan = TunedPlan::new::<T>(tile, shape, gpu.info().multiprocessors)?;
+                gpu.matmul_tuned(plan, one, &a, &a, zero, &mut c, shape)?;
+            } else {
+                gpu.matmul_with(kernel, one, &a, &a, zero, &mut c, shape)?;
+            }
             let mut n = [0; 4];
             for s in reports(gpu).iter().flat_map(|r| r.report.sites.iter()) {
                 let i = if s.op == AccessOp::Load { 0 } else { 2 };
@@ -142,17 +151,32 @@ mod insight {
         }
         let plain = MatmulShape::new(128, 128, 129);
         let tn = plain.with_ops(Op::T, Op::N).with_leading_dimensions(130, 130, 130);
+        let square = TunedTile::Square;
         let mut launches = Vec::new();
         for kernel in MatmulKernel::ALL.into_iter().skip(2) {
             launches.extend(
-                kernel.entries().into_iter().enumerate().map(|(t, entry)| (kernel, t, entry.to_string(), plain)),
+                kernel
+                    .entries()
+                    .into_iter()
+                    .enumerate()
+                    .map(|(t, entry)| (kernel, square, t, entry.to_string(), plain)),
             );
         }
-        let tuned_tn = [tuned_entry::<f32>(tn), tuned_entry::<f64>(tn)];
-        launches.extend((0..2).map(|t| (MatmulKernel::Tuned, t, tuned_tn[t].to_string(), tn)));
+        for (tile, types) in [(square, 0..2), (TunedTile::Wide, 0..1)] {
+            for t in types.clone() {
+                let entry = |shape| if t == 0 { tile.entry::<f32>(shape) } else { tile.entry::<f64>(shape) };
+                for shape in [plain, tn] {
+                    if tile != square || shape != plain {
+                        let name = entry(shape).ok_or("no entry")?.to_string();
+                        launches.push((MatmulKernel::Tuned, tile, t, name, shape));
+                    }
+                }
+            }
+        }
         let mut wrong = Vec::new();
-        for (kernel, t, entry, shape) in launches {
-            let got = if t == 0 { run::<f32>(gpu, kernel, shape)? } else { run::<f64>(gpu, kernel, shape)? };
+        for (kernel, tile, t, entry, shape) in launches {
+            let got =
+                if t == 0 { run::<f32>(gpu, kernel, tile, shape)? } else { run::<f64>(gpu, kernel, tile, shape)? };
             let want = MATMUL_NSIGHT.iter().find(|(e, _)| *e == entry).ok_or(format!("no Nsight counts of {entry}"))?.1;
             let stores_close = got[2] == want[2] && got[3] <= want[3] && want[3] * 100 <= got[3] * 111;
             let stores_close = stores_close && (t == 1 || want[3] <= got[3] + 8);
@@ -169,21 +193,22 @@ mod insight {
         if wrong.is_empty() { Ok(()) } else { Err(wrong.join("\n").into()) }
     }
 
-    /// The tuned kernel at 128×128×129, every pair of `op`s and both types: every shared-memory
-    /// access takes no more wavefronts than a warp's bytes need (one per 128 bytes), so none
-    /// has a bank conflict: the fragment reads as in `matmul_warptile`, the transposing stores
-    /// of a tile whose stored rows run along `k` thanks to the 16 bytes of padding per row, the
-    /// vector stores of the other; except `f64`'s vector stores, with a known 2-way conflict,
-    /// pinned here. (`f32` NN: the same counts as `matmul_warptile_f32`, whose counts are
-    /// Nsight Compute's.)
+    /// The tuned kernel at 128×128×129, every pair of `op`s, both types and both tile sizes
+    /// (wide: `f32` only): every shared-memory access takes no more wavefronts than a warp's
+    /// bytes need (one per 128 bytes), so none has a bank conflict: the fragment reads as in
+    /// `matmul_warptile`, the transposing stores of a tile whose stored rows run along `k`
+    /// thanks to the 16 bytes of padding per row, the vector stores of the other; except
+    /// `f64`'s vector stores, with a known 2-way conflict, pinned here. (`f32` NN: the same
+    /// counts as `matmul_warptile_f32`, whose counts are Nsight Compute's.)
     fn matmul_tuned_conflicts(gpu: &Gpu) -> Check {
-        use bankwise::matmul::{Float, MatmulKernel, MatmulShape, Op};
-        fn run<T: Float>(gpu: &Gpu, ops: (Op, Op)) -> Result<Vec<String>, Box<dyn std::error::Error>> {
+        use bankwise::matmul::{Float, MatmulShape, Op, TunedPlan, TunedTile};
+        fn run<T: Float>(gpu: &Gpu, tile: TunedTile, ops: (Op, Op)) -> Result<Vec<String>, Box<dyn std::error::Error>> {
             reports(gpu);
             let shape = MatmulShape::new(128, 128, 129).with_ops(ops.0, ops.1);
             let a = gpu.upload(&[T::from_f64(0.5); 128 * 129])?;
             let mut c = gpu.upload(&[T::from_f64(0.0); 128 * 128])?;
-            gpu.matmul_with(MatmulKernel::Tuned, T::from_f64(1.0), &a, &a, T::from_f64(0.0), &mut c, shape)?;
+            let plan = TunedPlan::new::<T>(tile, shape, gpu.info().multiprocessors)?;
+            gpu.matmul_tuned(plan, T::from_f64(1.0), &a, &a, T::from_f64(0.0), &mut c, shape)?;
             let mut wrong = Vec::new();
             let sites: Vec<_> = reports(gpu).into_iter().flat_map(|r| r.report.sites).collect();
             for s in &sites {
@@ -194,7 +219,8 @@ mod insight {
                 let ok = if known { s.worst_wavefronts == 2 * fewest } else { s.worst_wavefronts <= fewest };
                 if !ok {
                     let ty = if T::INDEX == 0 { "f32" } else { "f64" };
-                    wrong.push(format!("{shape} {ty}: {:?} of {} bytes takes {}", s.op, s.bytes, s.worst_wavefronts));
+                    let (op, bytes, worst) = (s.op, s.bytes, s.worst_wavefronts);
+                    wrong.push(format!("{shape} {ty} {}: {op:?} of {bytes} bytes takes {worst}", tile.name()));
                 }
             }
             if sites.len() < 3 {
@@ -204,8 +230,9 @@ mod insight {
         }
         let mut wrong = Vec::new();
         for ops in [(Op::N, Op::N), (Op::N, Op::T), (Op::T, Op::N), (Op::T, Op::T)] {
-            wrong.extend(run::<f32>(gpu, ops)?);
-            wrong.extend(run::<f64>(gpu, ops)?);
+            wrong.extend(run::<f32>(gpu, TunedTile::Square, ops)?);
+            wrong.extend(run::<f32>(gpu, TunedTile::Wide, ops)?);
+            wrong.extend(run::<f64>(gpu, TunedTile::Square, ops)?);
         }
         if wrong.is_empty() { Ok(()) } else { Err(wrong.join("\n").into()) }
     }

@@ -49,18 +49,21 @@ fn ptxas_accepts_the_ptx_for_sm70_and_sm90_without_spills_or_local_memory() {
 /// The most registers `kernel` may use: 128 (two blocks of 256 threads fit an SM), except the
 /// register-tiled matrix multiplies from `matmul_blocktile_2d` on, whose 64 accumulators per
 /// thread (`f32`) take 130–210 unless capped: one block of 256 threads per SM, which needs at
-/// most 255. The tuned `f32` entries' launch bounds cap them at 128.
+/// most 255. The tuned `f32` entries' launch bounds cap them at 128, but for the wide tiles'
+/// (one block per SM, 128 accumulators).
 fn register_budget(kernel: &str) -> u32 {
     let big_tiles = ["matmul_blocktile_2d_", "matmul_vectorized", "matmul_warptile_", "matmul_tuned_"];
-    let capped = kernel.starts_with("matmul_tuned_") && kernel.ends_with("_f32");
+    let capped =
+        kernel.starts_with("matmul_tuned_") && kernel.ends_with("_f32") && !kernel.starts_with("matmul_tuned_wide_");
     if big_tiles.iter().any(|p| kernel.starts_with(p)) && !capped { 255 } else { 128 }
 }
 
 #[test]
 fn launch_bounds_reach_the_ptx() {
-    use bankwise::kernels::MATMUL_TUNED;
-    // `#[kernel(launch_bounds(256, 2))]` on the tuned f32 entries, `(256, 1)` on the f64 ones.
-    for (entries, blocks) in [(MATMUL_TUNED[0], 2), (MATMUL_TUNED[1], 1)] {
+    use bankwise::kernels::{MATMUL_TUNED, MATMUL_TUNED_WIDE};
+    // `#[kernel(launch_bounds(256, 2))]` on the tuned f32 entries, `(256, 1)` on the f64 ones
+    // and on the wide tiles'.
+    for (entries, blocks) in [(MATMUL_TUNED[0], 2), (MATMUL_TUNED[1], 1), (MATMUL_TUNED_WIDE, 1)] {
         for entry in entries {
             let at = PTX.find(&format!(".entry {entry}(")).unwrap_or_else(|| panic!("no {entry}"));
             let head = &PTX[at..at + PTX[at..].find('{').expect("a body")];
@@ -73,14 +76,15 @@ fn launch_bounds_reach_the_ptx() {
 
 #[test]
 fn matmul_rungs_fuse_multiply_adds_and_the_vectorized_ones_move_16_byte_vectors() {
-    use bankwise::kernels::MATMUL_TUNED;
+    use bankwise::kernels::{MATMUL_TUNED, MATMUL_TUNED_WIDE};
     use bankwise::matmul::MatmulKernel;
     for rung in MatmulKernel::ALL {
         let mut entries = vec![(rung.entries()[0], "FFMA", "FMUL"), (rung.entries()[1], "DFMA", "DMUL")];
         if rung == MatmulKernel::Tuned {
-            // Every pair of `op`s; `C` stored as vectors too.
+            // Every pair of `op`s and both tile sizes; `C` stored as vectors too.
             entries = MATMUL_TUNED[0].map(|e| (e, "FFMA", "FMUL")).into();
             entries.extend(MATMUL_TUNED[1].map(|e| (e, "DFMA", "DMUL")));
+            entries.extend(MATMUL_TUNED_WIDE.map(|e| (e, "FFMA", "FMUL")));
             for (entry, _, _) in &entries {
                 assert!(sass_of(entry).contains("STG.E.128"), "{entry} has no STG.E.128");
             }
@@ -93,7 +97,11 @@ fn matmul_rungs_fuse_multiply_adds_and_the_vectorized_ones_move_16_byte_vectors(
             // β ≠ 0, scalars at the edges), each multiplying the thread's results by α once.
             let muls = sass.matches(mul).count();
             let fmas = sass.matches(fma).count();
-            let results = if fma == "FFMA" { 64 } else { 32 };
+            let results = match (fma, entry.starts_with("matmul_tuned_wide_")) {
+                (_, true) => 128,
+                ("FFMA", _) => 64,
+                _ => 32,
+            };
             let most = if rung == MatmulKernel::Tuned { 3 * results + 4 } else { fmas / 4 + 4 };
             assert!(muls <= most, "{entry}: {muls} {mul} against {fmas} {fma}");
             // Global vectors only where the kernel asks for them; ptxas merges shared loads
@@ -104,7 +112,8 @@ fn matmul_rungs_fuse_multiply_adds_and_the_vectorized_ones_move_16_byte_vectors(
                 assert!(sass.contains("LDS.128"), "{entry} has no LDS.128");
                 // Tiles whose stored rows run along `k` are transposed by scalar stores: both
                 // of the tuned NT entry's (A as stored, B transposed).
-                let vector_stores = !entry.starts_with("matmul_tuned_nt_");
+                let vector_stores =
+                    !entry.starts_with("matmul_tuned_nt_") && !entry.starts_with("matmul_tuned_wide_nt_");
                 assert_eq!(sass.contains("STS.128"), vector_stores, "{entry}: STS.128 expected: {vector_stores}");
             }
         }

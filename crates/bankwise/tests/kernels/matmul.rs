@@ -1,10 +1,11 @@
 //! The matrix multiply ladder against the float64 CPU reference (`cpu::matmul`): random inputs
 //! within its derived bound, small integer inputs exactly; `C` poisoned with NaN where `β = 0`
 //! (it must not be read) and random where `β ≠ 0`; padded leading dimensions, with the padding
-//! checked untouched. The tuned kernel also over every pair of `op`s and over batches whose
-//! matrices have gaps between them (checked untouched) or share one `B`.
+//! checked untouched. The tuned kernel at each tile size (square; wide, `f32` only), also over
+//! every pair of `op`s and over batches whose matrices have gaps between them (checked
+//! untouched) or share one `B`.
 
-use bankwise::matmul::{Float, MatmulKernel, MatmulShape, Op, SplitK};
+use bankwise::matmul::{Float, MatmulKernel, MatmulShape, Op, TunedPlan, TunedTile};
 use bankwise::{Error, Gpu, cpu};
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 
@@ -57,8 +58,9 @@ const SHAPES: [Dims; 40] = [
     (9, 130, 250),
 ];
 
-/// Shapes of one tile of `C` whose `k` the tuned rung splits ([`SplitK`]) on any device, the
-/// emulator on 2 cores included: a last slice shorter than the others, every pair of `op`s.
+/// Shapes of one tile of `C` whose `k` the tuned rung splits (`bankwise::matmul::SplitK`) at
+/// either tile size on any device, the emulator on 2 cores included: a last slice shorter than
+/// the others, every pair of `op`s.
 const SPLIT_SHAPES: [(Dims, (Op, Op)); 5] = [
     ((64, 64, 1030), (Op::N, Op::N)),
     ((3, 60, 777), (Op::N, Op::T)),
@@ -76,6 +78,24 @@ struct Case {
     pad: usize,
     /// Small integers (checked exactly) instead of random reals.
     integers: bool,
+}
+
+/// Which kernel a trial runs: a rung of the ladder (the tuned one with the plan it picks),
+/// or the tuned rung with a chosen tile size.
+#[derive(Clone, Copy, Debug)]
+enum Run {
+    Rung(MatmulKernel),
+    Tuned(TunedTile),
+}
+
+impl Run {
+    fn name(self) -> String {
+        match self {
+            Run::Rung(k) => k.name().to_string(),
+            Run::Tuned(TunedTile::Square) => "matmul_tuned".to_string(),
+            Run::Tuned(tile) => format!("matmul_tuned_{}", tile.name()),
+        }
+    }
 }
 
 /// What a trial of the tuned kernel adds: the `op`s, and a batch (products, whether they
@@ -101,8 +121,20 @@ fn shape_of((m, n, k): Dims, case: Case, extra: Extra) -> MatmulShape {
 
 pub fn trials(add: &mut AddTrial<'_>, target: Target) {
     let plain = Extra { ops: (Op::N, Op::N), batch: 1, shared_b: false };
-    for kernel in MatmulKernel::ALL {
-        let k = kernel.name();
+    let mut runs: Vec<Run> =
+        MatmulKernel::ALL.into_iter().filter(|&k| k != MatmulKernel::Tuned).map(Run::Rung).collect();
+    runs.extend(TunedTile::ALL.map(Run::Tuned));
+    for run in runs {
+        let k = run.name();
+        // Wide tiles are f32 only.
+        let f64s = !matches!(run, Run::Tuned(TunedTile::Wide));
+        // `split`: the trial must split `k`.
+        let mut add_both = |name: String, shape: MatmulShape, case: Case, split: bool| {
+            add(format!("{k}/f32/{name}"), Box::new(move |g| check_run::<f32>(g, run, shape, case, split)));
+            if f64s {
+                add(format!("{k}/f64/{name}"), Box::new(move |g| check_run::<f64>(g, run, shape, case, split)));
+            }
+        };
         for (i, &dims) in SHAPES.iter().enumerate() {
             // Cycle the cases over the shapes, so each shape meets one and each case many.
             let case = [
@@ -112,9 +144,8 @@ pub fn trials(add: &mut AddTrial<'_>, target: Target) {
                 Case { alpha: 2.0, beta: 0.0, pad: 5, integers: false },
             ][i % 4];
             let shape = shape_of(dims, case, plain);
-            add(format!("{k}/f32/{shape}"), Box::new(move |g| check::<f32>(g, kernel, shape, case)));
-            add(format!("{k}/f64/{shape}"), Box::new(move |g| check::<f64>(g, kernel, shape, case)));
-            if kernel == MatmulKernel::Tuned {
+            add_both(shape.to_string(), shape, case, false);
+            if let Run::Tuned(_) = run {
                 // Every shape again with another pair of `op`s (NN's turn: a batch of 4 sharing
                 // one B), every third other shape as a batch of 2 or 3.
                 let ops = [(Op::N, Op::T), (Op::T, Op::N), (Op::T, Op::T), (Op::N, Op::N)][i % 4];
@@ -126,37 +157,45 @@ pub fn trials(add: &mut AddTrial<'_>, target: Target) {
                 let extra = Extra { ops, batch, shared_b };
                 let case = Case { pad: (i % 3) * 2, ..case };
                 let shape = shape_of(dims, case, extra);
-                add(format!("{k}/f32/{shape}"), Box::new(move |g| check::<f32>(g, kernel, shape, case)));
-                add(format!("{k}/f64/{shape}"), Box::new(move |g| check::<f64>(g, kernel, shape, case)));
+                add_both(shape.to_string(), shape, case, false);
+            }
+        }
+        if let Run::Tuned(_) = run {
+            for (i, &(dims, ops)) in SPLIT_SHAPES.iter().enumerate() {
+                let case = [
+                    Case { alpha: 1.0, beta: 0.0, pad: 0, integers: false },
+                    Case { alpha: -1.5, beta: 0.75, pad: 2, integers: false },
+                    Case { alpha: 1.0, beta: 1.0, pad: 1, integers: true },
+                ][i % 3];
+                let shape = shape_of(dims, case, Extra { ops, batch: 1, shared_b: false });
+                add_both(format!("{shape} split"), shape, case, true);
             }
         }
         if target == Target::Gpu {
             // A K past 8192, and a C larger than the L2 cache.
             let case = Case { alpha: 1.0, beta: 0.5, pad: 1, integers: false };
             let deep = shape_of((33, 70, 10_007), case, plain);
-            add(format!("{k}/f32/{deep}"), Box::new(move |g| check::<f32>(g, kernel, deep, case)));
-            add(format!("{k}/f64/{deep}"), Box::new(move |g| check::<f64>(g, kernel, deep, case)));
+            add_both(deep.to_string(), deep, case, false);
             let case = Case { alpha: 1.0, beta: 0.0, pad: 0, integers: true };
             let big = shape_of((1500, 4099, 40), case, plain);
-            add(format!("{k}/f32/{big}"), Box::new(move |g| check::<f32>(g, kernel, big, case)));
+            add(format!("{k}/f32/{big}"), Box::new(move |g| check::<f32>(g, run, big, case)));
         }
     }
     for (i, &(dims, ops)) in SPLIT_SHAPES.iter().enumerate() {
-        let case = [
-            Case { alpha: 1.0, beta: 0.0, pad: 0, integers: false },
-            Case { alpha: -1.5, beta: 0.75, pad: 2, integers: false },
-            Case { alpha: 1.0, beta: 1.0, pad: 1, integers: true },
-        ][i % 3];
+        // The plan the tuned rung picks, which must split these.
+        let case = Case { alpha: 0.5, beta: 0.25, pad: i % 2, integers: false };
         let shape = shape_of(dims, case, Extra { ops, batch: 1, shared_b: false });
-        add(format!("matmul_tuned/f32/{shape} split"), Box::new(move |g| check_split::<f32>(g, shape, case)));
-        add(format!("matmul_tuned/f64/{shape} split"), Box::new(move |g| check_split::<f64>(g, shape, case)));
+        add(format!("matmul_tuned/f32/{shape} picked"), Box::new(move |g| check_picked::<f32>(g, shape, case)));
+        add(format!("matmul_tuned/f64/{shape} picked"), Box::new(move |g| check_picked::<f64>(g, shape, case)));
     }
     if target == Target::Gpu {
         // More products than one grid holds (65,535): the host launches two grids.
         let case = Case { alpha: 1.0, beta: 0.0, pad: 0, integers: true };
         let many = shape_of((3, 5, 2), case, Extra { ops: (Op::T, Op::N), batch: 70_000, shared_b: false });
-        let tuned = MatmulKernel::Tuned;
-        add(format!("matmul_tuned/f32/{many}"), Box::new(move |g| check::<f32>(g, tuned, many, case)));
+        for tile in TunedTile::ALL {
+            let run = Run::Tuned(tile);
+            add(format!("{}/f32/{many}", run.name()), Box::new(move |g| check::<f32>(g, run, many, case)));
+        }
     }
     add("matmul/rejects_bad_arguments".into(), Box::new(rejects_bad_arguments));
 }
@@ -189,7 +228,7 @@ fn matrices<T: Float>(
     v
 }
 
-fn check<T: Float>(gpu: &Gpu, kernel: MatmulKernel, shape: MatmulShape, case: Case) -> Check {
+fn check<T: Float>(gpu: &Gpu, run: Run, shape: MatmulShape, case: Case) -> Check {
     let seed = (shape.m * 1_000_003 + shape.n * 1009 + shape.k + shape.batch * 7) as u64;
     let mut rng = SmallRng::seed_from_u64(seed);
     let stored = |op: Op, rows: usize, cols: usize| if op == Op::N { (rows, cols) } else { (cols, rows) };
@@ -218,7 +257,13 @@ fn check<T: Float>(gpu: &Gpu, kernel: MatmulKernel, shape: MatmulShape, case: Ca
     let (want, bound) = cpu::matmul(alpha, &a, &b, beta, &c, shape)?;
     let (a_dev, b_dev) = (gpu.upload(&a)?, gpu.upload(&b)?);
     let mut c_dev = gpu.upload(&c)?;
-    gpu.matmul_with(kernel, alpha, &a_dev, &b_dev, beta, &mut c_dev, shape)?;
+    match run {
+        Run::Rung(kernel) => gpu.matmul_with(kernel, alpha, &a_dev, &b_dev, beta, &mut c_dev, shape)?,
+        Run::Tuned(tile) => {
+            let plan = TunedPlan::new::<T>(tile, shape, gpu.info().multiprocessors)?;
+            gpu.matmul_tuned(plan, alpha, &a_dev, &b_dev, beta, &mut c_dev, shape)?
+        }
+    }
     let got = gpu.download(&c_dev)?;
     for (at, (&g, &x)) in got.iter().zip(&c).enumerate() {
         let Some((i, (z, r, col))) = element[at] else {
@@ -241,12 +286,22 @@ fn check<T: Float>(gpu: &Gpu, kernel: MatmulKernel, shape: MatmulShape, case: Ca
     Ok(())
 }
 
-/// [`check`] of the tuned rung where it splits `k` over blocks.
-fn check_split<T: Float>(gpu: &Gpu, shape: MatmulShape, case: Case) -> Check {
-    if SplitK::for_shape::<T>(shape, gpu.info().multiprocessors).is_none() {
+/// [`check`], first making sure that the tuned rung at its tile size splits `k` where `split`.
+fn check_run<T: Float>(gpu: &Gpu, run: Run, shape: MatmulShape, case: Case, split: bool) -> Check {
+    if let (Run::Tuned(tile), true) = (run, split)
+        && TunedPlan::new::<T>(tile, shape, gpu.info().multiprocessors)?.split().is_none()
+    {
+        return Err(format!("{shape}: the tuned rung's {} tiles do not split k here", tile.name()).into());
+    }
+    check::<T>(gpu, run, shape, case)
+}
+
+/// [`check`] of the tuned rung with the plan it picks, which must split `k` over blocks.
+fn check_picked<T: Float>(gpu: &Gpu, shape: MatmulShape, case: Case) -> Check {
+    if TunedPlan::for_shape::<T>(shape, gpu.info().multiprocessors).split().is_none() {
         return Err(format!("{shape}: the tuned rung does not split k here").into());
     }
-    check::<T>(gpu, MatmulKernel::Tuned, shape, case)
+    check::<T>(gpu, Run::Rung(MatmulKernel::Tuned), shape, case)
 }
 
 /// A rejected call: its kernel, its shape, and the error it must get.
@@ -283,6 +338,15 @@ fn rejects_bad_arguments(gpu: &Gpu) -> Check {
             Err(e) if ok(&e) => {}
             other => return Err(format!("{shape}: expected its error, got {other:?}").into()),
         }
+    }
+    // A tuned plan whose split of k was made for another shape.
+    let plan = TunedPlan::new::<f32>(TunedTile::Square, MatmulShape::new(1, 1, 1000), gpu.info().multiprocessors)?;
+    if plan.split().is_none() {
+        return Err("1×1×1000 does not split".into());
+    }
+    match gpu.matmul_tuned(plan, 1.0, &a, &b, 0.0, &mut c, MatmulShape::new(2, 2, 3)) {
+        Err(Error::TunedPlanUnfit { .. }) => {}
+        other => return Err(format!("a plan for another k: expected its error, got {other:?}").into()),
     }
     // Nothing was launched: C is as it was.
     if gpu.download(&c)? != [0.0; 4] {

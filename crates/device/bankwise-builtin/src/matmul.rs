@@ -33,15 +33,15 @@ per_type!(matmul_vectorized_padded: matmul_vectorized_padded_f32 => f32, matmul_
 per_type!(matmul_vectorized_swizzled: matmul_vectorized_swizzled_f32 => f32, matmul_vectorized_swizzled_f64 => f64);
 per_type!(matmul_warptile: matmul_warptile_f32 => f32, matmul_warptile_f64 => f64);
 
-/// Instantiates the tuned rung for one type and one pair of `op`s, with `Gemm`'s arguments
-/// followed by the batch's.
+/// Instantiates the tuned rung for one type, one pair of `op`s and one tile size (wide: 128 ×
+/// 256, `f32` only), with `Gemm`'s arguments followed by the batch's.
 macro_rules! tuned {
-    ($($name:ident => $t:ty, $trans_a:literal, $trans_b:literal;)+) => {$(
+    ($($name:ident => $t:ty, $trans_a:literal, $trans_b:literal, $wide:literal;)+) => {$(
         /// # Safety
         /// As for `bankwise_kernels::matmul::matmul_tuned`.
         #[kernel(launch_bounds(
-            bankwise_layout::matmul::tuned(size_of::<$t>() as u32).threads(),
-            bankwise_layout::matmul::tuned(size_of::<$t>() as u32).min_blocks(),
+            bankwise_layout::matmul::tuned(size_of::<$t>() as u32, $wide).threads(),
+            bankwise_layout::matmul::tuned(size_of::<$t>() as u32, $wide).min_blocks,
         ))]
         #[allow(clippy::too_many_arguments)]
         pub unsafe fn $name(
@@ -50,20 +50,24 @@ macro_rules! tuned {
             count: u64, first: u64, stride_a: u64, stride_b: u64, stride_c: u64,
         ) {
             let g = Gemm { c, a, b, m, n, k, lda, ldb, ldc, alpha, beta };
-            unsafe { matmul_tuned::<$t, $trans_a, $trans_b>(g, Batch { count, first, stride_a, stride_b, stride_c }) }
+            unsafe { matmul_tuned::<$t, $trans_a, $trans_b, $wide, 2, { if $wide { 4 } else { 2 } }>(g, Batch { count, first, stride_a, stride_b, stride_c }) }
         }
     )+};
 }
 
 tuned! {
-    matmul_tuned_nn_f32 => f32, false, false;
-    matmul_tuned_nt_f32 => f32, false, true;
-    matmul_tuned_tn_f32 => f32, true, false;
-    matmul_tuned_tt_f32 => f32, true, true;
-    matmul_tuned_nn_f64 => f64, false, false;
-    matmul_tuned_nt_f64 => f64, false, true;
-    matmul_tuned_tn_f64 => f64, true, false;
-    matmul_tuned_tt_f64 => f64, true, true;
+    matmul_tuned_nn_f32 => f32, false, false, false;
+    matmul_tuned_nt_f32 => f32, false, true, false;
+    matmul_tuned_tn_f32 => f32, true, false, false;
+    matmul_tuned_tt_f32 => f32, true, true, false;
+    matmul_tuned_nn_f64 => f64, false, false, false;
+    matmul_tuned_nt_f64 => f64, false, true, false;
+    matmul_tuned_tn_f64 => f64, true, false, false;
+    matmul_tuned_tt_f64 => f64, true, true, false;
+    matmul_tuned_wide_nn_f32 => f32, false, false, true;
+    matmul_tuned_wide_nt_f32 => f32, false, true, true;
+    matmul_tuned_wide_tn_f32 => f32, true, false, true;
+    matmul_tuned_wide_tt_f32 => f32, true, true, true;
 }
 
 /// Instantiates split `k`'s sum for one type: `C = α·Σ_s W_s + β·C`.

@@ -481,10 +481,6 @@ pub unsafe fn matmul_blocktile_2d<T: Scalar>(g: Gemm<T>) {
 /// the rest.
 const MAX_SUB: usize = 8;
 
-/// The most sub-tiles per lane down or across a warp's part of the block's tile
-/// (`matmul_warptile`), sized like [`MAX_SUB`].
-const MAX_ITER: usize = 2;
-
 /// Loads thread `t`'s vectors of the `A` and `B` tiles of step `k0` for the block's tile at
 /// `(m0, n0)` and stores them to shared memory, `A`'s transposed into `layout` (four scalar
 /// stores per vector), `B`'s as vectors.
@@ -624,24 +620,27 @@ pub unsafe fn matmul_vectorized_swizzled<T: Scalar>(g: Gemm<T>) {
 
 /// One step through `k` of thread `t`'s warp tiles: its `A` and `B` fragments read as vectors
 /// from `a_at(m)` and `b_at(n)` (the shared-memory indices of the step's row of each tile), and
-/// their outer products added to `acc`.
+/// their outer products added to `acc`: `MI × NI` sub-tiles of `VEC × VEC`, of which
+/// `w.wmiter × w.wniter` are used. Callers size the arrays per tile shape: LLVM drops unused
+/// elements, but they change how it numbers registers, and ptxas schedules the same PTX
+/// differently under other numbers (the tuned rung's square tiles: 7% slower at 4096³).
 ///
 /// # Safety
 /// As [`read_vector`], for every fragment.
 #[inline(always)]
-unsafe fn warp_step<T: Scalar>(
+unsafe fn warp_step<T: Scalar, const MI: usize, const NI: usize>(
     w: WarpTiles,
     t: u32,
     smem: SharedSlice<T>,
     a_at: impl Fn(u32) -> u32,
     b_at: impl Fn(u32) -> u32,
-    acc: &mut [[[[T; VEC as usize]; VEC as usize]; MAX_ITER]; MAX_ITER],
+    acc: &mut [[[[T; VEC as usize]; VEC as usize]; NI]; MI],
 ) {
-    let mut a = [[T::ZERO; VEC as usize]; MAX_ITER];
+    let mut a = [[T::ZERO; VEC as usize]; MI];
     for i in 0..w.wmiter as usize {
         a[i] = unsafe { read_vector(smem, a_at(w.c_origin(t, i as u32, 0).0)) };
     }
-    let mut b = [[T::ZERO; VEC as usize]; MAX_ITER];
+    let mut b = [[T::ZERO; VEC as usize]; NI];
     for j in 0..w.wniter as usize {
         b[j] = unsafe { read_vector(smem, b_at(w.c_origin(t, 0, j as u32).1)) };
     }
@@ -655,6 +654,10 @@ unsafe fn warp_step<T: Scalar>(
         }
     }
 }
+
+/// Sub-tiles per lane down and across a warp's part of the block's tile in
+/// [`matmul_warptile`], at most (`f64` uses 2 × 1).
+const WARPTILE_ITER: usize = 2;
 
 /// Rung 8, `matmul_warptile`: the block's tiles and loads of [`matmul_vectorized_padded`], with
 /// the threads' sub-tiles arranged by warp (siboehm's warp tiling; CUTLASS's thread layout).
@@ -677,7 +680,7 @@ unsafe fn warp_step<T: Scalar>(
 pub unsafe fn matmul_warptile<T: Scalar>(g: Gemm<T>) {
     let w = const {
         let w = warptile(size_of::<T>() as u32);
-        assert!(w.wmiter as usize <= MAX_ITER && w.wniter as usize <= MAX_ITER && w.tm == VEC && w.tn == VEC);
+        assert!(w.wmiter as usize <= WARPTILE_ITER && w.wniter as usize <= WARPTILE_ITER && w.tm == VEC && w.tn == VEC);
         w
     };
     let (s, layout) = (w.tiles, WARPTILE_A);
@@ -686,7 +689,7 @@ pub unsafe fn matmul_warptile<T: Scalar>(g: Gemm<T>) {
     let aligned = (rows_aligned(g.a, g.lda), rows_aligned(g.b, g.ldb));
     for_each_tile(g.n.div_ceil(s.bn as u64), g.m.div_ceil(s.bm as u64), |tn, tm| {
         let (m0, n0) = (tm * s.bm as u64, tn * s.bn as u64);
-        let mut acc = [[[[T::ZERO; VEC as usize]; VEC as usize]; MAX_ITER]; MAX_ITER];
+        let mut acc = [[[[T::ZERO; VEC as usize]; VEC as usize]; WARPTILE_ITER]; WARPTILE_ITER];
         let mut k0 = 0;
         while k0 < g.k {
             unsafe { stage_vectors(&g, s, layout, smem, t, (m0, n0, k0), aligned) };
@@ -887,11 +890,21 @@ unsafe fn put_tiles<T: Scalar>(
 /// `bankwise_layout::matmul::grid_of_batched_tiles(m, n, count, bm, bn)` (fewer than 2³¹
 /// tiles), and `TunedTiles::shared_elements()` elements of dynamic shared memory.
 #[inline(always)]
-pub unsafe fn matmul_tuned<T: Scalar, const TRANS_A: bool, const TRANS_B: bool>(g: Gemm<T>, batch: Batch) {
+pub unsafe fn matmul_tuned<
+    T: Scalar,
+    const TRANS_A: bool,
+    const TRANS_B: bool,
+    const WIDE: bool,
+    const MI: usize,
+    const NI: usize,
+>(
+    g: Gemm<T>,
+    batch: Batch,
+) {
     let tt = const {
-        let tt = tuned(size_of::<T>() as u32);
+        let tt = tuned(size_of::<T>() as u32, WIDE);
         let w = tt.warps;
-        assert!(w.wmiter as usize <= MAX_ITER && w.wniter as usize <= MAX_ITER && w.tm == VEC && w.tn == VEC);
+        assert!(w.wmiter as usize <= MI && w.wniter as usize <= NI && w.tm == VEC && w.tn == VEC);
         assert!(tt.vector_loads(w.tiles.bm) as usize <= MAX_LOADS && tt.vector_loads(w.tiles.bn) as usize <= MAX_LOADS);
         tt
     };
@@ -921,7 +934,7 @@ pub unsafe fn matmul_tuned<T: Scalar, const TRANS_A: bool, const TRANS_B: bool>(
     let c_aligned = rows_aligned(g.c, g.ldc);
     let (tm, tn) = grouped_tile(id, tiles_m, tiles_n);
     let (m0, n0) = (tm as u64 * s.bm as u64, tn as u64 * s.bn as u64);
-    let mut acc = [[[[T::ZERO; VEC as usize]; VEC as usize]; MAX_ITER]; MAX_ITER];
+    let mut acc = [[[[T::ZERO; VEC as usize]; VEC as usize]; NI]; MI];
     let (mut ra, mut rb) = ([[T::ZERO; VEC as usize]; MAX_LOADS], [[T::ZERO; VEC as usize]; MAX_LOADS]);
     // Functions, not closures, stage the tiles: LLVM outlines a closure called from two places,
     // and an outlined call costs registers and bounds checks.
