@@ -7,8 +7,9 @@
 //! The ladder, [`MatmulKernel::ALL`]: naive → coalesced → shared-memory tiles → 1-D and 2-D
 //! register tiles → vector loads with a transposed `A` tile → that tile padded or swizzled →
 //! warp tiles → the tuned kernel (two stages of tiles, the next step's loads in flight while
-//! this one computes, `k` split over blocks where `C` has too few tiles: [`SplitK`]), which
-//! alone takes transposed operands and batches (`crates/device/bankwise-kernels/src/matmul.rs`).
+//! this one computes; square or wide tiles and `k` split over blocks where `C` has too few
+//! tiles, as [`TunedPlan`] picks per shape), which alone takes transposed operands and batches
+//! (`crates/device/bankwise-kernels/src/matmul.rs`).
 
 use std::fmt;
 
@@ -247,8 +248,8 @@ pub enum MatmulKernel {
     /// Threads' sub-tiles arranged by warp: conflict-free shared reads.
     WarpTile,
     /// Warp tiles with two stages of tiles: the next step's loads in flight while this one
-    /// computes; transposed operands and batches; `k` split over blocks where `C` has too few
-    /// tiles ([`SplitK`]).
+    /// computes; transposed operands and batches; square or wide tiles, and `k` split over
+    /// blocks where `C` has too few tiles, as [`TunedPlan::for_shape`] picks.
     #[default]
     Tuned,
 }
@@ -370,9 +371,10 @@ impl TunedTile {
         }
     }
 
-    /// TFLOP/s of `f32` at 4096³ by `op`s (NN, NT, TN, TT) on the H100, both sizes in one run
+    /// TFLOP/s of `f32` at 4096³ with `op`s `op_a`, `op_b` on the H100, both sizes in one run
     /// (`docs/benchmarks.md`, 2026-11-23): what [`TunedPlan::for_shape`] weighs the sizes by.
-    const fn measured_tflops(self, ops: usize) -> f64 {
+    pub const fn measured_tflops(self, op_a: Op, op_b: Op) -> f64 {
+        let ops = 2 * matches!(op_a, Op::T) as usize + matches!(op_b, Op::T) as usize;
         let table = match self {
             TunedTile::Square => [43.21, 39.32, 43.38, 40.89],
             TunedTile::Wide => [43.97, 43.23, 44.42, 43.89],
@@ -404,7 +406,6 @@ impl TunedPlan {
     /// loses: 4095×4097×4093 makes 544 wide tiles, 5 waves of 132, against 1056 square ones
     /// in 4 waves of 264.
     pub fn for_shape<T: Float>(shape: MatmulShape, multiprocessors: u32) -> TunedPlan {
-        let ops = 2 * (shape.op_a == Op::T) as usize + (shape.op_b == Op::T) as usize;
         let mut best = (f64::INFINITY, TunedPlan { tile: TunedTile::Square, split: None });
         for tile in TunedTile::ALL {
             let Ok(plan) = TunedPlan::new::<T>(tile, shape, multiprocessors) else { continue };
@@ -414,7 +415,7 @@ impl TunedPlan {
             let waves = plan.blocks::<T>(shape).div_ceil(resident) as f64;
             let depth = plan.split.map_or(shape.k, |s| s.depth) as f64;
             let per_wave = f64::from(t.min_blocks) * f64::from(s.bm) * f64::from(s.bn) * depth;
-            let cost = waves * per_wave / tile.measured_tflops(ops);
+            let cost = waves * per_wave / tile.measured_tflops(shape.op_a, shape.op_b);
             if cost < best.0 {
                 best = (cost, plan);
             }

@@ -869,19 +869,23 @@ unsafe fn put_tiles<T: Scalar>(
 /// the two. Both tiles are `k`-major with 16-byte-padded rows (`bankwise_layout::matmul::
 /// TunedTiles`): an operand whose stored rows run along `k` (`A` as stored, `B` transposed) is
 /// loaded as vectors along `k` and transposed on its way to shared memory, the other stored
-/// as vectors. `C` is written as 16-byte vectors where its rows are aligned. The `f32` entries
-/// are compiled for two blocks per SM (`launch_bounds`: 128 registers, no spills); one tile per
-/// block, so that no loop state lives across the tile.
+/// as vectors. `C` is written as 16-byte vectors where its rows are aligned. One tile per
+/// block, so that no loop state lives across the tile. Two tile sizes (`WIDE`, with `MI × NI`
+/// sub-tiles per lane): rung 8's 128 × 128 (`f32` compiled for two blocks per SM:
+/// `launch_bounds`, 128 registers, no spills), and for `f32` 128 × 256 at one block of 8 warps
+/// per SM (234–242 registers), each lane 2 × 4 sub-tiles; the host picks one per shape
+/// (`bankwise::matmul::TunedPlan`).
 ///
 /// Where `C` has too few tiles to fill the GPU, the host splits `k` over a batch of this
 /// kernel ([`matmul_split_sum`], `bankwise::matmul::SplitK`).
 ///
-/// Measured (H100, 2026-11-23, beside cuBLAS in the same run): `f32` 43.20 TFLOP/s at 4096³
-/// (83.0% of cuBLAS, 1.29× rung 8), 42.25 at 2048³ (83.9%), 39.06 at 4095×4097×4093 (81.1%),
-/// 39.91 at 4096×4096×256 (89.3%); with `k` split, 29.65 at 1024³ (82.9%) and 39.03 at
-/// 256×4096×4096 (81.9%). By `op`s at 4096³: TN 43.38 (83.7%), TT 40.58 (82.3%), NT 39.04
-/// (76.8%): transposing an operand on its way in costs most where it is `B`. `f64` 12.24 at
-/// 4096³ (36.5% of the FP64 CUDA cores' peak; TN 18.16, 54.2%).
+/// Measured (H100, 2026-11-23, beside cuBLAS in the same run), `f32` with the tiles the host
+/// picks: 43.72 TFLOP/s at 4096³ (84.8% of cuBLAS, 1.30× rung 8), 42.92 at 2048³ (85.5%),
+/// 38.79 at 4095×4097×4093 (81.1%, square tiles), 38.64 at 4096×4096×256 (87.7%); with `k`
+/// split, 29.12 at 1024³ (81.7%) and 39.26 at 256×4096×4096 (82.7%). At 4096³ the square
+/// tiles run 43.21 NN, 39.32 NT, 43.38 TN, 40.89 TT; the wide ones 43.97, 43.23, 44.42, 43.89
+/// (84.5–88.5%): transposing an operand on its way in costs the square tiles most where it is
+/// `B`. `f64` 12.15 at 4096³ (36.3% of the FP64 CUDA cores' peak; TN 18.34, 54.8%).
 ///
 /// # Safety
 /// The matrices of each product of the batch hold their stored shapes (`A` `k × m` where
