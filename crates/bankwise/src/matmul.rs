@@ -408,8 +408,8 @@ impl TunedPlan {
     pub fn for_shape<T: Float>(shape: MatmulShape, multiprocessors: u32) -> TunedPlan {
         let mut best = (f64::INFINITY, TunedPlan { tile: TunedTile::Square, split: None });
         for tile in TunedTile::ALL {
-            let Ok(plan) = TunedPlan::new::<T>(tile, shape, multiprocessors) else { continue };
             let Some(t) = tile.tiles::<T>() else { continue };
+            let plan = TunedPlan { tile, split: SplitK::for_tiles(shape, t, multiprocessors) };
             let s = t.warps.tiles;
             let resident = (u64::from(multiprocessors) * u64::from(t.min_blocks)).max(1);
             let waves = plan.blocks::<T>(shape).div_ceil(resident) as f64;
@@ -518,6 +518,8 @@ pub fn plan<T: Float>(
     let (m, n) = (shape.m as u64, shape.n as u64);
     let bytes = size_of::<T>() as u32;
     let square = (TILE, TILE, 1);
+    // The tuned rung's entry, by its tiles and `op`s; the other rungs' by type.
+    let mut tuned_entry = None;
     let (grid, block, shared_bytes) = match kernel {
         MatmulKernel::Naive => (grid_rows_in_x(m, n), square, 0),
         MatmulKernel::Coalesced => (grid_columns_in_x(m, n), square, 0),
@@ -537,7 +539,9 @@ pub fn plan<T: Float>(
             (grid_of_tiles(m, n, s.bm, s.bn), (s.threads(), 1, 1), s.shared_elements(layout) * bytes)
         }
         MatmulKernel::Tuned => {
-            let t = tile.tiles::<T>().ok_or(Error::TunedPlanUnfit { what: "wide tiles are f32 only" })?;
+            let unfit = Error::TunedPlanUnfit { what: "wide tiles are f32 only" };
+            let (Some(t), Some(entry)) = (tile.tiles::<T>(), tile.entry::<T>(shape)) else { return Err(unfit) };
+            tuned_entry = Some(entry);
             let s = t.warps.tiles;
             // One block per tile: the kernel has no grid-stride loop (it would cost spills), and
             // numbers tiles in 32 bits (`grouped_tile`, whose groups span GROUP_M rows of them).
@@ -552,10 +556,7 @@ pub fn plan<T: Float>(
             )
         }
     };
-    let entry = match kernel {
-        MatmulKernel::Tuned => tile.entry::<T>(shape).unwrap_or(kernel.entries()[T::INDEX]),
-        _ => kernel.entries()[T::INDEX],
-    };
+    let entry = tuned_entry.unwrap_or(kernel.entries()[T::INDEX]);
     Ok(Launch { kernel: entry, grid, block, shared_bytes, resident: None })
 }
 
