@@ -1,7 +1,7 @@
 //! `bankwise ptx`: the resource report of every kernel, from ptxas.
 
 use anyhow::{Context, Result, bail};
-use bankwise::kernels::{ALL, PTX};
+use bankwise::kernels::MODULES;
 use bankwise::tools;
 
 #[derive(clap::Args)]
@@ -9,15 +9,19 @@ pub struct Args {
     /// Architectures to assemble for.
     #[arg(long, value_delimiter = ',', default_value = "sm_70,sm_90")]
     arch: Vec<String>,
-    /// Also write the PTX to this file.
-    #[arg(long)]
+    /// Also write each module's PTX into this folder, as `<module>.ptx`.
+    #[arg(long, value_name = "DIR")]
     write: Option<std::path::PathBuf>,
 }
 
 pub fn run(args: &Args) -> Result<()> {
-    if let Some(path) = &args.write {
-        std::fs::write(path, PTX).with_context(|| format!("writing {}", path.display()))?;
-        println!("PTX written to {} ({} bytes)", path.display(), PTX.len());
+    if let Some(dir) = &args.write {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        for module in MODULES {
+            let path = dir.join(format!("{}.ptx", module.name));
+            std::fs::write(&path, module.ptx).with_context(|| format!("writing {}", path.display()))?;
+            println!("PTX written to {} ({} bytes)", path.display(), module.ptx.len());
+        }
     }
     let dir = std::env::temp_dir().join(format!("bankwise-ptx-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
@@ -28,29 +32,32 @@ pub fn run(args: &Args) -> Result<()> {
                 "no ptxas for {arch}: run `cargo xtask setup` (installs CUDA 12 and 13's from PyPI) or set BANKWISE_CUDA_BIN"
             );
         };
-        let report =
-            tools::assemble(&ptxas, PTX, arch, &dir.join(format!("{arch}.cubin"))).map_err(anyhow::Error::msg)?;
         println!("\n{arch} ({})", ptxas.display());
         println!(
-            "{:<28} {:>9} {:>11} {:>11} {:>11}",
+            "{:<32} {:>9} {:>11} {:>11} {:>11}",
             "kernel", "registers", "smem bytes", "stack bytes", "spill bytes"
         );
-        for k in &report {
-            println!(
-                "{:<28} {:>9} {:>11} {:>11} {:>11}",
-                k.name,
-                k.registers,
-                k.shared_bytes,
-                k.stack_bytes,
-                k.spill_stores + k.spill_loads
-            );
-            if k.stack_bytes + k.spill_stores + k.spill_loads > 0 {
-                problems.push(format!("{} uses local memory on {arch}", k.name));
+        // Each module for the architectures that run it (`sm_80` PTX cannot become `sm_70` SASS).
+        for module in MODULES.iter().filter(|m| runs(m, arch)) {
+            let cubin = dir.join(format!("{}.{arch}.cubin", module.name));
+            let report = tools::assemble(&ptxas, module.ptx, arch, &cubin).map_err(anyhow::Error::msg)?;
+            for k in &report {
+                println!(
+                    "{:<32} {:>9} {:>11} {:>11} {:>11}",
+                    k.name,
+                    k.registers,
+                    k.shared_bytes,
+                    k.stack_bytes,
+                    k.spill_stores + k.spill_loads
+                );
+                if k.stack_bytes + k.spill_stores + k.spill_loads > 0 {
+                    problems.push(format!("{} uses local memory on {arch}", k.name));
+                }
             }
-        }
-        for name in ALL {
-            if !report.iter().any(|k| k.name == *name) {
-                problems.push(format!("{name} is missing from the {arch} report"));
+            for e in module.entries() {
+                if !report.iter().any(|k| k.name == e.name) {
+                    problems.push(format!("{} is missing from the {arch} report", e.name));
+                }
             }
         }
     }
@@ -59,4 +66,11 @@ pub fn run(args: &Args) -> Result<()> {
         bail!("{}", problems.join("; "));
     }
     Ok(())
+}
+
+/// Whether `module` runs on `arch` (`sm_XY`, compute capability X.Y).
+fn runs(module: &bankwise::kernels::KernelModule, arch: &str) -> bool {
+    let digits = arch.trim_start_matches("sm_").trim_end_matches(['a', 'f']);
+    let Ok(n) = digits.parse::<i32>() else { return true };
+    module.runs_on((n / 10, n % 10))
 }

@@ -1,7 +1,8 @@
-//! `cargo xtask kernels`: rebuilds the kernels shipped in `crates/bankwise/prebuilt/` (the PTX,
-//! its entries manifest, and SASS for each architecture of `recipe::CUBIN_ARCHES`) from
-//! `crates/device/bankwise-builtin`, with the builder options and ptxas command `build.rs` and
-//! the tests use (`crates/bankwise/recipe.rs`). `--check` compares instead of writing.
+//! `cargo xtask kernels`: rebuilds the kernels shipped in `crates/bankwise/prebuilt/` (for each
+//! module of `recipe::MODULES`, the PTX, its entries manifest, and SASS for each architecture of
+//! `recipe::CUBIN_ARCHES`) from `crates/device/bankwise-builtin` and `bankwise-builtin-sm80`,
+//! with the builder options and ptxas command `build.rs` and the tests use
+//! (`crates/bankwise/recipe.rs`). `--check` compares instead of writing.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -51,39 +52,50 @@ fn assemble(ptxas: &Path, arch: &str, ptx: &Path, cubin: &Path) -> Result<Vec<u8
     std::fs::read(cubin).with_context(|| format!("reading {}", cubin.display()))
 }
 
-/// Builds the kernels and writes (or, with `check`, compares) `prebuilt/`.
-pub fn kernels(root: &Path, check: bool) -> Result<()> {
-    let bankwise = bankwise(root);
+/// Builds `module` and assembles its cubins: the files it ships, by name.
+fn build_module(
+    module: &recipe::KernelModule,
+    root: &Path,
+    bankwise: &Path,
+    ptxas: &Path,
+) -> Result<Vec<(String, Vec<u8>)>> {
     // A folder of its own under target/, kept between runs: the nested build is incremental.
-    let out = root.join("target/xtask-kernels");
+    let out = root.join("target/xtask-kernels").join(module.stem);
     let started = std::time::Instant::now();
-    let built = recipe::builder(&bankwise).out_dir(&out).build().map_err(|e| anyhow::anyhow!("{e}"))?;
+    let built = module.builder(bankwise).out_dir(&out).build().map_err(|e| anyhow::anyhow!("{e}"))?;
     eprintln!(
         "xtask: built {} with {} in {:.1} s",
         built.ptx.display(),
         built.toolchain,
         started.elapsed().as_secs_f64()
     );
-
-    let ptxas = ptxas(root)?;
-    let mut files = vec![
-        (recipe::ptx_file(), std::fs::read(&built.ptx)?),
-        (recipe::entries_file(), std::fs::read(&built.manifest)?),
-    ];
+    let mut files =
+        vec![(module.ptx_file(), std::fs::read(&built.ptx)?), (module.entries_file(), std::fs::read(&built.manifest)?)];
     // A second copy of the PTX under another name: ptxas must make the same bytes from it.
     let again = out.join("again").join("kernels.ptx");
     std::fs::create_dir_all(again.parent().context("a parent")?)?;
     std::fs::copy(&built.ptx, &again)?;
     for arch in recipe::CUBIN_ARCHES {
-        let cubin = assemble(&ptxas, arch, &built.ptx, &out.join(recipe::cubin_file(arch)))?;
-        let second = assemble(&ptxas, arch, &again, &again.with_extension(format!("{arch}.cubin")))?;
+        let cubin = assemble(ptxas, arch, &built.ptx, &out.join(module.cubin_file(arch)))?;
+        let second = assemble(ptxas, arch, &again, &again.with_extension(format!("{arch}.cubin")))?;
         if cubin != second {
             bail!(
                 "ptxas {} is not deterministic for {arch}: two runs on the same PTX made different cubins",
                 ptxas.display()
             );
         }
-        files.push((recipe::cubin_file(arch), cubin));
+        files.push((module.cubin_file(arch), cubin));
+    }
+    Ok(files)
+}
+
+/// Builds the kernels and writes (or, with `check`, compares) `prebuilt/`.
+pub fn kernels(root: &Path, check: bool) -> Result<()> {
+    let bankwise = bankwise(root);
+    let ptxas = ptxas(root)?;
+    let mut files = Vec::new();
+    for module in &recipe::MODULES {
+        files.extend(build_module(module, root, &bankwise, &ptxas)?);
     }
 
     let dir = recipe::prebuilt_dir(&bankwise);

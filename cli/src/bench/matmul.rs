@@ -39,15 +39,17 @@ fn tuned_shapes() -> [MatmulShape; 4] {
 #[derive(Clone, Copy)]
 enum Which {
     Rung(MatmulKernel),
-    Tile(TunedTile),
+    Tile(MatmulKernel, TunedTile),
 }
 
 impl Which {
     fn name(self) -> &'static str {
         match self {
             Which::Rung(k) => k.name(),
-            Which::Tile(TunedTile::Square) => "matmul_tuned (square tiles)",
-            Which::Tile(TunedTile::Wide) => "matmul_tuned (wide tiles)",
+            Which::Tile(MatmulKernel::Multistage, TunedTile::Square) => "matmul_multistage (square tiles)",
+            Which::Tile(MatmulKernel::Multistage, TunedTile::Wide) => "matmul_multistage (wide tiles)",
+            Which::Tile(_, TunedTile::Square) => "matmul_tuned (square tiles)",
+            Which::Tile(_, TunedTile::Wide) => "matmul_tuned (wide tiles)",
         }
     }
 }
@@ -121,10 +123,17 @@ pub fn suite(
 ) -> Result<Vec<Row>> {
     let blas = cublas::open(gpu);
     let shapes = if quick { &SHAPES[..2] } else { &SHAPES[..] };
-    let tuned = kernels.contains(&MatmulKernel::Tuned);
-    let extra = if tuned && !quick { &tuned_shapes()[..] } else { &[] };
-    let tiles = if tuned && !quick { &tile_shapes()[..] } else { &[] };
-    progress.inc_length((shapes.len() * 2 * kernels.len() + extra.len() * 2 + tiles.len() * 2) as u64);
+    // The rungs this GPU runs (the multistage rung needs compute capability 8.0).
+    let cc = gpu.info().compute_capability;
+    let kernels: Vec<MatmulKernel> = kernels.iter().copied().filter(|k| cc >= k.min_compute_capability()).collect();
+    let tuned: Vec<Which> = kernels.iter().filter(|k| k.is_tuned()).map(|&k| Which::Rung(k)).collect();
+    let extra = if quick { &[][..] } else { &tuned_shapes()[..] };
+    let tiles = if quick { &[][..] } else { &tile_shapes()[..] };
+    let each: Vec<Which> =
+        kernels.iter().filter(|k| k.is_tuned()).flat_map(|&k| TunedTile::ALL.map(|t| Which::Tile(k, t))).collect();
+    progress.inc_length(
+        (shapes.len() * 2 * kernels.len() + (extra.len() * 2 * tuned.len()) + tiles.len() * each.len()) as u64,
+    );
     let rungs: Vec<Which> = kernels.iter().map(|&k| Which::Rung(k)).collect();
     let mut rows = Vec::new();
     for &(m, n, k) in shapes {
@@ -132,13 +141,11 @@ pub fn suite(
         rows.extend(shape_rows::<f32>(gpu, blas.as_ref(), &rungs, shape, warmup, runs, progress)?);
         rows.extend(shape_rows::<f64>(gpu, blas.as_ref(), &rungs, shape, warmup, runs, progress)?);
     }
-    for &shape in extra {
-        let tuned = [Which::Rung(MatmulKernel::Tuned)];
+    for &shape in extra.iter().filter(|_| !tuned.is_empty()) {
         rows.extend(shape_rows::<f32>(gpu, blas.as_ref(), &tuned, shape, warmup, runs, progress)?);
         rows.extend(shape_rows::<f64>(gpu, blas.as_ref(), &tuned, shape, warmup, runs, progress)?);
     }
-    for &shape in tiles {
-        let each = TunedTile::ALL.map(Which::Tile);
+    for &shape in tiles.iter().filter(|_| !each.is_empty()) {
         rows.extend(shape_rows::<f32>(gpu, blas.as_ref(), &each, shape, warmup, runs, progress)?);
     }
     Ok(rows)
@@ -178,8 +185,8 @@ fn shape_rows<T: Gemm>(
             let s = i % sets;
             match kernel {
                 Which::Rung(rung) => gpu.matmul_with(rung, alpha, &a[s], &b[s], beta, &mut c[s], shape)?,
-                Which::Tile(tile) => {
-                    let plan = TunedPlan::new::<T>(tile, shape, sms)?;
+                Which::Tile(rung, tile) => {
+                    let plan = TunedPlan::new::<T>(rung, tile, shape, sms)?;
                     gpu.matmul_tuned(plan, alpha, &a[s], &b[s], beta, &mut c[s], shape)?
                 }
             }

@@ -30,6 +30,8 @@ pub(crate) struct Thread {
     pub linear: u32,
     pub block: *const BlockState,
     pub yielder: Cell<*const ThreadYielder>,
+    /// Its asynchronous copies (`cp.async`) not yet waited for.
+    pub copies: RefCell<lane::AsyncCopies>,
 }
 
 impl Thread {
@@ -122,6 +124,7 @@ impl<'g> Runner<'g> {
                 linear: i,
                 block: &state,
                 yielder: Cell::new(std::ptr::null()),
+                copies: RefCell::default(),
             })
             .collect();
         let params_addr = params.as_ptr() as usize;

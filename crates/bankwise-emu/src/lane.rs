@@ -335,9 +335,12 @@ pub fn shared_size() -> u32 {
 /// misaligned.
 #[track_caller]
 pub fn shared_access(ptr: *const u8, bytes: usize, view_end: usize, op: AccessOp) {
-    let t = current();
+    shared_access_at(current(), Site::of(Location::caller()), ptr, bytes, view_end, op);
+}
+
+/// [`shared_access`] by thread `t` at `site`.
+fn shared_access_at(t: &Thread, site: Site, ptr: *const u8, bytes: usize, view_end: usize, op: AccessOp) {
     let block = t.block();
-    let site = Site::of(Location::caller());
     let base = block.shared as usize;
     let size = block.globals().shared_bytes as usize;
     let addr = ptr as usize;
@@ -374,6 +377,79 @@ pub fn shared_access(ptr: *const u8, bytes: usize, view_end: usize, op: AccessOp
         });
     }
     block.recorder.borrow_mut().shared(t, site, offset as u32, bytes as u32, op);
+}
+
+// ---- asynchronous copies (`cp.async`) ------------------------------------------------------
+
+/// One asynchronous copy from global to shared memory: the bytes read at issue, written when
+/// the thread waits for its group.
+struct AsyncCopy {
+    dst: *mut u8,
+    view_end: usize,
+    data: [u8; 16],
+    bytes: usize,
+    site: Site,
+}
+
+/// A thread's asynchronous copies in flight: those issued since its last commit, and its
+/// committed groups, oldest first.
+#[derive(Default)]
+pub(crate) struct AsyncCopies {
+    open: Vec<AsyncCopy>,
+    committed: std::collections::VecDeque<Vec<AsyncCopy>>,
+}
+
+/// `cp.async` of `bytes` bytes (4, 8 or 16) from global `src` to shared `dst` (a pointer into
+/// [`shared_base`]'s allocation, in a view ending at `view_end`): the first `src_bytes` are
+/// read from `src` now (checked as a global read), the rest are zeros. The shared write
+/// happens, checked and recorded at the caller's site, when the thread waits for the copy's
+/// group ([`async_wait`]): the latest moment the hardware may make it, so a read of `dst`
+/// before that wait sees the old bytes and, from another thread, is reported as a race.
+///
+/// # Safety
+/// `src_bytes ≤ bytes`; `src` is valid for `src_bytes` bytes where it is not zero (checked).
+#[track_caller]
+pub unsafe fn async_copy(dst: *mut u8, view_end: usize, src: *const u8, bytes: usize, src_bytes: usize) {
+    let t = current();
+    let site = Site::of(Location::caller());
+    assert!(matches!(bytes, 4 | 8 | 16) && src_bytes <= bytes, "cp.async copies 4, 8 or 16 bytes");
+    let mut data = [0u8; 16];
+    if src_bytes > 0 {
+        // The hardware reads the source as one access of the copy's width.
+        global_access(src, src_bytes, bytes, false);
+        // Safety: the range is inside a live allocation (checked).
+        unsafe { copy_relaxed(src, data.as_mut_ptr(), src_bytes, bytes, true) };
+    }
+    t.copies.borrow_mut().open.push(AsyncCopy { dst, view_end, data, bytes, site });
+}
+
+/// `cp.async.commit_group`: the copies issued since the last commit become one group.
+#[track_caller]
+pub fn async_commit() {
+    let mut copies = current().copies.borrow_mut();
+    let group = std::mem::take(&mut copies.open);
+    copies.committed.push_back(group);
+}
+
+/// `cp.async.wait_group n`: completes every committed group but the `n` newest, writing their
+/// bytes to shared memory.
+#[track_caller]
+pub fn async_wait(n: usize) {
+    let t = current();
+    loop {
+        let group = {
+            let mut copies = t.copies.borrow_mut();
+            if copies.committed.len() <= n {
+                return;
+            }
+            copies.committed.pop_front().unwrap_or_default()
+        };
+        for c in group {
+            shared_access_at(t, c.site, c.dst, c.bytes, c.view_end, AccessOp::Store);
+            // Safety: checked inside the block's allocation above.
+            unsafe { std::ptr::copy_nonoverlapping(c.data.as_ptr(), c.dst, c.bytes) };
+        }
+    }
 }
 
 // ---- global memory -------------------------------------------------------------------------

@@ -306,11 +306,11 @@ impl Op {
     }
 }
 
-/// The tuned rung's tiles (`matmul_tuned`): warp tiles as [`warptile`]'s, with both operand
-/// tiles stored `k`-major (row `k` of the `A` tile holds its `bm` elements of `m`, row `k` of
-/// the `B` tile its `bn` of `n`), each row padded by 16 bytes, and [`STAGES`](Self::STAGES)
-/// copies of the pair: the block computes from one while the next step's tiles are loaded into
-/// registers and stored into the other.
+/// The tiles of the tuned and multistage rungs (`matmul_tuned`, `matmul_multistage`): warp
+/// tiles as [`warptile`]'s, with both operand tiles stored `k`-major (row `k` of the `A` tile
+/// holds its `bm` elements of `m`, row `k` of the `B` tile its `bn` of `n`), each row padded by
+/// 16 bytes, and [`stages`](Self::stages) copies of the pair: the block computes from one
+/// while the tiles of the next steps are on their way into the others.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct TunedTiles {
     /// The warp and block tiles.
@@ -319,6 +319,21 @@ pub struct TunedTiles {
     pub elem_bytes: u32,
     /// Blocks per multiprocessor the entries are compiled for (their launch bounds).
     pub min_blocks: u32,
+    /// Copies of the pair of tiles in shared memory: 2 for the tuned rung (one computed
+    /// from, one filled from registers); [`MULTISTAGE_STAGES`] for the multistage rung.
+    pub stages: u32,
+}
+
+/// Stages of the multistage rung: the block computes from one while the copies of the next
+/// `MULTISTAGE_STAGES − 1` steps are in flight.
+pub const MULTISTAGE_STAGES: u32 = 4;
+
+/// The multistage rung's tiles (`matmul_multistage`): [`tuned`]'s with
+/// [`MULTISTAGE_STAGES`] stages, one block per SM at every size: the square `f32` tiles'
+/// element copies need more than the 128 registers of two blocks per SM (ptxas spilled up to
+/// 40 bytes at 128).
+pub const fn multistage(elem_bytes: u32, wide: bool) -> TunedTiles {
+    TunedTiles { stages: MULTISTAGE_STAGES, min_blocks: 1, ..tuned(elem_bytes, wide) }
 }
 
 /// The tuned rung's tiles for elements of `elem_bytes`; `wide` (`f32` only) selects the
@@ -337,15 +352,14 @@ pub const fn tuned(elem_bytes: u32, wide: bool) -> TunedTiles {
     if wide && elem_bytes == 4 {
         let tiles = BlockTiles { bm: 128, bn: 256, bk: 8, tm: 8, tn: 16 };
         let warps = WarpTiles { tiles, wm: 64, wn: 64, wmiter: 2, wniter: 4, tm: VEC, tn: VEC };
-        TunedTiles { warps, elem_bytes, min_blocks: 1 }
+        TunedTiles { warps, elem_bytes, min_blocks: 1, stages: 2 }
     } else {
-        TunedTiles { warps: warptile(elem_bytes), elem_bytes, min_blocks: if elem_bytes == 4 { 2 } else { 1 } }
+        let min_blocks = if elem_bytes == 4 { 2 } else { 1 };
+        TunedTiles { warps: warptile(elem_bytes), elem_bytes, min_blocks, stages: 2 }
     }
 }
 
 impl TunedTiles {
-    /// Copies of the pair of tiles in shared memory: one computed from, one filled.
-    pub const STAGES: u32 = 2;
     /// Threads per block.
     pub const fn threads(self) -> u32 {
         self.warps.tiles.threads()
@@ -371,7 +385,7 @@ impl TunedTiles {
     }
     /// Elements of shared memory: every stage.
     pub const fn shared_elements(self) -> u32 {
-        Self::STAGES * self.stage_elements()
+        self.stages * self.stage_elements()
     }
     /// Shared-memory index of element `(m, k)` of stage `stage`'s `A` tile.
     pub const fn a_at(self, stage: u32, m: u32, k: u32) -> u32 {
@@ -401,6 +415,22 @@ impl TunedTiles {
         } else {
             Some((e % (width / VEC) * VEC, e / (width / VEC)))
         }
+    }
+
+    /// Elements a thread copies per step, at most, of an operand tile `width` wide whose
+    /// stored rows run along `k` (the multistage rung's element-wise copies).
+    pub const fn element_copies(self, width: u32) -> u32 {
+        (width * self.warps.tiles.bk).div_ceil(self.warps.tiles.threads())
+    }
+    /// The element `(x, k)` of an operand tile `width` wide whose stored rows run along `k`
+    /// that thread `t` copies in its `i`-th copy, if it copies one: consecutive threads take
+    /// consecutive elements of a stored row, `bk` of them, then the next row. A warp's copy
+    /// reads whole 32-byte sectors (`f32`), and its stores into the `k`-major tile, rows
+    /// `k` apart by a pitch of 4 banks more than a multiple of 32, fall in distinct banks.
+    pub const fn operand_element(self, width: u32, t: u32, i: u32) -> Option<(u32, u32)> {
+        let bk = self.warps.tiles.bk;
+        let e = i * self.warps.tiles.threads() + t;
+        if e >= width * bk { None } else { Some((e / bk, e % bk)) }
     }
 }
 
@@ -448,8 +478,9 @@ mod tests {
 
     #[test]
     fn tuned_threads_load_each_vector_of_both_tiles_once() {
-        for (elem_bytes, wide) in [(4, false), (4, true), (8, false)] {
-            let t = tuned(elem_bytes, wide);
+        for (elem_bytes, wide, stages) in [(4, false, 2), (4, true, 2), (8, false, 2), (4, false, 4), (8, false, 4)] {
+            let t = if stages == 2 { tuned(elem_bytes, wide) } else { multistage(elem_bytes, wide) };
+            assert_eq!(t.stages, stages);
             let s = t.warps.tiles;
             assert_eq!((t.a_pitch() * elem_bytes) % 16, 0, "rows stay 16-byte aligned");
             // Rows 4 apart start 16 banks (64 bytes) apart.
@@ -470,6 +501,17 @@ mod tests {
                 assert!(seen.iter().all(|&n| n == 1), "{elem_bytes}-byte {width} wide, along k: {along_k}, {t:?}");
             }
             assert!(t.a_at(1, 0, 0) > t.b_at(0, s.bk - 1, s.bn - 1), "stages do not overlap");
+            for width in [s.bm, s.bn] {
+                let mut seen = vec![0u32; (width * s.bk) as usize];
+                for thread in 0..t.threads() {
+                    for i in 0..t.element_copies(width) {
+                        if let Some((x, k)) = t.operand_element(width, thread, i) {
+                            seen[(k * width + x) as usize] += 1;
+                        }
+                    }
+                }
+                assert!(seen.iter().all(|&n| n == 1), "element copies, {elem_bytes}-byte {width} wide");
+            }
         }
     }
 }

@@ -119,6 +119,19 @@ pub enum Error {
         /// Why (`wide tiles are f32 only`, `its split of k was made for another shape`).
         what: &'static str,
     },
+    /// A kernel of a module that this GPU does not run (it needs newer instructions).
+    #[error(
+        "{kernel} needs a GPU of compute capability {}.{} or later (this one is {}.{}); use MatmulKernel::Tuned, which runs from Volta on",
+        needs.0, needs.1, has.0, has.1
+    )]
+    NeedsNewerGpu {
+        /// The kernel.
+        kernel: String,
+        /// The compute capability its module needs.
+        needs: (i32, i32),
+        /// The GPU's.
+        has: (i32, i32),
+    },
     /// A bank-conflict probe's mask selects no lane.
     #[error("probe mask selects no active lane; at least one of the 32 lanes must access")]
     ProbeNoActiveLane,

@@ -27,26 +27,29 @@ pub enum LoadedImage {
     Emulator,
 }
 
-/// The entries of bankwise's module (name and parameters of every kernel), known without a
-/// GPU from the manifest the build wrote: plans look reduction kernels up in it, and
-/// [`Gpu::new`] loads each one.
+/// The entries of bankwise's modules (name and parameters of every kernel), known without a
+/// GPU from the manifests the build wrote: plans look reduction kernels up in it, and
+/// [`Gpu::new`] loads each one the GPU runs.
 pub fn module_entries() -> &'static Entries {
     static ENTRIES: OnceLock<Entries> = OnceLock::new();
-    ENTRIES.get_or_init(|| Entries::from_manifest(kernels::MANIFEST).expect("build.rs checked the manifest"))
+    ENTRIES.get_or_init(|| {
+        let text: String = kernels::MODULES.iter().map(|m| m.manifest).collect::<Vec<_>>().join("\n");
+        Entries::from_manifest(&text).expect("build.rs checked the manifests")
+    })
 }
 
-/// Loads bankwise's module onto `device`: the shipped SASS where there is one for its
-/// architecture (cold start without JIT: 2.3–3.8 s → see `docs/benchmarks.md`), else the PTX.
-fn load_module(device: &Device) -> Result<(Module, LoadedImage)> {
+/// Loads `module` onto `device`: the shipped SASS where there is one for its architecture
+/// (cold start without JIT: 2.3–3.8 s → see `docs/benchmarks.md`), else the PTX.
+fn load_module(device: &Device, module: &kernels::KernelModule) -> Result<(Module, LoadedImage)> {
     let (major, minor) = device.info().compute_capability;
-    if let Some(sass) = kernels::cubin_for((major, minor)) {
+    if let Some(sass) = module.cubin_for((major, minor)) {
         let arch = if major == 9 { "sm_90" } else { "sm_80" };
         // A driver older than the CUDA 13.0 ptxas that made the SASS refuses it: take the PTX.
-        if let Ok(module) = device.load_module(ModuleImage::Cubin(sass), Some(kernels::MANIFEST)) {
-            return Ok((module, LoadedImage::Sass(arch)));
+        if let Ok(loaded) = device.load_module(ModuleImage::Cubin(sass), Some(module.manifest)) {
+            return Ok((loaded, LoadedImage::Sass(arch)));
         }
     }
-    Ok((device.load_module(ModuleImage::Ptx(kernels::PTX), Some(kernels::MANIFEST))?, LoadedImage::Ptx))
+    Ok((device.load_module(ModuleImage::Ptx(module.ptx), Some(module.manifest))?, LoadedImage::Ptx))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -62,7 +65,7 @@ fn load_module(device: &Device) -> Result<(Module, LoadedImage)> {
 /// [`Gpu::synchronize`] wait for the queued work and report any error it raised.
 pub struct Gpu {
     device: Device,
-    _module: Module,
+    _modules: Vec<Module>,
     kernels: HashMap<String, Kernel>,
     loaded: LoadedImage,
 }
@@ -107,28 +110,49 @@ impl Gpu {
         if device.is_emulator() { Self::emulator_on(device) } else { Self::on(device) }
     }
 
-    /// Loads bankwise's kernels onto a GPU device.
+    /// Loads bankwise's kernels onto a GPU device: every module it runs
+    /// ([`kernels::KernelModule::runs_on`]).
     fn on(device: Device) -> Result<Self> {
-        let (module, loaded) = load_module(&device)?;
-        let kernels =
-            module_entries().iter().map(|e| Ok((e.name.clone(), module.kernel(&e.name)?))).collect::<Result<_>>()?;
-        Ok(Gpu { device, _module: module, kernels, loaded })
+        let mut modules = Vec::new();
+        let mut kernels = HashMap::new();
+        let mut loaded = LoadedImage::Ptx;
+        for module in kernels::MODULES.iter().filter(|m| m.runs_on(device.info().compute_capability)) {
+            let (image, how) = load_module(&device, module)?;
+            // The base module's form is the one reported.
+            if modules.is_empty() {
+                loaded = how;
+            }
+            for e in module.entries() {
+                let kernel = image.kernel(&e.name)?;
+                kernels.insert(e.name, kernel);
+            }
+            modules.push(image);
+        }
+        Ok(Gpu { device, _modules: modules, kernels, loaded })
     }
 
     /// bankwise's kernels on the CPU emulator (`bankwise-emu`), no GPU needed: the same
     /// kernels, compiled for the host, run with every GPU thread as a fiber, and every
-    /// launcher works as on a GPU. Each launch's report (each shared-memory access site's
-    /// requests and wavefronts, and any races) is kept: [`Device::take_emulator_reports`].
-    /// Timing (events, benchmarks) and occupancy need a GPU.
+    /// launcher works as on a GPU (every module's kernels, as on the newest GPU). Each
+    /// launch's report (each shared-memory access site's requests and wavefronts, and any
+    /// races) is kept: [`Device::take_emulator_reports`]. Timing (events, benchmarks) and
+    /// occupancy need a GPU.
     pub fn emulator() -> Result<Self> {
         Self::emulator_on(Device::emulator())
     }
 
     fn emulator_on(device: Device) -> Result<Self> {
-        let module = device.load_module(ModuleImage::Ptx(kernels::PTX), Some(kernels::MANIFEST))?;
-        let kernels =
-            module_entries().iter().map(|e| Ok((e.name.clone(), module.kernel(&e.name)?))).collect::<Result<_>>()?;
-        Ok(Gpu { device, _module: module, kernels, loaded: LoadedImage::Emulator })
+        let mut modules = Vec::new();
+        let mut kernels = HashMap::new();
+        for module in kernels::MODULES {
+            let image = device.load_module(ModuleImage::Ptx(module.ptx), Some(module.manifest))?;
+            for e in module.entries() {
+                let kernel = image.kernel(&e.name)?;
+                kernels.insert(e.name, kernel);
+            }
+            modules.push(image);
+        }
+        Ok(Gpu { device, _modules: modules, kernels, loaded: LoadedImage::Emulator })
     }
 
     /// Which form of the kernels this handle loaded: shipped SASS, JIT-compiled PTX, or the
@@ -142,12 +166,23 @@ impl Gpu {
         &self.device
     }
 
-    /// bankwise's kernel `name` (one of the module's entries).
+    /// bankwise's kernel `name` (one of the modules' entries).
+    ///
+    /// Errors: [`crate::Error::NeedsNewerGpu`] for a kernel of a module this GPU does not run,
+    /// [`crate::Error::Runtime`] with `MissingKernel` for a name no module has.
     pub fn kernel(&self, name: &str) -> Result<&Kernel> {
         if let Some(kernel) = self.kernels.get(name) {
             return Ok(kernel);
         }
-        // Every entry is loaded, so the entries' lookup fails too, naming the closest ones.
+        let cc = self.info().compute_capability;
+        if let Some(module) = kernels::MODULES.iter().find(|m| m.entries().iter().any(|e| e.name == name)) {
+            return Err(crate::Error::NeedsNewerGpu {
+                kernel: name.into(),
+                needs: module.min_compute_capability,
+                has: cc,
+            });
+        }
+        // No module has it, so the entries' lookup fails too, naming the closest ones.
         module_entries().get(name)?;
         let known = Some(self.kernels.len());
         Err(bankwise_runtime::Error::MissingKernel { name: name.into(), near: Vec::new(), known })?

@@ -1,8 +1,8 @@
-//! The embedded kernels: the PTX module, its entries, SASS for the architectures bankwise
+//! The embedded kernels: the PTX modules, their entries, SASS for the architectures bankwise
 //! ships, and the names of the kernels the host launches.
 //!
-//! `build.rs` provides them: rebuilt from `crates/device/bankwise-builtin` in the bankwise
-//! repository, or copied from the package's `prebuilt/` folder (`BANKWISE_PREBUILT=1`, and
+//! `build.rs` provides them: rebuilt from `crates/device/bankwise-builtin` and
+//! `bankwise-builtin-sm80` in the bankwise repository, or copied from the package's `prebuilt/` folder (`BANKWISE_PREBUILT=1`, and
 //! always in the published crate, which needs only stable Rust). [`ORIGIN`] says which.
 
 use std::sync::OnceLock;
@@ -12,21 +12,94 @@ pub use bankwise_builder::manifest::{Entry, Param};
 // `GENERATED_ALL` (the manifest's entry names) and `GENERATED_ORIGIN`, written by build.rs.
 include!(concat!(env!("OUT_DIR"), "/bankwise-builtin.rs"));
 
-/// bankwise's kernels as one PTX module for `sm_70` and later, built from
-/// `crates/device/bankwise-builtin` with rustc's `nvptx64-nvidia-cuda` backend. The driver
-/// JIT-compiles it where [`cubin_for`] has no SASS for the GPU.
-pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/bankwise-builtin.ptx"));
+/// A byte image aligned for the driver: `cuModuleLoadData` reads an ELF image in place.
+#[derive(Debug)]
+#[repr(C, align(64))]
+struct Aligned<T: ?Sized>(T);
 
-/// The entries manifest of [`PTX`]: one line per entry, `name(ptr, u64)` (see
-/// [`bankwise_builder::manifest`]). [`manifest`] parses it.
-pub const MANIFEST: &str = include_str!(concat!(env!("OUT_DIR"), "/bankwise-builtin.entries"));
+/// One PTX module of bankwise's kernels, built from a kernel crate with rustc's
+/// `nvptx64-nvidia-cuda` backend, with its entries manifest and the SASS shipped for it.
+#[derive(Debug)]
+pub struct KernelModule {
+    /// The module's name: its kernel crate's (`bankwise-builtin`, `bankwise-builtin-sm80`).
+    pub name: &'static str,
+    /// The oldest GPU that runs it, as a compute capability (the PTX's `.target`).
+    pub min_compute_capability: (i32, i32),
+    /// The PTX. The driver JIT-compiles it where [`cubin_for`](Self::cubin_for) has no SASS
+    /// for the GPU.
+    pub ptx: &'static str,
+    /// The entries manifest of [`ptx`](Self::ptx): one line per entry, `name(ptr, u64)` (see
+    /// [`bankwise_builder::manifest`]).
+    pub manifest: &'static str,
+    sm_80: &'static Aligned<[u8]>,
+    sm_90: &'static Aligned<[u8]>,
+}
+
+impl KernelModule {
+    /// Whether a GPU of `compute_capability` (major, minor) runs the module.
+    pub fn runs_on(&self, compute_capability: (i32, i32)) -> bool {
+        compute_capability >= self.min_compute_capability
+    }
+
+    /// The SASS (a cubin, CUDA 13.0's ptxas from [`ptx`](Self::ptx)) to load on a GPU of
+    /// `compute_capability` instead of JIT-compiling the PTX, 64-byte aligned: `sm_90`'s for
+    /// 9.0, `sm_80`'s for any 8.x (SASS runs on GPUs of its major version with an equal or
+    /// higher minor one). `None` for other GPUs, and when this build embeds no SASS for the
+    /// module (see [`Origin::Rebuilt`]): load the PTX then. The CUDA C++ equivalent is a
+    /// fatbinary with `-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90`
+    /// plus the PTX.
+    ///
+    /// With the SASS, loading the module takes no JIT compilation (2.3–3.8 s for the base
+    /// module's PTX on an H100 with the driver's JIT cache disabled).
+    pub fn cubin_for(&self, compute_capability: (i32, i32)) -> Option<&'static [u8]> {
+        let image: &'static [u8] = match compute_capability {
+            (9, 0) => &self.sm_90.0,
+            (8, minor) if minor >= 0 => &self.sm_80.0,
+            _ => return None,
+        };
+        // build.rs writes an empty file for SASS it does not embed.
+        (!image.is_empty()).then_some(image)
+    }
+
+    /// Every entry of the module, with its parameters, in the module's order: the manifest
+    /// parsed.
+    pub fn entries(&self) -> Vec<Entry> {
+        // build.rs fails the build unless the manifest parses and lists exactly the PTX's entries.
+        bankwise_builder::manifest::from_text(self.manifest).unwrap_or_default()
+    }
+}
+
+/// Declares a [`KernelModule`] from the files build.rs wrote for `$stem`.
+macro_rules! module {
+    ($stem:literal, $min:expr) => {
+        KernelModule {
+            name: $stem,
+            min_compute_capability: $min,
+            ptx: include_str!(concat!(env!("OUT_DIR"), "/", $stem, ".ptx")),
+            manifest: include_str!(concat!(env!("OUT_DIR"), "/", $stem, ".entries")),
+            sm_80: &Aligned(*include_bytes!(concat!(env!("OUT_DIR"), "/", $stem, ".sm_80.cubin"))),
+            sm_90: &Aligned(*include_bytes!(concat!(env!("OUT_DIR"), "/", $stem, ".sm_90.cubin"))),
+        }
+    };
+}
+
+/// Every kernel that runs from Volta on: `sm_70` PTX, built from `crates/device/bankwise-builtin`.
+pub static BASE: KernelModule = module!("bankwise-builtin", (7, 0));
+
+/// The kernels that need Ampere's instructions (`cp.async`: [`MATMUL_MULTISTAGE`]): `sm_80`
+/// PTX, built from `crates/device/bankwise-builtin-sm80`. Loaded only on GPUs that run it.
+pub static SM80: KernelModule = module!("bankwise-builtin-sm80", (8, 0));
+
+/// bankwise's modules, [`BASE`] first.
+pub static MODULES: [&KernelModule; 2] = [&BASE, &SM80];
 
 /// Where the embedded kernels came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Origin {
-    /// Built from the kernel sources by this build. `matches_shipped`: the fresh PTX and
-    /// manifest are byte-identical to those in `prebuilt/`, so the shipped SASS is embedded;
-    /// otherwise none is ([`cubin_for`] is `None`) and `cargo xtask kernels` refreshes them.
+    /// Built from the kernel sources by this build. `matches_shipped`: every module's fresh
+    /// PTX and manifest are byte-identical to those in `prebuilt/`, so the shipped SASS is
+    /// embedded; where a module's are not, none of its SASS is
+    /// ([`KernelModule::cubin_for`] is `None`) and `cargo xtask kernels` refreshes them.
     Rebuilt {
         /// Whether the shipped kernels are the ones the sources build.
         matches_shipped: bool,
@@ -38,38 +111,10 @@ pub enum Origin {
 /// Where this build's kernels came from.
 pub const ORIGIN: Origin = GENERATED_ORIGIN;
 
-/// A byte image aligned for the driver: `cuModuleLoadData` reads an ELF image in place.
-#[repr(C, align(64))]
-struct Aligned<T: ?Sized>(T);
-
-static SM_80: &Aligned<[u8]> = &Aligned(*include_bytes!(concat!(env!("OUT_DIR"), "/bankwise-builtin.sm_80.cubin")));
-static SM_90: &Aligned<[u8]> = &Aligned(*include_bytes!(concat!(env!("OUT_DIR"), "/bankwise-builtin.sm_90.cubin")));
-
-/// The SASS (a cubin, CUDA 13.0's ptxas from [`PTX`]) to load on a GPU of
-/// `compute_capability` (major, minor) instead of JIT-compiling the PTX, 64-byte aligned:
-/// `sm_90`'s for 9.0, `sm_80`'s for any 8.x (SASS runs on GPUs of its major version with an
-/// equal or higher minor one). `None` for other GPUs, and when this build embeds no SASS (see
-/// [`Origin::Rebuilt`]): load [`PTX`] then. The CUDA C++ equivalent is a fatbinary with
-/// `-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90` plus
-/// `compute_70` PTX.
-///
-/// With the SASS, loading the module takes no JIT compilation (2.3–3.8 s for the PTX on an
-/// H100 with the driver's JIT cache disabled).
-pub fn cubin_for(compute_capability: (i32, i32)) -> Option<&'static [u8]> {
-    let image: &'static [u8] = match compute_capability {
-        (9, 0) => &SM_90.0,
-        (8, minor) if minor >= 0 => &SM_80.0,
-        _ => return None,
-    };
-    // build.rs writes an empty file for SASS it does not embed.
-    (!image.is_empty()).then_some(image)
-}
-
-/// Every entry of [`PTX`], with its parameters, in the module's order: [`MANIFEST`] parsed.
+/// Every entry of every module, with its parameters, [`BASE`]'s first.
 pub fn manifest() -> &'static [Entry] {
     static PARSED: OnceLock<Vec<Entry>> = OnceLock::new();
-    // build.rs fails the build unless MANIFEST parses and lists exactly PTX's entries.
-    PARSED.get_or_init(|| bankwise_builder::manifest::from_text(MANIFEST).unwrap_or_default())
+    PARSED.get_or_init(|| MODULES.iter().flat_map(|m| m.entries()).collect())
 }
 
 /// `copy_bytes`: the bandwidth baseline.
@@ -127,6 +172,19 @@ pub const MATMUL_TUNED: [[&str; 4]; 2] = [
 /// `op`s like [`MATMUL_TUNED`].
 pub const MATMUL_TUNED_WIDE: [&str; 4] =
     ["matmul_tuned_wide_nn_f32", "matmul_tuned_wide_nt_f32", "matmul_tuned_wide_tn_f32", "matmul_tuned_wide_tt_f32"];
+/// `matmul_multistage_<op(A)><op(B)>_*` ([`SM80`]'s): indexed like [`MATMUL_TUNED`].
+pub const MATMUL_MULTISTAGE: [[&str; 4]; 2] = [
+    ["matmul_multistage_nn_f32", "matmul_multistage_nt_f32", "matmul_multistage_tn_f32", "matmul_multistage_tt_f32"],
+    ["matmul_multistage_nn_f64", "matmul_multistage_nt_f64", "matmul_multistage_tn_f64", "matmul_multistage_tt_f64"],
+];
+/// `matmul_multistage_wide_<op(A)><op(B)>_f32` ([`SM80`]'s): indexed like
+/// [`MATMUL_TUNED_WIDE`].
+pub const MATMUL_MULTISTAGE_WIDE: [&str; 4] = [
+    "matmul_multistage_wide_nn_f32",
+    "matmul_multistage_wide_nt_f32",
+    "matmul_multistage_wide_tn_f32",
+    "matmul_multistage_wide_tt_f32",
+];
 /// `matmul_split_sum_*`, indexed like [`MATMUL_NAIVE`]: the tuned rung's split `k` sum.
 pub const MATMUL_SPLIT_SUM: [&str; 2] = ["matmul_split_sum_f32", "matmul_split_sum_f64"];
 /// `probe_load_*`, indexed by access width (1, 2, 4, 8, 16 bytes): see [`crate::probe`].
@@ -136,9 +194,10 @@ pub const PROBE_LOAD: [&str; 5] =
 pub const PROBE_STORE: [&str; 5] =
     ["probe_store_u8", "probe_store_u16", "probe_store_u32", "probe_store_u64", "probe_store_u128"];
 
-/// The name of every kernel entry of [`PTX`], in the module's order: [`MANIFEST`]'s names
-/// (read at build time with [`bankwise_builder::manifest::from_text`]). [`crate::Gpu::new`]
-/// loads each one; the named constants above are among them (a unit test checks this).
+/// The name of every kernel entry of every module, [`BASE`]'s first, in the modules' order:
+/// their manifests' names (read at build time with [`bankwise_builder::manifest::from_text`]).
+/// [`crate::Gpu::new`] loads each one its GPU runs; the named constants above are among them
+/// (a unit test checks this).
 pub const ALL: &[&str] = GENERATED_ALL;
 
 /// The `.entry` names defined in `ptx`.
@@ -175,6 +234,8 @@ mod tests {
         }
         names.extend(MATMUL_TUNED.as_flattened());
         names.extend(MATMUL_TUNED_WIDE);
+        names.extend(MATMUL_MULTISTAGE.as_flattened());
+        names.extend(MATMUL_MULTISTAGE_WIDE);
         names.extend(PROBE_LOAD);
         names.extend(PROBE_STORE);
         names
@@ -188,11 +249,17 @@ mod tests {
     }
 
     #[test]
-    fn all_is_the_manifest_and_the_ptx_entries() {
+    fn all_is_the_manifests_and_the_ptx_entries() {
         let from_manifest: Vec<&str> = manifest().iter().map(|e| e.name.as_str()).collect();
         assert_eq!(ALL, &from_manifest[..]);
-        assert_eq!(ALL, &entries(PTX)[..]);
+        let defined: Vec<&str> = MODULES.iter().flat_map(|m| entries(m.ptx)).collect();
+        assert_eq!(ALL, &defined[..]);
         assert!(ALL.len() > 100, "only {} entries", ALL.len());
+        // Each module's PTX targets its oldest GPU.
+        for (module, target) in [(&BASE, ".target sm_70"), (&SM80, ".target sm_80")] {
+            assert!(module.ptx.lines().any(|l| l.trim() == target), "{} is not {target}", module.name);
+        }
+        assert!(entries(SM80.ptx).iter().all(|e| e.starts_with("matmul_multistage_")), "only what needs sm_80");
         let copy = manifest().iter().find(|e| e.name == COPY_BYTES).expect("copy_bytes is listed");
         assert_eq!(
             copy.params,
@@ -201,25 +268,38 @@ mod tests {
     }
 
     #[test]
+    fn modules_run_from_their_compute_capability() {
+        assert!(BASE.runs_on((7, 0)) && BASE.runs_on((9, 0)));
+        assert!(!SM80.runs_on((7, 5)) && SM80.runs_on((8, 0)) && SM80.runs_on((8, 9)) && SM80.runs_on((9, 0)));
+    }
+
+    #[test]
     fn sass_is_chosen_by_compute_capability() {
         let embedded = !matches!(ORIGIN, Origin::Rebuilt { matches_shipped: false });
-        for (cc, image) in
-            [((8, 0), Some(&SM_80.0)), ((8, 6), Some(&SM_80.0)), ((8, 9), Some(&SM_80.0)), ((9, 0), Some(&SM_90.0))]
-        {
-            let got = cubin_for(cc);
-            assert_eq!(got.is_some(), embedded, "{cc:?}");
-            if let (Some(got), Some(image)) = (got, image) {
-                assert!(std::ptr::eq(got, image), "{cc:?} got the wrong image");
-                // An ELF image, 64-byte aligned for cuModuleLoadData.
-                assert_eq!(&got[..4], b"\x7fELF", "{cc:?}");
-                assert_eq!(got.as_ptr() as usize % 64, 0);
+        for module in MODULES {
+            for (cc, image) in [
+                ((8, 0), &module.sm_80.0),
+                ((8, 6), &module.sm_80.0),
+                ((8, 9), &module.sm_80.0),
+                ((9, 0), &module.sm_90.0),
+            ] {
+                let got = module.cubin_for(cc);
+                if embedded {
+                    assert!(got.is_some(), "{} {cc:?}", module.name);
+                }
+                if let Some(got) = got {
+                    assert!(std::ptr::eq(got, image), "{cc:?} got the wrong image");
+                    // An ELF image, 64-byte aligned for cuModuleLoadData.
+                    assert_eq!(&got[..4], b"\x7fELF", "{cc:?}");
+                    assert_eq!(got.as_ptr() as usize % 64, 0);
+                }
             }
-        }
-        if embedded {
-            assert_ne!(cubin_for((8, 0)), cubin_for((9, 0)), "sm_80 and sm_90 share an image");
-        }
-        for cc in [(7, 0), (7, 5), (9, 1), (10, 0), (12, 0), (8, -1), (0, 0)] {
-            assert_eq!(cubin_for(cc), None, "{cc:?} has no shipped SASS");
+            if embedded {
+                assert_ne!(module.cubin_for((8, 0)), module.cubin_for((9, 0)), "sm_80 and sm_90 share an image");
+            }
+            for cc in [(7, 0), (7, 5), (9, 1), (10, 0), (12, 0), (8, -1), (0, 0)] {
+                assert_eq!(module.cubin_for(cc), None, "{cc:?} has no shipped SASS");
+            }
         }
     }
 }

@@ -66,6 +66,7 @@ pub mod transpose;
 
 // The host forms of bankwise's kernels, registered with the emulator when linked.
 use bankwise_builtin as _;
+use bankwise_builtin_sm80 as _;
 
 pub use bankwise_banks as banks;
 pub use bankwise_runtime as runtime;

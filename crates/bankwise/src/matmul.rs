@@ -19,7 +19,7 @@ use crate::gpu::{DeviceBuffer, Gpu, Launch};
 use crate::kernels;
 use bankwise_layout::matmul::{
     ATile, GROUP_M, TILE, TILED_SHARED_ELEMENTS, TunedTiles, WARPTILE_A, blocktile_2d, grid_columns_in_x,
-    grid_of_batched_tiles, grid_of_tiles, grid_rows_in_x, tuned,
+    grid_of_batched_tiles, grid_of_tiles, grid_rows_in_x, multistage, tuned,
 };
 use bankwise_layout::transpose::{MAX_GRID_X, MAX_GRID_YZ};
 
@@ -252,11 +252,16 @@ pub enum MatmulKernel {
     /// blocks where `C` has too few tiles, as [`TunedPlan::for_shape`] picks.
     #[default]
     Tuned,
+    /// [`Tuned`](Self::Tuned) with its tiles copied asynchronously (`cp.async`) through four
+    /// stages: no registers hold tiles in flight. The fastest `f64` rung; slower than
+    /// [`Tuned`](Self::Tuned) for `f32`. Needs a GPU of compute capability 8.0 or later
+    /// ([`Error::NeedsNewerGpu`] before).
+    Multistage,
 }
 
 impl MatmulKernel {
     /// Every rung, in ladder order.
-    pub const ALL: [MatmulKernel; 10] = [
+    pub const ALL: [MatmulKernel; 11] = [
         MatmulKernel::Naive,
         MatmulKernel::Coalesced,
         MatmulKernel::Tiled,
@@ -267,7 +272,21 @@ impl MatmulKernel {
         MatmulKernel::VectorizedSwizzled,
         MatmulKernel::WarpTile,
         MatmulKernel::Tuned,
+        MatmulKernel::Multistage,
     ];
+
+    /// Whether the rung is one of the tuned ones ([`Tuned`](Self::Tuned),
+    /// [`Multistage`](Self::Multistage)), which take transposed operands and batches and run a
+    /// [`TunedPlan`].
+    pub const fn is_tuned(self) -> bool {
+        matches!(self, MatmulKernel::Tuned | MatmulKernel::Multistage)
+    }
+
+    /// The oldest GPU that runs the rung, as a compute capability: 8.0 for
+    /// [`Multistage`](Self::Multistage) (`cp.async`), 7.0 for the others.
+    pub const fn min_compute_capability(self) -> (i32, i32) {
+        if matches!(self, MatmulKernel::Multistage) { (8, 0) } else { (7, 0) }
+    }
 
     /// The rung's name, its entries' prefix.
     pub const fn name(self) -> &'static str {
@@ -282,14 +301,16 @@ impl MatmulKernel {
             MatmulKernel::VectorizedSwizzled => "matmul_vectorized_swizzled",
             MatmulKernel::WarpTile => "matmul_warptile",
             MatmulKernel::Tuned => "matmul_tuned",
+            MatmulKernel::Multistage => "matmul_multistage",
         }
     }
 
-    /// The rung's entries, indexed by [`Float::INDEX`] (for [`Tuned`](Self::Tuned), those of
-    /// square tiles and `op`s N, N: [`TunedTile::entry`] names the others).
+    /// The rung's entries, indexed by [`Float::INDEX`] (for the tuned rungs, those of square
+    /// tiles and `op`s N, N: [`TunedTile::entry`] names the others).
     pub const fn entries(self) -> [&'static str; 2] {
         match self {
             MatmulKernel::Tuned => [kernels::MATMUL_TUNED[0][0], kernels::MATMUL_TUNED[1][0]],
+            MatmulKernel::Multistage => [kernels::MATMUL_MULTISTAGE[0][0], kernels::MATMUL_MULTISTAGE[1][0]],
             MatmulKernel::Naive => kernels::MATMUL_NAIVE,
             MatmulKernel::Coalesced => kernels::MATMUL_COALESCED,
             MatmulKernel::Tiled => kernels::MATMUL_TILED,
@@ -302,14 +323,23 @@ impl MatmulKernel {
         }
     }
 
-    /// The rung measured fastest for `shape` and `T` on a GPU of `multiprocessors` SMs (H100,
-    /// `docs/benchmarks.md`): [`Tuned`](Self::Tuned), which picks its tiles and splits `k`
-    /// where its tiles are too few to fill the GPU ([`TunedPlan::for_shape`]), and which alone
-    /// takes transposed operands and batches; for `f32` products of fewer elements than one
-    /// 128 × 128 tile per SM whose `k` is too short to split, [`BlockTile1d`](Self::BlockTile1d),
-    /// whose 64 × 64 tiles make four times as many blocks.
-    pub fn for_shape<T: Float>(shape: MatmulShape, multiprocessors: u32) -> MatmulKernel {
-        let plan = TunedPlan::for_shape::<T>(shape, multiprocessors);
+    /// The rung measured fastest for `shape` and `T` on a GPU of `multiprocessors` SMs and
+    /// `compute_capability` (H100, `docs/benchmarks.md`): for `f64` from compute capability 8.0
+    /// on, [`Multistage`](Self::Multistage) (1.0–1.4× the tuned rung at every measured shape);
+    /// otherwise [`Tuned`](Self::Tuned). Both pick their tiles and split `k` where their tiles
+    /// are too few to fill the GPU ([`TunedPlan::for_shape`]), and they alone take transposed
+    /// operands and batches. For `f32` products of fewer elements than one 128 × 128 tile per
+    /// SM whose `k` is too short to split, [`BlockTile1d`](Self::BlockTile1d), whose 64 × 64
+    /// tiles make four times as many blocks.
+    pub fn for_shape<T: Float>(
+        shape: MatmulShape,
+        multiprocessors: u32,
+        compute_capability: (i32, i32),
+    ) -> MatmulKernel {
+        if T::INDEX == 1 && compute_capability >= MatmulKernel::Multistage.min_compute_capability() {
+            return MatmulKernel::Multistage;
+        }
+        let plan = TunedPlan::for_shape::<T>(MatmulKernel::Tuned, shape, multiprocessors);
         // Fewer elements of `C` than one 128 × 128 tile per SM.
         let area = (shape.m as u64).saturating_mul(shape.n as u64).saturating_mul(shape.batch as u64);
         let few = area < u64::from(multiprocessors) * 128 * 128;
@@ -328,7 +358,7 @@ impl MatmulKernel {
             MatmulKernel::Vectorized => Some(ATile::Plain),
             MatmulKernel::VectorizedPadded => Some(ATile::Padded),
             MatmulKernel::VectorizedSwizzled => Some(ATile::Swizzled),
-            MatmulKernel::WarpTile | MatmulKernel::Tuned => Some(WARPTILE_A),
+            MatmulKernel::WarpTile | MatmulKernel::Tuned | MatmulKernel::Multistage => Some(WARPTILE_A),
             _ => None,
         }
     }
@@ -349,17 +379,31 @@ impl TunedTile {
     /// Every tile size.
     pub const ALL: [TunedTile; 2] = [TunedTile::Square, TunedTile::Wide];
 
-    /// The tiles for `T`; `None` where `T` has no entries of this size (wide `f64`).
-    pub fn tiles<T: Float>(self) -> Option<TunedTiles> {
-        (self == TunedTile::Square || T::INDEX == 0).then(|| tuned(size_of::<T>() as u32, self == TunedTile::Wide))
+    /// The tiles of `kernel` (a tuned rung, [`MatmulKernel::is_tuned`]) for `T`; `None` where
+    /// `T` has no entries of this size (wide `f64`) or the kernel is not a tuned rung.
+    pub fn tiles<T: Float>(self, kernel: MatmulKernel) -> Option<TunedTiles> {
+        let (bytes, wide) = (size_of::<T>() as u32, self == TunedTile::Wide);
+        if wide && T::INDEX != 0 {
+            return None;
+        }
+        match kernel {
+            MatmulKernel::Tuned => Some(tuned(bytes, wide)),
+            MatmulKernel::Multistage => Some(multistage(bytes, wide)),
+            _ => None,
+        }
     }
 
-    /// The entry for `T` and `shape`'s `op`s; `None` as for [`tiles`](Self::tiles).
-    pub fn entry<T: Float>(self, shape: MatmulShape) -> Option<&'static str> {
+    /// The entry of `kernel` for `T` and `shape`'s `op`s; `None` as for
+    /// [`tiles`](Self::tiles).
+    pub fn entry<T: Float>(self, kernel: MatmulKernel, shape: MatmulShape) -> Option<&'static str> {
         let ops = 2 * (shape.op_a == Op::T) as usize + (shape.op_b == Op::T) as usize;
-        match self {
-            TunedTile::Square => Some(kernels::MATMUL_TUNED[T::INDEX][ops]),
-            TunedTile::Wide => (T::INDEX == 0).then_some(kernels::MATMUL_TUNED_WIDE[ops]),
+        let f32_only = |name| (T::INDEX == 0).then_some(name);
+        match (kernel, self) {
+            (MatmulKernel::Tuned, TunedTile::Square) => Some(kernels::MATMUL_TUNED[T::INDEX][ops]),
+            (MatmulKernel::Tuned, TunedTile::Wide) => f32_only(kernels::MATMUL_TUNED_WIDE[ops]),
+            (MatmulKernel::Multistage, TunedTile::Square) => Some(kernels::MATMUL_MULTISTAGE[T::INDEX][ops]),
+            (MatmulKernel::Multistage, TunedTile::Wide) => f32_only(kernels::MATMUL_MULTISTAGE_WIDE[ops]),
+            _ => None,
         }
     }
 
@@ -371,56 +415,76 @@ impl TunedTile {
         }
     }
 
-    /// TFLOP/s of `f32` at 4096³ with `op`s `op_a`, `op_b` on the H100, both sizes in one run
-    /// (`docs/benchmarks.md`, 2026-11-23): what [`TunedPlan::for_shape`] weighs the sizes by.
-    pub const fn measured_tflops(self, op_a: Op, op_b: Op) -> f64 {
+    /// TFLOP/s of `kernel`'s `f32` at 4096³ with `op`s `op_a`, `op_b` on the H100, both
+    /// sizes in one run (`docs/benchmarks.md`, 2026-11-23; the multistage rung's in the run
+    /// that measured it): what [`TunedPlan::for_shape`] weighs the sizes by.
+    pub const fn measured_tflops(self, kernel: MatmulKernel, op_a: Op, op_b: Op) -> f64 {
         let ops = 2 * matches!(op_a, Op::T) as usize + matches!(op_b, Op::T) as usize;
-        let table = match self {
-            TunedTile::Square => [43.21, 39.32, 43.38, 40.89],
-            TunedTile::Wide => [43.97, 43.23, 44.42, 43.89],
+        let table = match (kernel, self) {
+            (MatmulKernel::Multistage, TunedTile::Square) => [36.16, 33.68, 37.84, 36.41],
+            (MatmulKernel::Multistage, TunedTile::Wide) => [43.08, 39.94, 43.68, 39.15],
+            (_, TunedTile::Square) => [43.21, 39.32, 43.38, 40.89],
+            (_, TunedTile::Wide) => [43.97, 43.23, 44.42, 43.89],
         };
         table[ops]
     }
 }
 
-/// How the tuned rung computes a shape: its tiles, and whether it splits `k`.
+/// How a tuned rung ([`MatmulKernel::is_tuned`]) computes a shape: which rung, its tiles,
+/// and whether it splits `k`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TunedPlan {
+    kernel: MatmulKernel,
     tile: TunedTile,
     split: Option<SplitK>,
 }
 
 impl TunedPlan {
-    /// `tile` for `T` and `shape`, with the split its tiles call for on a GPU of
+    /// `kernel` with `tile` for `T` and `shape`, with the split its tiles call for on a GPU of
     /// `multiprocessors` SMs ([`SplitK::for_tiles`]). [`Error::TunedPlanUnfit`] where `T` has
-    /// no tiles of that size.
-    pub fn new<T: Float>(tile: TunedTile, shape: MatmulShape, multiprocessors: u32) -> Result<TunedPlan> {
-        let tiles = tile.tiles::<T>().ok_or(Error::TunedPlanUnfit { what: "wide tiles are f32 only" })?;
-        Ok(TunedPlan { tile, split: SplitK::for_tiles(shape, tiles, multiprocessors) })
+    /// no tiles of that size or `kernel` is not a tuned rung.
+    pub fn new<T: Float>(
+        kernel: MatmulKernel,
+        tile: TunedTile,
+        shape: MatmulShape,
+        multiprocessors: u32,
+    ) -> Result<TunedPlan> {
+        if !kernel.is_tuned() {
+            return Err(Error::TunedPlanUnfit { what: "only the tuned rungs (Tuned, Multistage) run a plan" });
+        }
+        let tiles = tile.tiles::<T>(kernel).ok_or(Error::TunedPlanUnfit { what: "wide tiles are f32 only" })?;
+        Ok(TunedPlan { kernel, tile, split: SplitK::for_tiles(shape, tiles, multiprocessors) })
     }
 
-    /// The plan predicted fastest for `T` and `shape` on a GPU of `multiprocessors` SMs: of
-    /// the sizes `T` has, the one whose blocks finish first, counting whole waves of the
-    /// blocks resident at once, each as long as its tiles' multiply-adds at the size's
-    /// measured rate ([`TunedTile::measured_tflops`]). A size whose last wave is a sliver
-    /// loses: 4095×4097×4093 makes 544 wide tiles, 5 waves of 132, against 1056 square ones
-    /// in 4 waves of 264.
-    pub fn for_shape<T: Float>(shape: MatmulShape, multiprocessors: u32) -> TunedPlan {
-        let mut best = (f64::INFINITY, TunedPlan { tile: TunedTile::Square, split: None });
+    /// The plan of `kernel` (a tuned rung; [`Tuned`](MatmulKernel::Tuned) for any other)
+    /// predicted fastest for `T` and `shape` on a GPU of `multiprocessors` SMs: of the sizes
+    /// `T` has, the one whose blocks finish first, counting whole waves of the blocks resident
+    /// at once, each as long as its tiles' multiply-adds at the size's measured rate
+    /// ([`TunedTile::measured_tflops`]). A size whose last wave is a sliver loses:
+    /// 4095×4097×4093 makes 544 wide tiles, 5 waves of 132, against 1056 square ones in 4
+    /// waves of 264.
+    pub fn for_shape<T: Float>(kernel: MatmulKernel, shape: MatmulShape, multiprocessors: u32) -> TunedPlan {
+        let kernel = if kernel.is_tuned() { kernel } else { MatmulKernel::Tuned };
+        let mut best = (f64::INFINITY, TunedPlan { kernel, tile: TunedTile::Square, split: None });
         for tile in TunedTile::ALL {
-            let Some(t) = tile.tiles::<T>() else { continue };
-            let plan = TunedPlan { tile, split: SplitK::for_tiles(shape, t, multiprocessors) };
+            let Some(t) = tile.tiles::<T>(kernel) else { continue };
+            let plan = TunedPlan { kernel, tile, split: SplitK::for_tiles(shape, t, multiprocessors) };
             let s = t.warps.tiles;
             let resident = (u64::from(multiprocessors) * u64::from(t.min_blocks)).max(1);
             let waves = plan.blocks::<T>(shape).div_ceil(resident) as f64;
             let depth = plan.split.map_or(shape.k, |s| s.depth) as f64;
             let per_wave = f64::from(t.min_blocks) * f64::from(s.bm) * f64::from(s.bn) * depth;
-            let cost = waves * per_wave / tile.measured_tflops(shape.op_a, shape.op_b);
+            let cost = waves * per_wave / tile.measured_tflops(kernel, shape.op_a, shape.op_b);
             if cost < best.0 {
                 best = (cost, plan);
             }
         }
         best.1
+    }
+
+    /// The rung.
+    pub fn kernel(self) -> MatmulKernel {
+        self.kernel
     }
 
     /// The tile size.
@@ -435,7 +499,7 @@ impl TunedPlan {
 
     /// Blocks the plan launches for `shape`: tiles of `C` times products times slices.
     fn blocks<T: Float>(self, shape: MatmulShape) -> u64 {
-        let Some(t) = self.tile.tiles::<T>() else { return 0 };
+        let Some(t) = self.tile.tiles::<T>(self.kernel) else { return 0 };
         let s = t.warps.tiles;
         let tiles = (shape.m.div_ceil(s.bm as usize) as u64).saturating_mul(shape.n.div_ceil(s.bn as usize) as u64);
         let slices = self.split.map_or(1, |s| s.slices as u64);
@@ -497,7 +561,7 @@ impl SplitK {
 }
 
 /// Validates `C = α·op(A)·op(B) + β·C` of `shape` with buffers of `a_len`, `b_len`, `c_len`
-/// elements of `T`, and plans the launch of `kernel`'s entry for `T` (the tuned rung's with
+/// elements of `T`, and plans the launch of `kernel`'s entry for `T` (a tuned rung's with
 /// `tile`, which the other rungs ignore). For a batch of more than 65,535 products
 /// ([`MAX_GRID_YZ`]) the launch covers the first 65,535; the kernel's `first` argument selects
 /// each further grid's. Where the tuned rung splits `k` ([`TunedPlan::split`]), the launch is
@@ -511,7 +575,7 @@ pub fn plan<T: Float>(
     c_len: usize,
 ) -> Result<Launch> {
     shape.check_buffers(a_len, b_len, c_len)?;
-    if kernel != MatmulKernel::Tuned && !shape.is_plain() {
+    if !kernel.is_tuned() && !shape.is_plain() {
         let what = if shape.batch != 1 { "a batch" } else { "a transposed operand" };
         return Err(Error::MatmulUnsupported { kernel: kernel.name(), what });
     }
@@ -538,9 +602,11 @@ pub fn plan<T: Float>(
             let s = blocktile_2d(bytes);
             (grid_of_tiles(m, n, s.bm, s.bn), (s.threads(), 1, 1), s.shared_elements(layout) * bytes)
         }
-        MatmulKernel::Tuned => {
+        MatmulKernel::Tuned | MatmulKernel::Multistage => {
             let unfit = Error::TunedPlanUnfit { what: "wide tiles are f32 only" };
-            let (Some(t), Some(entry)) = (tile.tiles::<T>(), tile.entry::<T>(shape)) else { return Err(unfit) };
+            let (Some(t), Some(entry)) = (tile.tiles::<T>(kernel), tile.entry::<T>(kernel, shape)) else {
+                return Err(unfit);
+            };
             tuned_entry = Some(entry);
             let s = t.warps.tiles;
             // One block per tile: the kernel has no grid-stride loop (it would cost spills), and
@@ -572,7 +638,9 @@ impl Gpu {
         c: &mut DeviceBuffer<T>,
         shape: MatmulShape,
     ) -> Result<()> {
-        self.matmul_with(MatmulKernel::for_shape::<T>(shape, self.info().multiprocessors), alpha, a, b, beta, c, shape)
+        let info = self.info();
+        let kernel = MatmulKernel::for_shape::<T>(shape, info.multiprocessors, info.compute_capability);
+        self.matmul_with(kernel, alpha, a, b, beta, c, shape)
     }
 
     /// `C = α·op(A)·op(B) + β·C` with a chosen rung of the ladder; the tuned rung with the
@@ -594,8 +662,8 @@ impl Gpu {
         c: &mut DeviceBuffer<T>,
         shape: MatmulShape,
     ) -> Result<()> {
-        if kernel == MatmulKernel::Tuned {
-            let tuned = TunedPlan::for_shape::<T>(shape, self.info().multiprocessors);
+        if kernel.is_tuned() {
+            let tuned = TunedPlan::for_shape::<T>(kernel, shape, self.info().multiprocessors);
             return self.matmul_tuned(tuned, alpha, a, b, beta, c, shape);
         }
         let launch = plan::<T>(kernel, TunedTile::Square, shape, a.len(), b.len(), c.len())?;
@@ -623,7 +691,7 @@ impl Gpu {
         c: &mut DeviceBuffer<T>,
         shape: MatmulShape,
     ) -> Result<()> {
-        let launch = plan::<T>(MatmulKernel::Tuned, tuned.tile, shape, a.len(), b.len(), c.len())?;
+        let launch = plan::<T>(tuned.kernel, tuned.tile, shape, a.len(), b.len(), c.len())?;
         if let Some(split) = tuned.split {
             if !split.fits(shape) {
                 return Err(Error::TunedPlanUnfit { what: "its split of k was made for another shape" });
@@ -735,7 +803,7 @@ mod tests {
 
     #[test]
     fn the_default_rung_is_the_fastest_measured_for_the_shape() {
-        let pick = |s: MatmulShape| MatmulKernel::for_shape::<f32>(s, 132);
+        let pick = |s: MatmulShape| MatmulKernel::for_shape::<f32>(s, 132, (9, 0));
         // Too few tiles: the tuned rung splits `k` where it is deep enough.
         assert_eq!(pick(MatmulShape::new(1024, 1024, 1024)), MatmulKernel::Tuned);
         assert_eq!(pick(MatmulShape::new(256, 4096, 4096)), MatmulKernel::Tuned);
@@ -745,7 +813,10 @@ mod tests {
         // Only the tuned kernel computes these, whatever their size.
         assert_eq!(pick(MatmulShape::new(4, 4, 4).with_ops(Op::T, Op::N)), MatmulKernel::Tuned);
         assert_eq!(pick(MatmulShape::new(4, 4, 4).batched_packed(2)), MatmulKernel::Tuned);
-        assert_eq!(MatmulKernel::for_shape::<f64>(MatmulShape::new(1, 1, 1), 132), MatmulKernel::Tuned);
+        // f64: the multistage rung where the GPU runs it.
+        assert_eq!(MatmulKernel::for_shape::<f64>(MatmulShape::new(1, 1, 1), 132, (9, 0)), MatmulKernel::Multistage);
+        assert_eq!(MatmulKernel::for_shape::<f64>(MatmulShape::new(1, 1, 1), 80, (7, 0)), MatmulKernel::Tuned);
+        assert_eq!(pick(MatmulShape::new(4096, 4096, 4096)), MatmulKernel::Tuned);
     }
 
     #[test]
@@ -836,13 +907,27 @@ mod tests {
         assert_eq!(wide.shared_bytes, 2 * 8 * (132 + 260) * 4);
         let e = plan::<f64>(MatmulKernel::Tuned, TunedTile::Wide, s, lens.0, lens.1, lens.2);
         assert!(matches!(e, Err(Error::TunedPlanUnfit { .. })), "{e:?}");
-        assert!(matches!(TunedPlan::new::<f64>(TunedTile::Wide, s, 132), Err(Error::TunedPlanUnfit { .. })));
+        let unfit = |p: Result<TunedPlan>| matches!(p, Err(Error::TunedPlanUnfit { .. }));
+        assert!(unfit(TunedPlan::new::<f64>(MatmulKernel::Tuned, TunedTile::Wide, s, 132)));
+        assert!(unfit(TunedPlan::new::<f32>(MatmulKernel::WarpTile, TunedTile::Square, s, 132)));
+        // The multistage rung: the tuned rung's tiles and grid, four stages, its own entries.
+        for (tile, entry, stage_bytes) in [
+            (TunedTile::Square, "matmul_multistage_nt_f32", 8 * (132 + 132) * 4),
+            (TunedTile::Wide, "matmul_multistage_wide_nt_f32", 8 * (132 + 260) * 4),
+        ] {
+            let p = plan::<f32>(MatmulKernel::Multistage, tile, s.with_ops(Op::N, Op::T), lens.0, lens.1, lens.2);
+            let p = p.unwrap();
+            assert_eq!((p.kernel, p.block, p.shared_bytes), (entry, (256, 1, 1), 4 * stage_bytes));
+        }
+        let p = plan::<f64>(MatmulKernel::Multistage, TunedTile::Square, s, lens.0, lens.1, lens.2).unwrap();
+        assert_eq!((p.kernel, p.grid, p.shared_bytes), ("matmul_multistage_nn_f64", (9, 1, 1), 4 * 8 * (130 + 66) * 8));
+        assert!(unfit(TunedPlan::new::<f64>(MatmulKernel::Multistage, TunedTile::Wide, s, 132)));
     }
 
     #[test]
     fn the_tuned_plan_counts_whole_waves_at_each_size_measured_rate() {
         let pick = |s: MatmulShape| {
-            let p = TunedPlan::for_shape::<f32>(s, 132);
+            let p = TunedPlan::for_shape::<f32>(MatmulKernel::Tuned, s, 132);
             (p.tile(), p.split().map(|s| (s.slices, s.depth)))
         };
         // 512 wide tiles in 4 waves of 132, as long as 1024 square ones in 4 of 264: the wide
@@ -857,12 +942,22 @@ mod tests {
         assert_eq!(pick(MatmulShape::new(1024, 1024, 1024)), (TunedTile::Wide, Some((4, 256))));
         assert_eq!(pick(MatmulShape::new(2048, 2048, 2048)), (TunedTile::Wide, None));
         // f64 has square tiles only; one tile of either fits any one-tile shape.
-        let p = TunedPlan::for_shape::<f64>(MatmulShape::new(4096, 4096, 4096), 132);
+        let p = TunedPlan::for_shape::<f64>(MatmulKernel::Tuned, MatmulShape::new(4096, 4096, 4096), 132);
         assert_eq!((p.tile(), p.split()), (TunedTile::Square, None));
         assert!(matches!(pick(MatmulShape::new(1, 1, 1)), (_, None)));
         // No shape overflows the choice.
-        let _ = TunedPlan::for_shape::<f32>(MatmulShape::new(usize::MAX, usize::MAX, usize::MAX), 132);
-        let _ = TunedPlan::for_shape::<f32>(MatmulShape::new(5, 5, 5), 0);
+        let _ =
+            TunedPlan::for_shape::<f32>(MatmulKernel::Tuned, MatmulShape::new(usize::MAX, usize::MAX, usize::MAX), 132);
+        let _ = TunedPlan::for_shape::<f32>(MatmulKernel::Tuned, MatmulShape::new(5, 5, 5), 0);
+        // Another rung plans as the tuned one; the multistage rung keeps its own.
+        assert_eq!(
+            TunedPlan::for_shape::<f32>(MatmulKernel::Naive, MatmulShape::new(9, 9, 9), 132).kernel(),
+            MatmulKernel::Tuned
+        );
+        assert_eq!(
+            TunedPlan::for_shape::<f32>(MatmulKernel::Multistage, MatmulShape::new(9, 9, 9), 132).kernel(),
+            MatmulKernel::Multistage
+        );
     }
 
     #[test]

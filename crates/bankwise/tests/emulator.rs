@@ -89,7 +89,7 @@ mod insight {
     /// Nsight Compute's shared-memory counts of each rung's launch at 128×128×129 (H100,
     /// 2026-11-23, `docs/benchmarks.md`): load requests, load wavefronts, store requests, store
     /// wavefronts. The tuned rung's `tn` entries at the GPU trial's leading dimensions, 130.
-    const MATMUL_NSIGHT: [(&str, [u64; 4]); 20] = [
+    const MATMUL_NSIGHT: [(&str, [u64; 4]); 26] = [
         ("matmul_tiled_f32", [102_400, 122_880, 5_120, 5_120]),
         ("matmul_tiled_f64", [122_880, 245_760, 5_120, 10_240]),
         ("matmul_blocktile_1d_f32", [27_200, 44_608, 2_176, 2_176]),
@@ -110,6 +110,16 @@ mod insight {
         ("matmul_tuned_tn_f64", [13_056, 34_816, 816, 6_530]),
         ("matmul_tuned_wide_nn_f32", [6_528, 21_760, 816, 1_632]),
         ("matmul_tuned_wide_tn_f32", [6_528, 21_760, 408, 1_632]),
+        // The multistage rung's tiles reach shared memory by `cp.async` (`LDGSTS`), which
+        // Nsight Compute counts apart from stores: the last two are its `LDGSTS` instructions
+        // and the bank conflicts it reports for them (l1tex__data_bank_conflicts_pipe_lsu_
+        // mem_shared_op_ldgsts), which do not follow the bank model (`docs/benchmarks.md`).
+        ("matmul_multistage_nn_f32", [4_352, 13_056, 701, 1_712]),
+        ("matmul_multistage_nn_f64", [13_056, 34_816, 1_380, 2_633]),
+        ("matmul_multistage_tn_f32", [4_352, 13_056, 1_088, 2_825]),
+        ("matmul_multistage_tn_f64", [13_056, 34_816, 864, 510]),
+        ("matmul_multistage_wide_nn_f32", [6_528, 21_760, 1_245, 3_288]),
+        ("matmul_multistage_wide_tn_f32", [6_528, 21_760, 1_632, 4_460]),
     ];
 
     /// Every shared-memory rung at 128×128×129 on the emulator against Nsight Compute's counts
@@ -135,8 +145,8 @@ mod insight {
             let a = gpu.upload(&[T::from_f64(0.5); 130 * 130])?;
             let mut c = gpu.upload(&[T::from_f64(0.0); 130 * 130])?;
             let (one, zero) = (T::from_f64(1.0), T::from_f64(0.0));
-            if kernel == MatmulKernel::Tuned {
-                let plan = TunedPlan::new::<T>(tile, shape, gpu.info().multiprocessors)?;
+            if kernel.is_tuned() {
+                let plan = TunedPlan::new::<T>(kernel, tile, shape, gpu.info().multiprocessors)?;
                 gpu.matmul_tuned(plan, one, &a, &a, zero, &mut c, shape)?;
             } else {
                 gpu.matmul_with(kernel, one, &a, &a, zero, &mut c, shape)?;
@@ -162,13 +172,15 @@ mod insight {
                     .map(|(t, entry)| (kernel, square, t, entry.to_string(), plain)),
             );
         }
-        for (tile, types) in [(square, 0..2), (TunedTile::Wide, 0..1)] {
-            for t in types.clone() {
-                let entry = |shape| if t == 0 { tile.entry::<f32>(shape) } else { tile.entry::<f64>(shape) };
-                for shape in [plain, tn] {
-                    if tile != square || shape != plain {
-                        let name = entry(shape).ok_or("no entry")?.to_string();
-                        launches.push((MatmulKernel::Tuned, tile, t, name, shape));
+        for kernel in MatmulKernel::ALL.into_iter().filter(|k| k.is_tuned()) {
+            for (tile, types) in [(square, 0..2), (TunedTile::Wide, 0..1)] {
+                for t in types.clone() {
+                    let entry = |s| if t == 0 { tile.entry::<f32>(kernel, s) } else { tile.entry::<f64>(kernel, s) };
+                    for shape in [plain, tn] {
+                        if tile != square || shape != plain {
+                            let name = entry(shape).ok_or("no entry")?.to_string();
+                            launches.push((kernel, tile, t, name, shape));
+                        }
                     }
                 }
             }
@@ -180,6 +192,12 @@ mod insight {
             let want = MATMUL_NSIGHT.iter().find(|(e, _)| *e == entry).ok_or(format!("no Nsight counts of {entry}"))?.1;
             let stores_close = got[2] == want[2] && got[3] <= want[3] && want[3] * 100 <= got[3] * 111;
             let stores_close = stores_close && (t == 1 || want[3] <= got[3] + 8);
+            // The multistage rung: the emulator's stores are its copies, one request per
+            // `LDGSTS`; their wavefronts have no Nsight counterpart. `f64`: Nsight counts 4
+            // more (not explained; perhaps copies no lane of a warp makes, executed predicated
+            // off).
+            let copies = got[2] == want[2] || (t == 1 && got[2] < want[2] && want[2] <= got[2] + 4);
+            let stores_close = if kernel == MatmulKernel::Multistage { copies } else { stores_close };
             let vectors = kernel.a_tile().is_some_and(|l| l != bankwise_layout::matmul::ATile::RowMajor);
             let loads_match = if vectors {
                 got[0] == want[0] && got[1] <= want[1] && want[1] <= got[1] + 45
@@ -201,13 +219,18 @@ mod insight {
     /// `f64`'s vector stores, with a known 2-way conflict, pinned here. (`f32` NN: the same
     /// counts as `matmul_warptile_f32`, whose counts are Nsight Compute's.)
     fn matmul_tuned_conflicts(gpu: &Gpu) -> Check {
-        use bankwise::matmul::{Float, MatmulShape, Op, TunedPlan, TunedTile};
-        fn run<T: Float>(gpu: &Gpu, tile: TunedTile, ops: (Op, Op)) -> Result<Vec<String>, Box<dyn std::error::Error>> {
+        use bankwise::matmul::{Float, MatmulKernel, MatmulShape, Op, TunedPlan, TunedTile};
+        fn run<T: Float>(
+            gpu: &Gpu,
+            kernel: MatmulKernel,
+            tile: TunedTile,
+            ops: (Op, Op),
+        ) -> Result<Vec<String>, Box<dyn std::error::Error>> {
             reports(gpu);
             let shape = MatmulShape::new(128, 128, 129).with_ops(ops.0, ops.1);
             let a = gpu.upload(&[T::from_f64(0.5); 128 * 129])?;
             let mut c = gpu.upload(&[T::from_f64(0.0); 128 * 128])?;
-            let plan = TunedPlan::new::<T>(tile, shape, gpu.info().multiprocessors)?;
+            let plan = TunedPlan::new::<T>(kernel, tile, shape, gpu.info().multiprocessors)?;
             gpu.matmul_tuned(plan, T::from_f64(1.0), &a, &a, T::from_f64(0.0), &mut c, shape)?;
             let mut wrong = Vec::new();
             let sites: Vec<_> = reports(gpu).into_iter().flat_map(|r| r.report.sites).collect();
@@ -216,11 +239,19 @@ mod insight {
                 // Known: an `f64` vector is two 16-byte halves, and a warp's store of one half
                 // per lane strides 32 bytes: a 2-way conflict (8 wavefronts for 512 bytes).
                 let known = T::INDEX == 1 && s.op == AccessOp::Store && s.bytes == 16;
-                let ok = if known { s.worst_wavefronts == 2 * fewest } else { s.worst_wavefronts <= fewest };
+                // Known: at the matrices' edges the multistage rung copies a vector's elements
+                // one by one, lanes a vector apart: 4-way (its other element copies, of the
+                // operand read along `k`, sit at another site and must be conflict-free).
+                let edge = kernel == MatmulKernel::Multistage
+                    && s.op == AccessOp::Store
+                    && s.bytes as usize == size_of::<T>()
+                    && s.worst_wavefronts == 4 * fewest;
+                let ok = if known { s.worst_wavefronts == 2 * fewest } else { edge || s.worst_wavefronts <= fewest };
                 if !ok {
                     let ty = if T::INDEX == 0 { "f32" } else { "f64" };
                     let (op, bytes, worst) = (s.op, s.bytes, s.worst_wavefronts);
-                    wrong.push(format!("{shape} {ty} {}: {op:?} of {bytes} bytes takes {worst}", tile.name()));
+                    let (k, t) = (kernel.name(), tile.name());
+                    wrong.push(format!("{k} {shape} {ty} {t}: {op:?} of {bytes} bytes takes {worst}"));
                 }
             }
             if sites.len() < 3 {
@@ -229,10 +260,12 @@ mod insight {
             Ok(wrong)
         }
         let mut wrong = Vec::new();
-        for ops in [(Op::N, Op::N), (Op::N, Op::T), (Op::T, Op::N), (Op::T, Op::T)] {
-            wrong.extend(run::<f32>(gpu, TunedTile::Square, ops)?);
-            wrong.extend(run::<f32>(gpu, TunedTile::Wide, ops)?);
-            wrong.extend(run::<f64>(gpu, TunedTile::Square, ops)?);
+        for kernel in MatmulKernel::ALL.into_iter().filter(|k| k.is_tuned()) {
+            for ops in [(Op::N, Op::N), (Op::N, Op::T), (Op::T, Op::N), (Op::T, Op::T)] {
+                wrong.extend(run::<f32>(gpu, kernel, TunedTile::Square, ops)?);
+                wrong.extend(run::<f32>(gpu, kernel, TunedTile::Wide, ops)?);
+                wrong.extend(run::<f64>(gpu, kernel, TunedTile::Square, ops)?);
+            }
         }
         if wrong.is_empty() { Ok(()) } else { Err(wrong.join("\n").into()) }
     }

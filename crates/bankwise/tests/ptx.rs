@@ -1,39 +1,54 @@
-//! CPU checks of the embedded PTX: it defines every kernel the host launches, and CUDA's own
-//! assembler accepts it for the oldest and newest architectures we support with no spills and
-//! no local memory. The SASS holds the instructions each kernel is meant to teach.
+//! CPU checks of the embedded PTX modules: they define every kernel the host launches, and
+//! CUDA's own assembler accepts each for the oldest architecture that runs it and the newest we
+//! support with no spills and no local memory. The SASS holds the instructions each kernel is
+//! meant to teach.
 //!
 //! ptxas and nvdisasm come from PyPI (`cargo xtask test` installs them into `.tools/`); without
 //! them these tests fail with a message saying so, because they carry the weight on CI.
 
-use bankwise::kernels::{ALL, PTX, entries};
+use bankwise::kernels::{ALL, BASE, MODULES, SM80, entries};
 use bankwise::tools::{self, KernelResources};
 
+/// Every module that runs on `arch` (`sm_70` or `sm_90`), assembled for it.
 fn assemble(arch: &str) -> Vec<KernelResources> {
-    tools::resources(PTX, arch).unwrap_or_else(|e| panic!("{e}"))
+    let runs = |m: &&&bankwise::kernels::KernelModule| arch != "sm_70" || m.runs_on((7, 0));
+    MODULES.iter().filter(runs).flat_map(|m| tools::resources(m.ptx, arch).unwrap_or_else(|e| panic!("{e}"))).collect()
+}
+
+/// The PTX of `entry`, from the module that defines it.
+fn entry_ptx(entry: &str) -> &'static str {
+    let module = MODULES.iter().find(|m| entries(m.ptx).contains(&entry)).unwrap_or_else(|| panic!("no entry {entry}"));
+    let start = module.ptx.find(&format!(".entry {entry}(")).expect("the entry");
+    let rest = &module.ptx[start..];
+    &rest[..rest[1..].find(".entry ").map_or(rest.len(), |e| e + 1)]
 }
 
 #[test]
 fn ptx_defines_every_kernel_the_host_names() {
-    let defined = entries(PTX);
+    let defined: Vec<&str> = MODULES.iter().flat_map(|m| entries(m.ptx)).collect();
     for name in ALL {
         assert!(defined.contains(name), "kernel {name} is not an .entry of the PTX; entries: {defined:?}");
     }
 }
 
 #[test]
-fn ptx_is_built_for_the_sm70_baseline() {
+fn ptx_is_built_for_the_sm70_baseline_and_cp_async_for_sm80() {
     assert!(
-        PTX.lines().any(|l| l.trim() == ".target sm_70"),
+        BASE.ptx.lines().any(|l| l.trim() == ".target sm_70"),
         "PTX must target sm_70 so that every GPU from Volta on can JIT it"
     );
-    assert!(PTX.lines().any(|l| l.trim() == ".address_size 64"));
+    assert!(!BASE.ptx.contains("cp.async"), "the sm_70 module holds an sm_80 instruction");
+    assert!(SM80.ptx.lines().any(|l| l.trim() == ".target sm_80"));
+    for module in MODULES {
+        assert!(module.ptx.lines().any(|l| l.trim() == ".address_size 64"));
+    }
 }
 
 #[test]
 fn ptxas_accepts_the_ptx_for_sm70_and_sm90_without_spills_or_local_memory() {
     for arch in ["sm_70", "sm_90"] {
         let report = assemble(arch);
-        for name in ALL {
+        for name in ALL.iter().filter(|n| arch == "sm_90" || !n.starts_with("matmul_multistage_")) {
             let k = report
                 .iter()
                 .find(|k| k.name == *name)
@@ -50,41 +65,57 @@ fn ptxas_accepts_the_ptx_for_sm70_and_sm90_without_spills_or_local_memory() {
 /// register-tiled matrix multiplies from `matmul_blocktile_2d` on, whose 64 accumulators per
 /// thread (`f32`) take 130–210 unless capped: one block of 256 threads per SM, which needs at
 /// most 255. The tuned `f32` entries' launch bounds cap them at 128, but for the wide tiles'
-/// (one block per SM, 128 accumulators).
+/// (one block per SM, 128 accumulators); the multistage rung runs one block per SM at every
+/// size.
 fn register_budget(kernel: &str) -> u32 {
-    let big_tiles = ["matmul_blocktile_2d_", "matmul_vectorized", "matmul_warptile_", "matmul_tuned_"];
-    let capped =
-        kernel.starts_with("matmul_tuned_") && kernel.ends_with("_f32") && !kernel.starts_with("matmul_tuned_wide_");
+    let big_tiles =
+        ["matmul_blocktile_2d_", "matmul_vectorized", "matmul_warptile_", "matmul_tuned_", "matmul_multistage_"];
+    let capped = kernel.starts_with("matmul_tuned_") && kernel.ends_with("_f32") && !kernel.contains("_wide_");
     if big_tiles.iter().any(|p| kernel.starts_with(p)) && !capped { 255 } else { 128 }
 }
 
 #[test]
 fn launch_bounds_reach_the_ptx() {
-    use bankwise::kernels::{MATMUL_TUNED, MATMUL_TUNED_WIDE};
-    // `#[kernel(launch_bounds(256, 2))]` on the tuned f32 entries, `(256, 1)` on the f64 ones
-    // and on the wide tiles'.
-    for (entries, blocks) in [(MATMUL_TUNED[0], 2), (MATMUL_TUNED[1], 1), (MATMUL_TUNED_WIDE, 1)] {
+    use bankwise::kernels::{MATMUL_MULTISTAGE, MATMUL_MULTISTAGE_WIDE, MATMUL_TUNED, MATMUL_TUNED_WIDE};
+    // `#[kernel(launch_bounds(256, 2))]` on the tuned f32 entries, `(256, 1)` on the f64 ones,
+    // on the wide tiles' and on every multistage entry.
+    for (entries, blocks) in [
+        (MATMUL_TUNED[0], 2),
+        (MATMUL_TUNED[1], 1),
+        (MATMUL_TUNED_WIDE, 1),
+        (MATMUL_MULTISTAGE[0], 1),
+        (MATMUL_MULTISTAGE[1], 1),
+        (MATMUL_MULTISTAGE_WIDE, 1),
+    ] {
         for entry in entries {
-            let at = PTX.find(&format!(".entry {entry}(")).unwrap_or_else(|| panic!("no {entry}"));
-            let head = &PTX[at..at + PTX[at..].find('{').expect("a body")];
+            let ptx = entry_ptx(entry);
+            let head = &ptx[..ptx.find('{').expect("a body")];
             let want = format!(")\n.maxntid 256, 1, 1\n.minnctapersm {blocks}\n");
             assert!(head.ends_with(&want), "{entry}'s head:\n{head}");
         }
     }
-    assert!(!PTX.contains(bankwise_builder::launch_bounds::PREFIX), "a launch-bounds static is left in the PTX");
+    for module in MODULES {
+        let left = module.ptx.contains(bankwise_builder::launch_bounds::PREFIX);
+        assert!(!left, "a launch-bounds static is left in {}", module.name);
+    }
 }
 
 #[test]
 fn matmul_rungs_fuse_multiply_adds_and_the_vectorized_ones_move_16_byte_vectors() {
-    use bankwise::kernels::{MATMUL_TUNED, MATMUL_TUNED_WIDE};
+    use bankwise::kernels::{MATMUL_MULTISTAGE, MATMUL_MULTISTAGE_WIDE, MATMUL_TUNED, MATMUL_TUNED_WIDE};
     use bankwise::matmul::MatmulKernel;
     for rung in MatmulKernel::ALL {
         let mut entries = vec![(rung.entries()[0], "FFMA", "FMUL"), (rung.entries()[1], "DFMA", "DMUL")];
-        if rung == MatmulKernel::Tuned {
+        if rung.is_tuned() {
             // Every pair of `op`s and both tile sizes; `C` stored as vectors too.
-            entries = MATMUL_TUNED[0].map(|e| (e, "FFMA", "FMUL")).into();
-            entries.extend(MATMUL_TUNED[1].map(|e| (e, "DFMA", "DMUL")));
-            entries.extend(MATMUL_TUNED_WIDE.map(|e| (e, "FFMA", "FMUL")));
+            let (square, wide) = if rung == MatmulKernel::Tuned {
+                (MATMUL_TUNED, MATMUL_TUNED_WIDE)
+            } else {
+                (MATMUL_MULTISTAGE, MATMUL_MULTISTAGE_WIDE)
+            };
+            entries = square[0].map(|e| (e, "FFMA", "FMUL")).into();
+            entries.extend(square[1].map(|e| (e, "DFMA", "DMUL")));
+            entries.extend(wide.map(|e| (e, "FFMA", "FMUL")));
             for (entry, _, _) in &entries {
                 assert!(sass_of(entry).contains("STG.E.128"), "{entry} has no STG.E.128");
             }
@@ -97,12 +128,12 @@ fn matmul_rungs_fuse_multiply_adds_and_the_vectorized_ones_move_16_byte_vectors(
             // β ≠ 0, scalars at the edges), each multiplying the thread's results by α once.
             let muls = sass.matches(mul).count();
             let fmas = sass.matches(fma).count();
-            let results = match (fma, entry.starts_with("matmul_tuned_wide_")) {
+            let results = match (fma, entry.contains("_wide_")) {
                 (_, true) => 128,
                 ("FFMA", _) => 64,
                 _ => 32,
             };
-            let most = if rung == MatmulKernel::Tuned { 3 * results + 4 } else { fmas / 4 + 4 };
+            let most = if rung.is_tuned() { 3 * results + 4 } else { fmas / 4 + 4 };
             assert!(muls <= most, "{entry}: {muls} {mul} against {fmas} {fma}");
             // Global vectors only where the kernel asks for them; ptxas merges shared loads
             // it can prove aligned by itself (the tiled rungs' row of `A`: LDS.128).
@@ -110,6 +141,24 @@ fn matmul_rungs_fuse_multiply_adds_and_the_vectorized_ones_move_16_byte_vectors(
             assert_eq!(sass.contains("LDG.E.128"), vectorized, "{entry}: LDG.E.128 expected: {vectorized}");
             if vectorized {
                 assert!(sass.contains("LDS.128"), "{entry} has no LDS.128");
+            }
+            if rung == MatmulKernel::Multistage {
+                // The tiles reach shared memory by asynchronous copies alone: 16-byte ones
+                // (`LDGSTS.E.BYPASS.128`, L2 only) for a tile whose stored rows run along `x`
+                // (all but NT's), element ones (`LDGSTS.E`, `.64` for `f64`) for one whose rows
+                // run along `k` and at the matrices' edges (every entry).
+                let copies: Vec<&str> = sass.lines().filter_map(|l| instruction(l, "LDGSTS")).collect();
+                assert!(!sass.lines().any(|l| instruction(l, "STS").is_some()), "{entry} stores to shared memory");
+                assert!(
+                    sass.contains("LDGDEPBAR") && sass.contains("DEPBAR.LE SB0, 0x2"),
+                    "{entry}: 2 groups in flight"
+                );
+                let nt = entry.contains("_nt_");
+                let vectors = copies.iter().any(|c| c.starts_with("LDGSTS.E.BYPASS.128"));
+                let element = if fma == "FFMA" { "LDGSTS.E" } else { "LDGSTS.E.64" };
+                let elements = copies.contains(&element);
+                assert_eq!((vectors, elements), (!nt, true), "{entry}: {copies:?}");
+            } else if vectorized {
                 // Tiles whose stored rows run along `k` are transposed by scalar stores: both
                 // of the tuned NT entry's (A as stored, B transposed).
                 let vector_stores =
@@ -120,12 +169,23 @@ fn matmul_rungs_fuse_multiply_adds_and_the_vectorized_ones_move_16_byte_vectors(
     }
 }
 
-/// The SASS of `kernel` for sm_90 (the module is assembled and disassembled once).
+/// The instruction of SASS line `line` (its opcode with modifiers) where its opcode is `op`.
+fn instruction<'a>(line: &'a str, op: &str) -> Option<&'a str> {
+    let code = line
+        .split(';')
+        .next()?
+        .trim_start_matches(|c: char| c == '/' || c == '*' || c.is_ascii_hexdigit() || c.is_whitespace());
+    let code = code.strip_prefix('@').map_or(code, |p| p.split_once(' ').map_or(p, |(_, rest)| rest.trim_start()));
+    let opcode = code.split_whitespace().next()?;
+    (opcode == op || opcode.strip_prefix(op).is_some_and(|rest| rest.starts_with('.'))).then_some(opcode)
+}
+
+/// The SASS of `kernel` for sm_90 (each module is assembled and disassembled once).
 fn sass_of(kernel: &str) -> String {
     static SASS: std::sync::OnceLock<Vec<(String, String)>> = std::sync::OnceLock::new();
     let all = SASS.get_or_init(|| {
-        let kernels = tools::inspect(PTX, "sm_90").unwrap_or_else(|e| panic!("{e}"));
-        kernels.into_iter().map(|k| (k.resources.name, k.sass)).collect()
+        let each = MODULES.iter().flat_map(|m| tools::inspect(m.ptx, "sm_90").unwrap_or_else(|e| panic!("{e}")));
+        each.map(|k| (k.resources.name, k.sass)).collect()
     });
     all.iter()
         .find(|(k, _)| k == kernel)
@@ -267,11 +327,7 @@ fn reduce_shuffle_and_tuned_reduce_use_shuffles_and_the_tuned_one_16_byte_loads(
     }
     // The corrected unrolled warp orders its lanes with `__syncwarp` (`bar.warp.sync`, which
     // ptxas lowers to a scheduling barrier in converged code): two per step, six steps.
-    let ptx_of = |name: &str| {
-        let start = PTX.find(&format!(".entry {name}(")).unwrap_or_else(|| panic!("no entry {name}"));
-        let rest = &PTX[start + 1..];
-        rest[..rest.find(".entry ").unwrap_or(rest.len())].to_string()
-    };
+    let ptx_of = |name: &str| entry_ptx(name).to_string();
     assert_eq!(ptx_of("reduce_unrolled_warp_sum_f32").matches("bar.warp.sync").count(), 12);
     // Its racy original (not a rung) has none, and through `volatile` keeps every step's shared
     // load and store: six of each in the warp's part.

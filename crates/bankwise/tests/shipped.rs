@@ -34,43 +34,55 @@ fn first_difference(a: &str, b: &str) -> String {
     }
 }
 
+/// Each module of the recipe with the library's embedding of it.
+fn modules() -> impl Iterator<Item = (&'static recipe::KernelModule, &'static kernels::KernelModule)> {
+    assert_eq!(recipe::MODULES.len(), kernels::MODULES.len(), "the recipe and the library list other modules");
+    recipe::MODULES.iter().zip(kernels::MODULES).inspect(|(r, k)| assert_eq!(r.stem, k.name))
+}
+
 #[test]
 fn shipped_kernels_are_what_the_sources_build() {
-    let ptx = String::from_utf8(shipped(&recipe::ptx_file())).expect("the shipped PTX is text");
-    let manifest = String::from_utf8(shipped(&recipe::entries_file())).expect("the shipped manifest is text");
-    match kernels::ORIGIN {
-        Origin::Rebuilt { matches_shipped } => {
-            // kernels::PTX was built from crates/device/bankwise-builtin by this build.
-            assert!(
-                kernels::PTX == ptx,
-                "the shipped PTX differs from the PTX the sources build ({}); {FIX}",
-                first_difference(kernels::PTX, &ptx)
-            );
-            assert!(
-                kernels::MANIFEST == manifest,
-                "the shipped entries manifest differs from the sources' ({}); {FIX}",
-                first_difference(kernels::MANIFEST, &manifest)
-            );
-            assert!(matches_shipped, "build.rs found the shipped kernels stale; {FIX}");
-        }
-        Origin::Prebuilt => {
-            eprintln!(
-                "note: built with the prebuilt kernels ({}=1 or no kernel sources): the sources were not built, so only the embedding is checked; `cargo xtask kernels --check` compares with a fresh build",
-                recipe::PREBUILT_ENV
-            );
-            assert_eq!(kernels::PTX, ptx, "the embedded PTX is not the shipped one");
-            assert_eq!(kernels::MANIFEST, manifest, "the embedded manifest is not the shipped one");
+    for (module, embedded) in modules() {
+        let ptx = String::from_utf8(shipped(&module.ptx_file())).expect("the shipped PTX is text");
+        let manifest = String::from_utf8(shipped(&module.entries_file())).expect("the shipped manifest is text");
+        let name = module.stem;
+        match kernels::ORIGIN {
+            Origin::Rebuilt { matches_shipped } => {
+                // The embedded PTX was built from the module's kernel crate by this build.
+                assert!(
+                    embedded.ptx == ptx,
+                    "{name}: the shipped PTX differs from the PTX the sources build ({}); {FIX}",
+                    first_difference(embedded.ptx, &ptx)
+                );
+                assert!(
+                    embedded.manifest == manifest,
+                    "{name}: the shipped entries manifest differs from the sources' ({}); {FIX}",
+                    first_difference(embedded.manifest, &manifest)
+                );
+                assert!(matches_shipped, "build.rs found the shipped kernels stale; {FIX}");
+            }
+            Origin::Prebuilt => {
+                eprintln!(
+                    "note: built with the prebuilt kernels ({}=1 or no kernel sources): the sources were not built, so only the embedding is checked; `cargo xtask kernels --check` compares with a fresh build",
+                    recipe::PREBUILT_ENV
+                );
+                assert_eq!(embedded.ptx, ptx, "{name}: the embedded PTX is not the shipped one");
+                assert_eq!(embedded.manifest, manifest, "{name}: the embedded manifest is not the shipped one");
+            }
         }
     }
 }
 
 #[test]
 fn embedded_sass_is_the_shipped_sass() {
-    let sm_80 = shipped(&recipe::cubin_file("sm_80"));
-    let sm_90 = shipped(&recipe::cubin_file("sm_90"));
-    assert_eq!(kernels::cubin_for((8, 0)), Some(&sm_80[..]), "sm_80's SASS is not embedded; {FIX}");
-    assert_eq!(kernels::cubin_for((8, 9)), Some(&sm_80[..]), "an 8.9 GPU must get sm_80's SASS");
-    assert_eq!(kernels::cubin_for((9, 0)), Some(&sm_90[..]), "sm_90's SASS is not embedded; {FIX}");
+    for (module, embedded) in modules() {
+        let sm_80 = shipped(&module.cubin_file("sm_80"));
+        let sm_90 = shipped(&module.cubin_file("sm_90"));
+        let name = module.stem;
+        assert_eq!(embedded.cubin_for((8, 0)), Some(&sm_80[..]), "{name}: sm_80's SASS is not embedded; {FIX}");
+        assert_eq!(embedded.cubin_for((8, 9)), Some(&sm_80[..]), "{name}: an 8.9 GPU must get sm_80's SASS");
+        assert_eq!(embedded.cubin_for((9, 0)), Some(&sm_90[..]), "{name}: sm_90's SASS is not embedded; {FIX}");
+    }
 }
 
 /// CUDA 13.0's ptxas: `BANKWISE_CUDA_BIN`'s, `.tools/`'s, then the `PATH`'s (via
@@ -100,22 +112,26 @@ fn shipped_cubins_are_ptxas_of_the_shipped_ptx() {
     let ptxas = ptxas();
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("shipped-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a scratch folder");
-    let ptx = dir.join(recipe::ptx_file());
-    std::fs::write(&ptx, shipped(&recipe::ptx_file())).expect("writing the PTX");
-    for arch in recipe::CUBIN_ARCHES {
-        let cubin = dir.join(recipe::cubin_file(arch));
-        let out = recipe::ptxas_command(&ptxas, arch, &ptx, &cubin).output().expect("running ptxas");
-        assert!(
-            out.status.success(),
-            "ptxas -arch={arch} rejected the shipped PTX: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let made = std::fs::read(&cubin).expect("reading ptxas's cubin");
-        assert!(
-            made == shipped(&recipe::cubin_file(arch)),
-            "the shipped {arch} cubin is not what {} makes of the shipped PTX; {FIX}",
-            ptxas.display()
-        );
+    for (module, _) in modules() {
+        let ptx = dir.join(module.ptx_file());
+        std::fs::write(&ptx, shipped(&module.ptx_file())).expect("writing the PTX");
+        for arch in recipe::CUBIN_ARCHES {
+            let cubin = dir.join(module.cubin_file(arch));
+            let out = recipe::ptxas_command(&ptxas, arch, &ptx, &cubin).output().expect("running ptxas");
+            assert!(
+                out.status.success(),
+                "ptxas -arch={arch} rejected the shipped PTX of {}: {}",
+                module.stem,
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let made = std::fs::read(&cubin).expect("reading ptxas's cubin");
+            assert!(
+                made == shipped(&module.cubin_file(arch)),
+                "the shipped {arch} cubin of {} is not what {} makes of the shipped PTX; {FIX}",
+                module.stem,
+                ptxas.display()
+            );
+        }
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

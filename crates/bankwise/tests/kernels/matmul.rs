@@ -80,20 +80,20 @@ struct Case {
     integers: bool,
 }
 
-/// Which kernel a trial runs: a rung of the ladder (the tuned one with the plan it picks),
-/// or the tuned rung with a chosen tile size.
+/// Which kernel a trial runs: a rung of the ladder (a tuned one with the plan it picks), or a
+/// tuned rung with a chosen tile size.
 #[derive(Clone, Copy, Debug)]
 enum Run {
     Rung(MatmulKernel),
-    Tuned(TunedTile),
+    Tuned(MatmulKernel, TunedTile),
 }
 
 impl Run {
     fn name(self) -> String {
         match self {
             Run::Rung(k) => k.name().to_string(),
-            Run::Tuned(TunedTile::Square) => "matmul_tuned".to_string(),
-            Run::Tuned(tile) => format!("matmul_tuned_{}", tile.name()),
+            Run::Tuned(kernel, TunedTile::Square) => kernel.name().to_string(),
+            Run::Tuned(kernel, tile) => format!("{}_{}", kernel.name(), tile.name()),
         }
     }
 }
@@ -121,13 +121,14 @@ fn shape_of((m, n, k): Dims, case: Case, extra: Extra) -> MatmulShape {
 
 pub fn trials(add: &mut AddTrial<'_>, target: Target) {
     let plain = Extra { ops: (Op::N, Op::N), batch: 1, shared_b: false };
-    let mut runs: Vec<Run> =
-        MatmulKernel::ALL.into_iter().filter(|&k| k != MatmulKernel::Tuned).map(Run::Rung).collect();
-    runs.extend(TunedTile::ALL.map(Run::Tuned));
+    let mut runs: Vec<Run> = MatmulKernel::ALL.into_iter().filter(|k| !k.is_tuned()).map(Run::Rung).collect();
+    for kernel in MatmulKernel::ALL.into_iter().filter(|k| k.is_tuned()) {
+        runs.extend(TunedTile::ALL.map(|tile| Run::Tuned(kernel, tile)));
+    }
     for run in runs {
         let k = run.name();
         // Wide tiles are f32 only.
-        let f64s = !matches!(run, Run::Tuned(TunedTile::Wide));
+        let f64s = !matches!(run, Run::Tuned(_, TunedTile::Wide));
         // `split`: the trial must split `k`.
         let mut add_both = |name: String, shape: MatmulShape, case: Case, split: bool| {
             add(format!("{k}/f32/{name}"), Box::new(move |g| check_run::<f32>(g, run, shape, case, split)));
@@ -145,7 +146,7 @@ pub fn trials(add: &mut AddTrial<'_>, target: Target) {
             ][i % 4];
             let shape = shape_of(dims, case, plain);
             add_both(shape.to_string(), shape, case, false);
-            if let Run::Tuned(_) = run {
+            if let Run::Tuned(..) = run {
                 // Every shape again with another pair of `op`s (NN's turn: a batch of 4 sharing
                 // one B), every third other shape as a batch of 2 or 3.
                 let ops = [(Op::N, Op::T), (Op::T, Op::N), (Op::T, Op::T), (Op::N, Op::N)][i % 4];
@@ -160,7 +161,7 @@ pub fn trials(add: &mut AddTrial<'_>, target: Target) {
                 add_both(shape.to_string(), shape, case, false);
             }
         }
-        if let Run::Tuned(_) = run {
+        if let Run::Tuned(..) = run {
             for (i, &(dims, ops)) in SPLIT_SHAPES.iter().enumerate() {
                 let case = [
                     Case { alpha: 1.0, beta: 0.0, pad: 0, integers: false },
@@ -181,20 +182,25 @@ pub fn trials(add: &mut AddTrial<'_>, target: Target) {
             add(format!("{k}/f32/{big}"), Box::new(move |g| check::<f32>(g, run, big, case)));
         }
     }
-    for (i, &(dims, ops)) in SPLIT_SHAPES.iter().enumerate() {
-        // The plan the tuned rung picks, which must split these.
-        let case = Case { alpha: 0.5, beta: 0.25, pad: i % 2, integers: false };
-        let shape = shape_of(dims, case, Extra { ops, batch: 1, shared_b: false });
-        add(format!("matmul_tuned/f32/{shape} picked"), Box::new(move |g| check_picked::<f32>(g, shape, case)));
-        add(format!("matmul_tuned/f64/{shape} picked"), Box::new(move |g| check_picked::<f64>(g, shape, case)));
+    for kernel in MatmulKernel::ALL.into_iter().filter(|k| k.is_tuned()) {
+        for (i, &(dims, ops)) in SPLIT_SHAPES.iter().enumerate() {
+            // The plan the tuned rung picks, which must split these.
+            let case = Case { alpha: 0.5, beta: 0.25, pad: i % 2, integers: false };
+            let shape = shape_of(dims, case, Extra { ops, batch: 1, shared_b: false });
+            let k = kernel.name();
+            add(format!("{k}/f32/{shape} picked"), Box::new(move |g| check_picked::<f32>(g, kernel, shape, case)));
+            add(format!("{k}/f64/{shape} picked"), Box::new(move |g| check_picked::<f64>(g, kernel, shape, case)));
+        }
     }
     if target == Target::Gpu {
         // More products than one grid holds (65,535): the host launches two grids.
         let case = Case { alpha: 1.0, beta: 0.0, pad: 0, integers: true };
         let many = shape_of((3, 5, 2), case, Extra { ops: (Op::T, Op::N), batch: 70_000, shared_b: false });
-        for tile in TunedTile::ALL {
-            let run = Run::Tuned(tile);
-            add(format!("{}/f32/{many}", run.name()), Box::new(move |g| check::<f32>(g, run, many, case)));
+        for kernel in MatmulKernel::ALL.into_iter().filter(|k| k.is_tuned()) {
+            for tile in TunedTile::ALL {
+                let run = Run::Tuned(kernel, tile);
+                add(format!("{}/f32/{many}", run.name()), Box::new(move |g| check::<f32>(g, run, many, case)));
+            }
         }
     }
     add("matmul/rejects_bad_arguments".into(), Box::new(rejects_bad_arguments));
@@ -259,8 +265,8 @@ fn check<T: Float>(gpu: &Gpu, run: Run, shape: MatmulShape, case: Case) -> Check
     let mut c_dev = gpu.upload(&c)?;
     match run {
         Run::Rung(kernel) => gpu.matmul_with(kernel, alpha, &a_dev, &b_dev, beta, &mut c_dev, shape)?,
-        Run::Tuned(tile) => {
-            let plan = TunedPlan::new::<T>(tile, shape, gpu.info().multiprocessors)?;
+        Run::Tuned(kernel, tile) => {
+            let plan = TunedPlan::new::<T>(kernel, tile, shape, gpu.info().multiprocessors)?;
             gpu.matmul_tuned(plan, alpha, &a_dev, &b_dev, beta, &mut c_dev, shape)?
         }
     }
@@ -288,20 +294,20 @@ fn check<T: Float>(gpu: &Gpu, run: Run, shape: MatmulShape, case: Case) -> Check
 
 /// [`check`], first making sure that the tuned rung at its tile size splits `k` where `split`.
 fn check_run<T: Float>(gpu: &Gpu, run: Run, shape: MatmulShape, case: Case, split: bool) -> Check {
-    if let (Run::Tuned(tile), true) = (run, split)
-        && TunedPlan::new::<T>(tile, shape, gpu.info().multiprocessors)?.split().is_none()
+    if let (Run::Tuned(kernel, tile), true) = (run, split)
+        && TunedPlan::new::<T>(kernel, tile, shape, gpu.info().multiprocessors)?.split().is_none()
     {
         return Err(format!("{shape}: the tuned rung's {} tiles do not split k here", tile.name()).into());
     }
     check::<T>(gpu, run, shape, case)
 }
 
-/// [`check`] of the tuned rung with the plan it picks, which must split `k` over blocks.
-fn check_picked<T: Float>(gpu: &Gpu, shape: MatmulShape, case: Case) -> Check {
-    if TunedPlan::for_shape::<T>(shape, gpu.info().multiprocessors).split().is_none() {
-        return Err(format!("{shape}: the tuned rung does not split k here").into());
+/// [`check`] of a tuned rung with the plan it picks, which must split `k` over blocks.
+fn check_picked<T: Float>(gpu: &Gpu, kernel: MatmulKernel, shape: MatmulShape, case: Case) -> Check {
+    if TunedPlan::for_shape::<T>(kernel, shape, gpu.info().multiprocessors).split().is_none() {
+        return Err(format!("{shape}: {} does not split k here", kernel.name()).into());
     }
-    check::<T>(gpu, Run::Rung(MatmulKernel::Tuned), shape, case)
+    check::<T>(gpu, Run::Rung(kernel), shape, case)
 }
 
 /// A rejected call: its kernel, its shape, and the error it must get.
@@ -340,7 +346,8 @@ fn rejects_bad_arguments(gpu: &Gpu) -> Check {
         }
     }
     // A tuned plan whose split of k was made for another shape.
-    let plan = TunedPlan::new::<f32>(TunedTile::Square, MatmulShape::new(1, 1, 1000), gpu.info().multiprocessors)?;
+    let one = MatmulShape::new(1, 1, 1000);
+    let plan = TunedPlan::new::<f32>(MatmulKernel::Tuned, TunedTile::Square, one, gpu.info().multiprocessors)?;
     if plan.split().is_none() {
         return Err("1×1×1000 does not split".into());
     }

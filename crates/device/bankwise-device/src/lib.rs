@@ -5,6 +5,7 @@
 //! votes), [`fence`] (`__threadfence*`), [`atomic`] (global atomics; shared ones on the
 //! [`shared`] handles), [`shared`] (shared memory, with its safety contract), [`global`]
 //! (plain global reads and writes), [`memory`] (vector and cache-hinted global accesses),
+//! [`pipeline`] (groups of asynchronous global-to-shared copies, `sm_80` on),
 //! [`float`] (fused multiply-add) and [`time`] (clocks), plus the [`kernel`] attribute that
 //! makes a function an entry. Each item's doc names its CUDA C++ equivalent and the PTX it
 //! emits. Kernel crates use no `asm!` and no `core::arch::nvptx` of their own: everything that
@@ -42,6 +43,7 @@ pub mod fence;
 pub mod float;
 pub mod global;
 pub mod memory;
+pub mod pipeline;
 pub mod shared;
 pub mod thread;
 pub mod time;

@@ -448,6 +448,46 @@ impl<T: Plain> Shared<T> {
         self.record(AccessOp::Atomic);
         unsafe { atomic::compare_and_swap_shared(self.ptr(), expected, new) }
     }
+
+    /// Starts an asynchronous copy of the element from global memory at `src`, of which the
+    /// first `src_bytes` bytes are read and the rest zero-filled (PTX `cp.async`, SASS `LDGSTS`;
+    /// CUDA C++ `__pipeline_memcpy_async(p, src, sizeof(T), sizeof(T) - src_bytes)`). The
+    /// bytes go straight to shared memory, through no register: 16-byte elements as
+    /// `cp.async.cg` (cached in L2 only), 4- and 8-byte ones as `cp.async.ca`. The copy joins
+    /// this thread's next group ([`crate::pipeline::commit`]) and is complete once
+    /// [`crate::pipeline::wait_prior`] has waited for that group. Needs `sm_80` or later (the
+    /// PTX module must target it).
+    ///
+    /// On the emulator the source is read now and the shared write made, checked and recorded
+    /// at this call's site, when the thread waits for the group.
+    ///
+    /// # Safety
+    /// `T` is 4, 8 or 16 bytes; the handle is in bounds of its view; `src_bytes ≤
+    /// size_of::<T>()`; where `src_bytes > 0`, `src` is a global address valid for them and
+    /// aligned to `size_of::<T>()`. No other thread accesses the element between this call and
+    /// a barrier after the wait that completes the copy, and this thread accesses it only
+    /// after that wait.
+    #[inline(always)]
+    #[track_caller]
+    pub unsafe fn load_async(self, src: *const T, src_bytes: u32) {
+        const { assert!(matches!(size_of::<T>(), 4 | 8 | 16), "cp.async copies 4, 8 or 16 bytes") };
+        #[cfg(target_arch = "nvptx64")]
+        unsafe {
+            let dst = window(self.ptr());
+            match size_of::<T>() {
+                16 => asm!("cp.async.cg.shared.global [{d}], [{s}], 16, {n};",
+                    d = in(reg32) dst, s = in(reg64) src, n = in(reg32) src_bytes, options(nostack, preserves_flags)),
+                8 => asm!("cp.async.ca.shared.global [{d}], [{s}], 8, {n};",
+                    d = in(reg32) dst, s = in(reg64) src, n = in(reg32) src_bytes, options(nostack, preserves_flags)),
+                _ => asm!("cp.async.ca.shared.global [{d}], [{s}], 4, {n};",
+                    d = in(reg32) dst, s = in(reg64) src, n = in(reg32) src_bytes, options(nostack, preserves_flags)),
+            }
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        unsafe {
+            emu::async_copy(self.ptr.cast(), self.end, src.cast(), size_of::<T>(), src_bytes as usize)
+        };
+    }
 }
 
 /// `N` elements of `T` at a fixed byte offset of the dynamic allocation: CUDA C++'s

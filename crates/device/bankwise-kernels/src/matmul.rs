@@ -18,13 +18,14 @@ use bankwise_device::Plain;
 use bankwise_device::float::{fma_f32, fma_f64};
 use bankwise_device::global;
 use bankwise_device::memory::{load_global_v4, store_global_v4};
+use bankwise_device::pipeline;
 use bankwise_device::shared::{self, SharedSlice};
 use bankwise_device::thread::{
     block_dim_x, block_x, block_y, grid_dim_x, grid_dim_y, sync_threads, thread_x, thread_y,
 };
 use bankwise_layout::matmul::{
-    ATile, BlockTiles, TILE, TunedTiles, VEC, WARPTILE_A, WarpTiles, a_tile, at, b_tile, blocktile_2d, grouped_tile,
-    tiles, tuned, warptile,
+    ATile, BlockTiles, MULTISTAGE_STAGES, TILE, TunedTiles, VEC, WARPTILE_A, WarpTiles, a_tile, at, b_tile,
+    blocktile_2d, grouped_tile, multistage, tiles, tuned, warptile,
 };
 
 use crate::Vector;
@@ -859,6 +860,32 @@ unsafe fn put_tiles<T: Scalar>(
     }
 }
 
+/// The product of the batch and the tile of its `C` (`(m0, n0)`, `bm × bn` from `s`) this
+/// block computes, `None` for a block past them: one tile per block, one product per row of
+/// blocks, as in [`matmul_tuned`].
+///
+/// # Safety
+/// Product `batch.first + block_y()` of the batch lies inside the buffers, where it exists.
+#[inline(always)]
+unsafe fn block_product<T: Scalar>(g: Gemm<T>, batch: Batch, s: BlockTiles) -> Option<(Gemm<T>, (u64, u64))> {
+    let (tiles_m, tiles_n) = (g.m.div_ceil(s.bm as u64) as u32, g.n.div_ceil(s.bn as u64) as u32);
+    let (id, z) = (block_x(), batch.first + block_y() as u64);
+    if id >= tiles_m * tiles_n || z >= batch.count {
+        return None;
+    }
+    // Safety: product `z` of the batch lies inside the buffers (the contract).
+    let g = unsafe {
+        Gemm {
+            a: g.a.add((z * batch.stride_a) as usize),
+            b: g.b.add((z * batch.stride_b) as usize),
+            c: g.c.add((z * batch.stride_c) as usize),
+            ..g
+        }
+    };
+    let (tm, tn) = grouped_tile(id, tiles_m, tiles_n);
+    Some((g, (tm as u64 * s.bm as u64, tn as u64 * s.bn as u64)))
+}
+
 /// Rung 9, `matmul_tuned`: [`matmul_warptile`]'s warp tiles with the loads of the next step
 /// overlapped with the computation of this one, `C = α·op(A)·op(B) + β·C` with `op ∈ {N, T}`
 /// (`TRANS_A`, `TRANS_B`), over a strided batch.
@@ -918,6 +945,9 @@ pub unsafe fn matmul_tuned<
     // One tile per block, one product per row of blocks: no loop, so nothing but the block's
     // coordinates lives across the tile, and the rest fits the 128 registers of two blocks per
     // SM (a grid-stride loop cost spills). The host launches one grid per 65,535 products.
+    // (Written out here rather than through `block_product`, which the multistage rung uses:
+    // the same computation in another form renumbers this kernel's registers, and ptxas then
+    // schedules its loop differently.)
     let (tiles_m, tiles_n) = (g.m.div_ceil(s.bm as u64) as u32, g.n.div_ceil(s.bn as u64) as u32);
     let (id, z) = (block_x(), batch.first + block_y() as u64);
     if id >= tiles_m * tiles_n || z >= batch.count {
@@ -987,6 +1017,227 @@ pub unsafe fn matmul_tuned<
             }
         }
     }
+}
+
+/// [`Gemm::finish`] of thread `t`'s warp-tile results `acc` for the block's tile at
+/// `(m0, n0)`: rows of `VEC` as 16-byte accesses where `C`'s rows are aligned (`c_aligned`)
+/// and the row's vector is inside `C`, element by element otherwise. ([`matmul_tuned`] writes
+/// the same loop out, for the reason its prologue does.)
+///
+/// # Safety
+/// `g.c` holds `C` with its leading dimension.
+#[inline(always)]
+unsafe fn finish_warp_tiles<T: Scalar, const MI: usize, const NI: usize>(
+    g: &Gemm<T>,
+    w: WarpTiles,
+    t: u32,
+    (m0, n0): (u64, u64),
+    c_aligned: bool,
+    acc: &[[[[T; VEC as usize]; VEC as usize]; NI]; MI],
+) {
+    for i in 0..w.wmiter as usize {
+        for j in 0..w.wniter as usize {
+            let (r0, c0) = w.c_origin(t, i as u32, j as u32);
+            let c = n0 + c0 as u64;
+            for p in 0..VEC as usize {
+                let r = m0 + (r0 + p as u32) as u64;
+                if r < g.m && c_aligned && c + VEC as u64 <= g.n {
+                    // Safety: the row's `VEC` elements from `c` are inside `C`, 16-byte
+                    // aligned.
+                    unsafe { finish_vector(g, r, c, acc[i][j][p]) };
+                } else {
+                    for q in 0..VEC as usize {
+                        g.finish_inside(r, c + q as u64, acc[i][j][p][q]);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Starts thread `t`'s copies of the operand tile `width` wide at `(x0, k0)` of the stored
+/// matrix `p` (`x_len` along `x`, `k_len` along `k`, its rows along `k` where `along_k`) into
+/// shared memory at `at(x, k)`, zero-filled past the matrix's edges (a source of zero bytes
+/// reads nothing; the matrix's start stands in for its address). A tile whose stored rows run
+/// along `x` is copied as 16-byte pieces of a row where `aligned` and the piece is inside the
+/// matrix (one per vector for `f32`, two for `f64`), element by element otherwise; one whose
+/// rows run along `k` element by element ([`TunedTiles::operand_element`]), which transposes
+/// it on the way.
+///
+/// # Safety
+/// `p` holds the matrix with leading dimension `ld`; as
+/// [`Shared::load_async`](bankwise_device::shared::Shared::load_async), with the
+/// caller's waits and barriers ordering the copies.
+#[inline(always)]
+#[track_caller]
+#[allow(clippy::too_many_arguments)]
+unsafe fn copy_operand<T: Scalar>(
+    tt: TunedTiles,
+    width: u32,
+    along_k: bool,
+    t: u32,
+    smem: SharedSlice<T>,
+    (p, ld, aligned): (*const T, u64, bool),
+    (x_len, k_len): (u64, u64),
+    (x0, k0): (u64, u64),
+    at_tile: impl Fn(u32, u32) -> u32,
+) {
+    let size = size_of::<T>() as u32;
+    if along_k {
+        for i in 0..tt.element_copies(width) {
+            if let Some((x, k)) = tt.operand_element(width, t, i) {
+                let (gx, gk) = (x0 + x as u64, k0 + k as u64);
+                let inside = gx < x_len && gk < k_len;
+                // Safety: inside the matrix where `inside` (the contract).
+                let src = if inside { unsafe { p.add(at(gx, gk, ld) as usize) } } else { p };
+                unsafe { smem.at(at_tile(x, k) as usize).load_async(src, if inside { size } else { 0 }) };
+            }
+        }
+        return;
+    }
+    let per_piece = 16 / size;
+    for i in 0..tt.vector_loads(width) {
+        if let Some((x, k)) = tt.operand_vector(width, false, t, i) {
+            let (gx, gk) = (x0 + x as u64, k0 + k as u64);
+            for h in 0..VEC / per_piece {
+                let first = gx + (h * per_piece) as u64;
+                let whole = aligned && gk < k_len && first + per_piece as u64 <= x_len;
+                if whole {
+                    // Safety: the piece is inside the matrix and 16-byte aligned (`aligned`,
+                    // and `first` a multiple of `per_piece`).
+                    let src = unsafe { p.add(at(gk, first, ld) as usize) };
+                    let dst = unsafe { smem.at((at_tile(x, k) + h * per_piece) as usize).cast::<Vector>() };
+                    unsafe { dst.load_async(src.cast::<Vector>(), 16) };
+                } else {
+                    // Element by element at the edges (compute-sanitizer's memcheck counts a
+                    // 16-byte copy as reading 16 bytes, whatever it is told to read).
+                    for q in h * per_piece..(h + 1) * per_piece {
+                        let inside = gk < k_len && gx + (q as u64) < x_len;
+                        // Safety: inside the matrix where `inside`.
+                        let src = if inside { unsafe { p.add(at(gk, gx + q as u64, ld) as usize) } } else { p };
+                        let dst = unsafe { smem.at((at_tile(x, k) + q) as usize) };
+                        unsafe { dst.load_async(src, if inside { size } else { 0 }) };
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// [`copy_operand`] of thread `t`'s parts of both tiles of step `k0` for the block's tile at
+/// `(m0, n0)` into stage `stage`.
+///
+/// # Safety
+/// As [`copy_operand`] for `g`'s matrices.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn copy_tiles<T: Scalar>(
+    tt: TunedTiles,
+    t: u32,
+    g: &Gemm<T>,
+    smem: SharedSlice<T>,
+    (a_along_k, b_along_k): (bool, bool),
+    (a_aligned, b_aligned): (bool, bool),
+    (m0, n0, k0): (u64, u64, u64),
+    stage: u32,
+) {
+    let s = tt.warps.tiles;
+    unsafe {
+        let a_at = |m, k| tt.a_at(stage, m, k);
+        copy_operand(tt, s.bm, a_along_k, t, smem, (g.a, g.lda, a_aligned), (g.m, g.k), (m0, k0), a_at);
+        let b_at = |n, k| tt.b_at(stage, k, n);
+        copy_operand(tt, s.bn, b_along_k, t, smem, (g.b, g.ldb, b_aligned), (g.n, g.k), (n0, k0), b_at);
+    }
+}
+
+/// Rung 10, `matmul_multistage`: [`matmul_tuned`] with its tiles copied from global to shared
+/// memory asynchronously (`cp.async`, SASS `LDGSTS`; `sm_80` and later), through
+/// [`MULTISTAGE_STAGES`] stages.
+///
+/// Changes from rung 9: the loads. A thread no longer loads the next step's tiles into
+/// registers and stores them after computing; it starts copies that land in shared memory by
+/// themselves, [`MULTISTAGE_STAGES`] − 1 steps ahead, and waits for a step's copies
+/// (`pipeline::wait_prior`) just before the barrier that opens it. No registers hold tiles in
+/// flight, the loads and stores of the staging become one instruction per piece, and three
+/// steps of global latency are hidden instead of one. An operand whose stored rows run along
+/// `k` is copied element by element into the `k`-major tile (4-byte copies for `f32`), each
+/// warp's copy reading whole sectors and storing to 32 distinct banks; the other as 16-byte
+/// pieces of its rows. Compute, tiles and `C`'s writes are rung 9's; one block per SM at
+/// every size (`bankwise_layout::matmul::multistage`).
+///
+/// Measured (H100, 2026-11-23, beside rung 9 and cuBLAS in one run): `f64` 17.19 TFLOP/s at
+/// 4096³, 51.4% of the FP64 CUDA cores' peak, 1.41× rung 9 (50–52% at every square shape and
+/// every pair of `op`s but TN, where rung 9 is as fast): Nsight Compute at 2048³ shows warps
+/// waiting less (6.68 → 4.51 cycles between issues). `f32` 43.07 at 4096³ (83.6% of cuBLAS),
+/// *not faster* than rung 9's 43.73: its warps already issue every 2.8 cycles, and the element
+/// copies of the operand read along `k` (one `LDGSTS` per 4 bytes) execute 4% more
+/// instructions (41.1 M against 39.4 M at 2048³); NT and TT, with `B` copied that way, lose
+/// 7–10%. The square `f32` tiles run 36.16 (one block per SM, against rung 9's two).
+///
+/// # Safety
+/// As [`matmul_tuned`], with `multistage(…).shared_elements()` elements of dynamic shared
+/// memory, on a GPU of compute capability 8.0 or later.
+#[inline(always)]
+pub unsafe fn matmul_multistage<
+    T: Scalar,
+    const TRANS_A: bool,
+    const TRANS_B: bool,
+    const WIDE: bool,
+    const MI: usize,
+    const NI: usize,
+>(
+    g: Gemm<T>,
+    batch: Batch,
+) {
+    const STAGES: u32 = MULTISTAGE_STAGES;
+    let tt = const {
+        let tt = multistage(size_of::<T>() as u32, WIDE);
+        let w = tt.warps;
+        assert!(w.wmiter as usize <= MI && w.wniter as usize <= NI && w.tm == VEC && w.tn == VEC);
+        assert!(tt.stages == STAGES && STAGES >= 2 && STAGES.is_power_of_two());
+        tt
+    };
+    let (w, s) = (tt.warps, tt.warps.tiles);
+    let smem = shared::dynamic::<T>();
+    let t = thread_x();
+    let Some((g, (m0, n0))) = (unsafe { block_product(g, batch, s) }) else { return };
+    // Where a stored row runs along `k`: `A` as stored, `B` transposed.
+    let along_k = (!TRANS_A, TRANS_B);
+    let aligned = (rows_aligned(g.a, g.lda), rows_aligned(g.b, g.ldb));
+    let c_aligned = rows_aligned(g.c, g.ldc);
+    let mut acc = [[[[T::ZERO; VEC as usize]; VEC as usize]; NI]; MI];
+    let steps = g.k.div_ceil(s.bk as u64);
+    // The first STAGES − 1 steps in flight, one group each (empty past the last step).
+    for first in 0..(STAGES - 1) as u64 {
+        if first < steps {
+            let k0 = first * s.bk as u64;
+            unsafe { copy_tiles(tt, t, &g, smem, along_k, aligned, (m0, n0, k0), first as u32) };
+        }
+        pipeline::commit();
+    }
+    let mut stage = 0;
+    let mut step = 0;
+    while step < steps {
+        // This step's group has arrived (this thread's copies), and after the barrier every
+        // thread's; every thread has also finished computing from the stage the step before
+        // used, which the copies started next overwrite.
+        pipeline::wait_prior::<{ STAGES - 2 }>();
+        sync_threads();
+        let ahead = step + (STAGES - 1) as u64;
+        if ahead < steps {
+            let k0 = ahead * s.bk as u64;
+            let into = (stage + STAGES - 1) % STAGES;
+            unsafe { copy_tiles(tt, t, &g, smem, along_k, aligned, (m0, n0, k0), into) };
+        }
+        pipeline::commit();
+        for d in 0..s.bk {
+            let (a_at, b_at) = (|m| tt.a_at(stage, m, d), |n| tt.b_at(stage, d, n));
+            unsafe { warp_step(w, t, smem, a_at, b_at, &mut acc) };
+        }
+        stage = (stage + 1) % STAGES;
+        step += 1;
+    }
+    unsafe { finish_warp_tiles(&g, w, t, (m0, n0), c_aligned, &acc) };
 }
 
 /// [`Gemm::finish`] of `VEC` elements of a row of `C` at once, as 16-byte accesses.
