@@ -328,12 +328,22 @@ pub struct TunedTiles {
 /// `MULTISTAGE_STAGES − 1` steps are in flight.
 pub const MULTISTAGE_STAGES: u32 = 4;
 
-/// The multistage rung's tiles (`matmul_multistage`): [`tuned`]'s with
-/// [`MULTISTAGE_STAGES`] stages, one block per SM at every size: the square `f32` tiles'
-/// element copies need more than the 128 registers of two blocks per SM (ptxas spilled up to
-/// 40 bytes at 128).
+/// Depth of the multistage rung's steps through `k` for elements of `elem_bytes`: 16 for `f64`
+/// (twice the tuned rung's: half the barriers, waits and loop overhead per multiply-add, with
+/// no registers holding tiles in flight), 8 for `f32`. Measured on the H100 at 4096³ (TFLOP/s):
+/// `f64` 17.19 at 8, 18.28 at 16, 16.79 at 32; `f32` (wide tiles) 43.07 at 8, 39.40 at 16.
+pub const fn multistage_bk(elem_bytes: u32) -> u32 {
+    if elem_bytes == 8 { 16 } else { 8 }
+}
+
+/// The multistage rung's tiles (`matmul_multistage`): [`tuned`]'s warp and block tiles,
+/// [`multistage_bk`] deep, in [`MULTISTAGE_STAGES`] stages, one block per SM at every size: the
+/// square `f32` tiles' element copies need more than the 128 registers of two blocks per SM
+/// (ptxas spilled up to 40 bytes at 128).
 pub const fn multistage(elem_bytes: u32, wide: bool) -> TunedTiles {
-    TunedTiles { stages: MULTISTAGE_STAGES, min_blocks: 1, ..tuned(elem_bytes, wide) }
+    let t = tuned(elem_bytes, wide);
+    let tiles = BlockTiles { bk: multistage_bk(elem_bytes), ..t.warps.tiles };
+    TunedTiles { warps: WarpTiles { tiles, ..t.warps }, stages: MULTISTAGE_STAGES, min_blocks: 1, ..t }
 }
 
 /// The tuned rung's tiles for elements of `elem_bytes`; `wide` (`f32` only) selects the
@@ -423,14 +433,17 @@ impl TunedTiles {
         (width * self.warps.tiles.bk).div_ceil(self.warps.tiles.threads())
     }
     /// The element `(x, k)` of an operand tile `width` wide whose stored rows run along `k`
-    /// that thread `t` copies in its `i`-th copy, if it copies one: consecutive threads take
-    /// consecutive elements of a stored row, `bk` of them, then the next row. A warp's copy
-    /// reads whole 32-byte sectors (`f32`), and its stores into the `k`-major tile, rows
-    /// `k` apart by a pitch of 4 banks more than a multiple of 32, fall in distinct banks.
+    /// that thread `t` copies in its `i`-th copy, if it copies one: each warp's copy takes 8
+    /// consecutive elements of 4 stored rows (whole 32-byte sectors for `f32`), the warps
+    /// taking the 8-element chunks along `k` first, then the next 4 rows. Its stores into the
+    /// `k`-major tile, rows `k` apart by a pitch of 4 banks more than a multiple of 32, fall in
+    /// 32 distinct banks (`f32`). `bk` is a multiple of 8.
     pub const fn operand_element(self, width: u32, t: u32, i: u32) -> Option<(u32, u32)> {
         let bk = self.warps.tiles.bk;
         let e = i * self.warps.tiles.threads() + t;
-        if e >= width * bk { None } else { Some((e / bk, e % bk)) }
+        let (chunk, lane) = (e / 32, e % 32);
+        let (rows, along) = (chunk / (bk / 8), chunk % (bk / 8));
+        if e >= width * bk { None } else { Some((rows * 4 + lane / 8, along * 8 + lane % 8)) }
     }
 }
 

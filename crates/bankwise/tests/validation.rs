@@ -257,6 +257,7 @@ fn launchers_pass_what_each_entry_takes() {
             .iter()
             .any(|op| name.strip_prefix("reduce_").is_some_and(|r| r.starts_with(&format!("{op}_"))))
     };
+    let tuned_matmul = |name: &str| name.starts_with("matmul_tuned_") || name.starts_with("matmul_multistage_");
     for &name in kernels::ALL {
         let passed: &[ArgKind] = match name {
             "copy_bytes" => &[Ptr, Ptr, s8],
@@ -264,11 +265,11 @@ fn launchers_pass_what_each_entry_takes() {
             n if n.starts_with("probe_") => &[Ptr, Ptr, Ptr, s4, s4, s4, s4],
             n if tuned_reduction(n) => &[Ptr, Ptr, Ptr, Ptr, s8],
             n if n.starts_with("reduce_") => &[Ptr, Ptr, s8],
-            // The tuned rung: the batch's count, first product and three strides after β.
-            n if n.starts_with("matmul_tuned_") && n.ends_with("_f32") => {
+            // The tuned rungs: the batch's count, first product and three strides after β.
+            n if tuned_matmul(n) && n.ends_with("_f32") => {
                 &[Ptr, Ptr, Ptr, s8, s8, s8, s8, s8, s8, s4, s4, s8, s8, s8, s8, s8]
             }
-            n if n.starts_with("matmul_tuned_") => &[Ptr, Ptr, Ptr, s8, s8, s8, s8, s8, s8, s8, s8, s8, s8, s8, s8, s8],
+            n if tuned_matmul(n) => &[Ptr, Ptr, Ptr, s8, s8, s8, s8, s8, s8, s8, s8, s8, s8, s8, s8, s8],
             // Split `k`'s sum: C, the workspace, m, n, ldc, α, β, slices.
             "matmul_split_sum_f32" => &[Ptr, Ptr, s8, s8, s8, s4, s4, s8],
             "matmul_split_sum_f64" => &[Ptr, Ptr, s8, s8, s8, s8, s8, s8],

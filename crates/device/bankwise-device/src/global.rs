@@ -58,10 +58,10 @@ pub unsafe fn read_volatile<T: Copy>(p: *const T) -> T {
 /// Writes `v` to global address `p` as a volatile store: CUDA C++ `*(volatile T *)p = v`
 /// (`st.volatile.global`), never merged or dropped.
 ///
-/// On the CPU emulator it is checked as [`write`] is.
+/// On the CPU emulator it is checked as [`write()`] is.
 ///
 /// # Safety
-/// As [`write`].
+/// As [`write()`].
 #[inline(always)]
 #[track_caller]
 pub unsafe fn write_volatile<T: Copy>(p: *mut T, v: T) {

@@ -1163,16 +1163,16 @@ unsafe fn copy_tiles<T: Scalar>(
 /// `k` is copied element by element into the `k`-major tile (4-byte copies for `f32`), each
 /// warp's copy reading whole sectors and storing to 32 distinct banks; the other as 16-byte
 /// pieces of its rows. Compute, tiles and `C`'s writes are rung 9's; one block per SM at
-/// every size (`bankwise_layout::matmul::multistage`).
+/// every size, and `f64` steps 16 deep (`bankwise_layout::matmul::multistage`).
 ///
-/// Measured (H100, 2026-11-23, beside rung 9 and cuBLAS in one run): `f64` 17.19 TFLOP/s at
-/// 4096³, 51.4% of the FP64 CUDA cores' peak, 1.41× rung 9 (50–52% at every square shape and
-/// every pair of `op`s but TN, where rung 9 is as fast): Nsight Compute at 2048³ shows warps
-/// waiting less (6.68 → 4.51 cycles between issues). `f32` 43.07 at 4096³ (83.6% of cuBLAS),
-/// *not faster* than rung 9's 43.73: its warps already issue every 2.8 cycles, and the element
-/// copies of the operand read along `k` (one `LDGSTS` per 4 bytes) execute 4% more
-/// instructions (41.1 M against 39.4 M at 2048³); NT and TT, with `B` copied that way, lose
-/// 7–10%. The square `f32` tiles run 36.16 (one block per SM, against rung 9's two).
+/// Measured (H100, 2026-11-23, beside rung 9 and cuBLAS in one run): `f64` 18.27 TFLOP/s at
+/// 4096³, 54.6% of the FP64 CUDA cores' peak, 1.50× rung 9 (51–55% at every square shape; TN,
+/// where rung 9 is as fast, 53.6%): Nsight Compute at 2048³ shows warps waiting less (6.66 →
+/// 4.57 cycles between issues). `f32` 43.45 at 4096³ (83.6% of cuBLAS), *not faster* than rung
+/// 9's 43.74: its warps already issue every 2.8 cycles, and the element copies of the operand
+/// read along `k` (one `LDGSTS` per 4 bytes) execute 4% more instructions (41.1 M against
+/// 39.4 M at 2048³); NT and TT, with `B` copied that way, lose 7–9%. The square `f32` tiles run
+/// 35.85 (one block per SM, against rung 9's two).
 ///
 /// # Safety
 /// As [`matmul_tuned`], with `multistage(…).shared_elements()` elements of dynamic shared
