@@ -38,7 +38,7 @@ const HOST_REQUIRED: &[&str] = &[
     "bankwise-runtime",
 ];
 /// Likewise for the device workspace (`crates/device`).
-const DEVICE_REQUIRED: &[&str] = &["bankwise-builtin", "bankwise-device", "bankwise-kernels"];
+const DEVICE_REQUIRED: &[&str] = &["bankwise-builtin", "bankwise-builtin-sm80", "bankwise-device", "bankwise-kernels"];
 
 /// Why the device crates are packaged with `--no-verify --exclude-lockfile`: `bankwise-kernels`
 /// depends on `bankwise-layout`, a member of the host workspace, and cargo resolves such a
@@ -51,8 +51,8 @@ const DEVICE_VERIFY: &str = "cargo package (device crates; built for nvptx64 in 
 /// Host crates packaged with `--no-verify --exclude-lockfile`: `bankwise` depends on
 /// `bankwise-builtin` (the kernels' host forms, for the emulator), a member of the device
 /// workspace, which cargo looks for on crates.io and cannot find until it is published (the
-/// publishing order is: layout, macros, banks, emu; device, kernels, builtin; builder, runtime;
-/// bankwise). Step 3 builds it instead, from its package, against the other packages.
+/// publishing order is: layout, macros, banks, emu; device, kernels, builtin, builtin-sm80;
+/// builder, runtime; bankwise). Step 3 builds it instead, from its package, against the other packages.
 const UNVERIFIED: &[&str] = &["bankwise"];
 
 /// crates.io's limit on a `.crate` file.
@@ -210,6 +210,10 @@ pub fn package_check(root: &Path) -> Result<()> {
         "prebuilt/bankwise-builtin.entries",
         "prebuilt/bankwise-builtin.sm_80.cubin",
         "prebuilt/bankwise-builtin.sm_90.cubin",
+        "prebuilt/bankwise-builtin-sm80.ptx",
+        "prebuilt/bankwise-builtin-sm80.entries",
+        "prebuilt/bankwise-builtin-sm80.sm_80.cubin",
+        "prebuilt/bankwise-builtin-sm80.sm_90.cubin",
         "README.md",
         "recipe.rs",
         "build.rs",
@@ -321,7 +325,8 @@ const CONSUMER_MAIN: &str = r#"//! Built by `cargo xtask package-check` against 
 use bankwise::{Gpu, Shape, TransposeKernel};
 
 fn main() -> bankwise::Result<()> {
-    let sass = |cc| if bankwise::kernels::cubin_for(cc).is_some() { "SASS" } else { "no SASS" };
+    let each = |cc| bankwise::kernels::MODULES.iter().all(|m| m.cubin_for(cc).is_some());
+    let sass = |cc| if each(cc) { "SASS" } else { "no SASS" };
     println!("kernels: {:?}, sm_80 {}, sm_90 {}", bankwise::kernels::ORIGIN, sass((8, 0)), sass((9, 0)));
     match Gpu::new() {
         Ok(_) => println!("gpu: ready"),
