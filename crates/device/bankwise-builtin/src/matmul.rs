@@ -1,9 +1,9 @@
 use bankwise_device::kernel;
 use bankwise_kernels::matmul::{
-    Batch, Gemm, matmul_blocktile_1d, matmul_blocktile_2d, matmul_coalesced, matmul_naive, matmul_split_sum,
-    matmul_tiled, matmul_tuned, matmul_vectorized, matmul_vectorized_padded, matmul_vectorized_swizzled,
-    matmul_warptile,
+    Gemm, matmul_blocktile_1d, matmul_blocktile_2d, matmul_coalesced, matmul_naive, matmul_split_sum, matmul_tiled,
+    matmul_vectorized, matmul_vectorized_padded, matmul_vectorized_swizzled, matmul_warptile,
 };
+use bankwise_kernels::tuned_matmul_entries;
 
 /// Instantiates a rung of the matrix multiply ladder for `f32` and `f64`, as
 /// `<rung>_f32`, `<rung>_f64`, with the arguments in `Gemm`'s order.
@@ -33,29 +33,8 @@ per_type!(matmul_vectorized_padded: matmul_vectorized_padded_f32 => f32, matmul_
 per_type!(matmul_vectorized_swizzled: matmul_vectorized_swizzled_f32 => f32, matmul_vectorized_swizzled_f64 => f64);
 per_type!(matmul_warptile: matmul_warptile_f32 => f32, matmul_warptile_f64 => f64);
 
-/// Instantiates the tuned rung for one type, one pair of `op`s and one tile size (wide: 128 ×
-/// 256, `f32` only), with `Gemm`'s arguments followed by the batch's.
-macro_rules! tuned {
-    ($($name:ident => $t:ty, $trans_a:literal, $trans_b:literal, $wide:literal;)+) => {$(
-        /// # Safety
-        /// As for `bankwise_kernels::matmul::matmul_tuned`.
-        #[kernel(launch_bounds(
-            bankwise_layout::matmul::tuned(size_of::<$t>() as u32, $wide).threads(),
-            bankwise_layout::matmul::tuned(size_of::<$t>() as u32, $wide).min_blocks,
-        ))]
-        #[allow(clippy::too_many_arguments)]
-        pub unsafe fn $name(
-            c: *mut $t, a: *const $t, b: *const $t, m: u64, n: u64, k: u64,
-            lda: u64, ldb: u64, ldc: u64, alpha: $t, beta: $t,
-            count: u64, first: u64, stride_a: u64, stride_b: u64, stride_c: u64,
-        ) {
-            let g = Gemm { c, a, b, m, n, k, lda, ldb, ldc, alpha, beta };
-            unsafe { matmul_tuned::<$t, $trans_a, $trans_b, $wide, 2, { if $wide { 4 } else { 2 } }>(g, Batch { count, first, stride_a, stride_b, stride_c }) }
-        }
-    )+};
-}
-
-tuned! {
+tuned_matmul_entries! {
+    matmul_tuned, tuned:
     matmul_tuned_nn_f32 => f32, false, false, false;
     matmul_tuned_nt_f32 => f32, false, true, false;
     matmul_tuned_tn_f32 => f32, true, false, false;

@@ -1290,3 +1290,32 @@ pub unsafe fn matmul_split_sum<T: Scalar>(g: Gemm<T>, w: *const T, slices: u64) 
         r += grid_dim_y() as u64;
     }
 }
+
+/// Instantiates a tuned rung (`$rung`: [`matmul_tuned`] or [`matmul_multistage`]) as entries,
+/// each for one type, one pair of `op`s and one tile size (wide: 128 × 256, `f32` only), with
+/// `Gemm`'s arguments followed by the batch's, and the launch bounds of the rung's tiles
+/// (`$tiles`: `bankwise_layout::matmul::tuned` or `multistage`). The calling crate must depend
+/// on `bankwise_device` (which `#[kernel]`'s expansion names) and `bankwise_layout`.
+#[macro_export]
+macro_rules! tuned_matmul_entries {
+    ($rung:ident, $tiles:ident: $($name:ident => $t:ty, $trans_a:literal, $trans_b:literal, $wide:literal;)+) => {$(
+        /// # Safety
+        /// As for the rung in `bankwise_kernels::matmul`: the matrices of each product hold
+        /// their stored shapes with their leading dimensions, and the launch uses the rung's
+        /// grid, block and shared memory.
+        #[$crate::__device::kernel(launch_bounds(
+            bankwise_layout::matmul::$tiles(size_of::<$t>() as u32, $wide).threads(),
+            bankwise_layout::matmul::$tiles(size_of::<$t>() as u32, $wide).min_blocks,
+        ))]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe fn $name(
+            c: *mut $t, a: *const $t, b: *const $t, m: u64, n: u64, k: u64,
+            lda: u64, ldb: u64, ldc: u64, alpha: $t, beta: $t,
+            count: u64, first: u64, stride_a: u64, stride_b: u64, stride_c: u64,
+        ) {
+            let g = $crate::matmul::Gemm { c, a, b, m, n, k, lda, ldb, ldc, alpha, beta };
+            let batch = $crate::matmul::Batch { count, first, stride_a, stride_b, stride_c };
+            unsafe { $crate::matmul::$rung::<$t, $trans_a, $trans_b, $wide, 2, { if $wide { 4 } else { 2 } }>(g, batch) }
+        }
+    )+};
+}
