@@ -52,6 +52,15 @@ fn load_module(device: &Device, module: &kernels::KernelModule) -> Result<(Modul
     Ok((device.load_module(ModuleImage::Ptx(module.ptx), Some(module.manifest))?, LoadedImage::Ptx))
 }
 
+/// Adds a handle to each entry of `module`, loaded as `image`, to `kernels`.
+fn add_kernels(image: &Module, module: &kernels::KernelModule, kernels: &mut HashMap<String, Kernel>) -> Result<()> {
+    for e in module.entries() {
+        let kernel = image.kernel(&e.name)?;
+        kernels.insert(e.name, kernel);
+    }
+    Ok(())
+}
+
 // ---------------------------------------------------------------------------------------------
 
 /// One GPU with bankwise's kernels loaded: a runtime [`Device`] (context, stream, limits),
@@ -122,10 +131,7 @@ impl Gpu {
             if modules.is_empty() {
                 loaded = how;
             }
-            for e in module.entries() {
-                let kernel = image.kernel(&e.name)?;
-                kernels.insert(e.name, kernel);
-            }
+            add_kernels(&image, module, &mut kernels)?;
             modules.push(image);
         }
         Ok(Gpu { device, _modules: modules, kernels, loaded })
@@ -146,10 +152,7 @@ impl Gpu {
         let mut kernels = HashMap::new();
         for module in kernels::MODULES {
             let image = device.load_module(ModuleImage::Ptx(module.ptx), Some(module.manifest))?;
-            for e in module.entries() {
-                let kernel = image.kernel(&e.name)?;
-                kernels.insert(e.name, kernel);
-            }
+            add_kernels(&image, module, &mut kernels)?;
             modules.push(image);
         }
         Ok(Gpu { device, _modules: modules, kernels, loaded: LoadedImage::Emulator })

@@ -813,7 +813,10 @@ mod tests {
         // Only the tuned kernel computes these, whatever their size.
         assert_eq!(pick(MatmulShape::new(4, 4, 4).with_ops(Op::T, Op::N)), MatmulKernel::Tuned);
         assert_eq!(pick(MatmulShape::new(4, 4, 4).batched_packed(2)), MatmulKernel::Tuned);
-        // f64: the multistage rung where the GPU runs it.
+        // f64: the multistage rung where the GPU runs it; launched on an older GPU, its error
+        // says what it needs.
+        let old = Error::NeedsNewerGpu { kernel: "matmul_multistage_nn_f64".into(), needs: (8, 0), has: (7, 5) };
+        assert!(old.to_string().starts_with("matmul_multistage_nn_f64 needs a GPU of compute capability 8.0"), "{old}");
         assert_eq!(MatmulKernel::for_shape::<f64>(MatmulShape::new(1, 1, 1), 132, (9, 0)), MatmulKernel::Multistage);
         assert_eq!(MatmulKernel::for_shape::<f64>(MatmulShape::new(1, 1, 1), 80, (7, 0)), MatmulKernel::Tuned);
         assert_eq!(pick(MatmulShape::new(4096, 4096, 4096)), MatmulKernel::Tuned);
