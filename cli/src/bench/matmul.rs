@@ -147,6 +147,10 @@ pub fn suite(
     }
     for &shape in tiles.iter().filter(|_| !each.is_empty()) {
         rows.extend(shape_rows::<f32>(gpu, blas.as_ref(), &each, shape, warmup, runs, progress)?);
+        // `f64`'s sizes: those it has (the multistage rung's wide tiles).
+        let f64s: Vec<Which> =
+            each.iter().copied().filter(|w| matches!(w, Which::Tile(MatmulKernel::Multistage, _))).collect();
+        rows.extend(shape_rows::<f64>(gpu, blas.as_ref(), &f64s, shape, warmup, runs, progress)?);
     }
     Ok(rows)
 }

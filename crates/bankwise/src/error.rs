@@ -116,7 +116,8 @@ pub enum Error {
     /// A plan of the tuned matrix multiply that cannot compute this product.
     #[error("this plan of the tuned matrix multiply cannot compute the product: {what}")]
     TunedPlanUnfit {
-        /// Why (`wide tiles are f32 only`, `its split of k was made for another shape`).
+        /// Why (`the tuned rung's wide tiles are f32 only`, `its split of k was made for another
+        /// shape`).
         what: &'static str,
     },
     /// A kernel of a module that this GPU does not run (it needs newer instructions).

@@ -177,13 +177,20 @@ pub const MATMUL_MULTISTAGE: [[&str; 4]; 2] = [
     ["matmul_multistage_nn_f32", "matmul_multistage_nt_f32", "matmul_multistage_tn_f32", "matmul_multistage_tt_f32"],
     ["matmul_multistage_nn_f64", "matmul_multistage_nt_f64", "matmul_multistage_tn_f64", "matmul_multistage_tt_f64"],
 ];
-/// `matmul_multistage_wide_<op(A)><op(B)>_f32` ([`SM80`]'s): indexed like
-/// [`MATMUL_TUNED_WIDE`].
-pub const MATMUL_MULTISTAGE_WIDE: [&str; 4] = [
-    "matmul_multistage_wide_nn_f32",
-    "matmul_multistage_wide_nt_f32",
-    "matmul_multistage_wide_tn_f32",
-    "matmul_multistage_wide_tt_f32",
+/// `matmul_multistage_wide_<op(A)><op(B)>_*` ([`SM80`]'s): indexed like [`MATMUL_TUNED`].
+pub const MATMUL_MULTISTAGE_WIDE: [[&str; 4]; 2] = [
+    [
+        "matmul_multistage_wide_nn_f32",
+        "matmul_multistage_wide_nt_f32",
+        "matmul_multistage_wide_tn_f32",
+        "matmul_multistage_wide_tt_f32",
+    ],
+    [
+        "matmul_multistage_wide_nn_f64",
+        "matmul_multistage_wide_nt_f64",
+        "matmul_multistage_wide_tn_f64",
+        "matmul_multistage_wide_tt_f64",
+    ],
 ];
 /// `matmul_split_sum_*`, indexed like [`MATMUL_NAIVE`]: the tuned rung's split `k` sum.
 pub const MATMUL_SPLIT_SUM: [&str; 2] = ["matmul_split_sum_f32", "matmul_split_sum_f64"];
@@ -235,7 +242,7 @@ mod tests {
         names.extend(MATMUL_TUNED.as_flattened());
         names.extend(MATMUL_TUNED_WIDE);
         names.extend(MATMUL_MULTISTAGE.as_flattened());
-        names.extend(MATMUL_MULTISTAGE_WIDE);
+        names.extend(MATMUL_MULTISTAGE_WIDE.as_flattened());
         names.extend(PROBE_LOAD);
         names.extend(PROBE_STORE);
         names

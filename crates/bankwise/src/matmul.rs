@@ -253,7 +253,7 @@ pub enum MatmulKernel {
     #[default]
     Tuned,
     /// [`Tuned`](Self::Tuned) with its tiles copied asynchronously (`cp.async`) through four
-    /// stages: no registers hold tiles in flight. The fastest `f64` rung; slower than
+    /// stages: no registers hold tiles in flight; wide tiles for `f64` too (128 × 128). The fastest `f64` rung; slower than
     /// [`Tuned`](Self::Tuned) for `f32`. Needs a GPU of compute capability 8.0 or later
     /// ([`Error::NeedsNewerGpu`] before).
     Multistage,
@@ -325,7 +325,7 @@ impl MatmulKernel {
 
     /// The rung measured fastest for `shape` and `T` on a GPU of `multiprocessors` SMs and
     /// `compute_capability` (H100, `docs/benchmarks.md`): for `f64` from compute capability 8.0
-    /// on, [`Multistage`](Self::Multistage) (1.0–1.6× the tuned rung at every measured shape);
+    /// on, [`Multistage`](Self::Multistage) (1.1–1.7× the tuned rung at every measured shape);
     /// otherwise [`Tuned`](Self::Tuned). Both pick their tiles and split `k` where their tiles
     /// are too few to fill the GPU ([`TunedPlan::for_shape`]), and they alone take transposed
     /// operands and batches. For `f32` products of fewer elements than one 128 × 128 tile per
@@ -370,8 +370,9 @@ pub enum TunedTile {
     /// 128 × 128 tiles of `C` for `f32`, two blocks per SM; 128 × 64 for `f64`, one.
     #[default]
     Square,
-    /// 128 × 256 tiles of `C`, one block of 8 warps per SM (`f32` only): more work per warp
-    /// between barriers, half as many tiles.
+    /// 128 × 256 tiles of `C`, one block of 8 warps per SM: more work per warp between
+    /// barriers, half as many tiles. `f32` only in the tuned rung; the multistage rung's `f64`
+    /// wide tiles are 128 × 128.
     Wide,
 }
 
@@ -380,13 +381,12 @@ impl TunedTile {
     pub const ALL: [TunedTile; 2] = [TunedTile::Square, TunedTile::Wide];
 
     /// The tiles of `kernel` (a tuned rung, [`MatmulKernel::is_tuned`]) for `T`; `None` where
-    /// `T` has no entries of this size (wide `f64`) or the kernel is not a tuned rung.
+    /// `T` has no entries of this size (the tuned rung's wide `f64`) or the kernel is not a tuned
+    /// rung.
     pub fn tiles<T: Float>(self, kernel: MatmulKernel) -> Option<TunedTiles> {
         let (bytes, wide) = (size_of::<T>() as u32, self == TunedTile::Wide);
-        if wide && T::INDEX != 0 {
-            return None;
-        }
         match kernel {
+            MatmulKernel::Tuned if wide && T::INDEX != 0 => None,
             MatmulKernel::Tuned => Some(tuned(bytes, wide)),
             MatmulKernel::Multistage => Some(multistage(bytes, wide)),
             _ => None,
@@ -402,7 +402,7 @@ impl TunedTile {
             (MatmulKernel::Tuned, TunedTile::Square) => Some(kernels::MATMUL_TUNED[T::INDEX][ops]),
             (MatmulKernel::Tuned, TunedTile::Wide) => f32_only(kernels::MATMUL_TUNED_WIDE[ops]),
             (MatmulKernel::Multistage, TunedTile::Square) => Some(kernels::MATMUL_MULTISTAGE[T::INDEX][ops]),
-            (MatmulKernel::Multistage, TunedTile::Wide) => f32_only(kernels::MATMUL_MULTISTAGE_WIDE[ops]),
+            (MatmulKernel::Multistage, TunedTile::Wide) => Some(kernels::MATMUL_MULTISTAGE_WIDE[T::INDEX][ops]),
             _ => None,
         }
     }
@@ -415,18 +415,29 @@ impl TunedTile {
         }
     }
 
-    /// TFLOP/s of `kernel`'s `f32` at 4096³ with `op`s `op_a`, `op_b` on the H100, both
-    /// sizes in one run (`docs/benchmarks.md`, 2026-11-23; the multistage rung's in the run
-    /// that measured it): what [`TunedPlan::for_shape`] weighs the sizes by.
-    pub const fn measured_tflops(self, kernel: MatmulKernel, op_a: Op, op_b: Op) -> f64 {
+    /// TFLOP/s of `kernel` for `T` at 4096³ with `op`s `op_a`, `op_b` on the H100, both sizes
+    /// in one run (`docs/benchmarks.md`, 2026-11-23; each rung's in the run that measured it):
+    /// what [`TunedPlan::for_shape`] weighs the sizes by.
+    pub fn measured_tflops<T: Float>(self, kernel: MatmulKernel, op_a: Op, op_b: Op) -> f64 {
         let ops = 2 * matches!(op_a, Op::T) as usize + matches!(op_b, Op::T) as usize;
-        let table = match (kernel, self) {
+        let table = match (T::INDEX, kernel, self) {
+            (1, MatmulKernel::Multistage, TunedTile::Square) => [18.43, 18.41, 18.39, 18.21],
+            (1, MatmulKernel::Multistage, TunedTile::Wide) => [20.10, 19.92, 19.62, 20.10],
+            // `f64` has one size in the tuned rung.
+            (1, _, _) => [12.21, 11.57, 17.87, 15.66],
+            (_, kernel, tile) => Self::f32_tflops(kernel, tile),
+        };
+        table[ops]
+    }
+
+    /// [`measured_tflops`](Self::measured_tflops)' `f32` rows.
+    const fn f32_tflops(kernel: MatmulKernel, tile: TunedTile) -> [f64; 4] {
+        match (kernel, tile) {
             (MatmulKernel::Multistage, TunedTile::Square) => [35.85, 33.01, 37.84, 36.33],
             (MatmulKernel::Multistage, TunedTile::Wide) => [43.14, 39.80, 43.67, 39.72],
             (_, TunedTile::Square) => [43.21, 39.32, 43.38, 40.89],
             (_, TunedTile::Wide) => [43.97, 43.23, 44.42, 43.89],
-        };
-        table[ops]
+        }
     }
 }
 
@@ -452,7 +463,9 @@ impl TunedPlan {
         if !kernel.is_tuned() {
             return Err(Error::TunedPlanUnfit { what: "only the tuned rungs (Tuned, Multistage) run a plan" });
         }
-        let tiles = tile.tiles::<T>(kernel).ok_or(Error::TunedPlanUnfit { what: "wide tiles are f32 only" })?;
+        let tiles = tile
+            .tiles::<T>(kernel)
+            .ok_or(Error::TunedPlanUnfit { what: "the tuned rung's wide tiles are f32 only" })?;
         Ok(TunedPlan { kernel, tile, split: SplitK::for_tiles(shape, tiles, multiprocessors) })
     }
 
@@ -474,7 +487,7 @@ impl TunedPlan {
             let waves = plan.blocks::<T>(shape).div_ceil(resident) as f64;
             let depth = plan.split.map_or(shape.k, |s| s.depth) as f64;
             let per_wave = f64::from(t.min_blocks) * f64::from(s.bm) * f64::from(s.bn) * depth;
-            let cost = waves * per_wave / tile.measured_tflops(kernel, shape.op_a, shape.op_b);
+            let cost = waves * per_wave / tile.measured_tflops::<T>(kernel, shape.op_a, shape.op_b);
             if cost < best.0 {
                 best = (cost, plan);
             }
@@ -603,7 +616,7 @@ pub fn plan<T: Float>(
             (grid_of_tiles(m, n, s.bm, s.bn), (s.threads(), 1, 1), s.shared_elements(layout) * bytes)
         }
         MatmulKernel::Tuned | MatmulKernel::Multistage => {
-            let unfit = Error::TunedPlanUnfit { what: "wide tiles are f32 only" };
+            let unfit = Error::TunedPlanUnfit { what: "the tuned rung's wide tiles are f32 only" };
             let (Some(t), Some(entry)) = (tile.tiles::<T>(kernel), tile.entry::<T>(kernel, shape)) else {
                 return Err(unfit);
             };
@@ -927,7 +940,12 @@ mod tests {
             (p.kernel, p.grid, p.shared_bytes),
             ("matmul_multistage_nn_f64", (9, 1, 1), 4 * 16 * (130 + 66) * 8)
         );
-        assert!(unfit(TunedPlan::new::<f64>(MatmulKernel::Multistage, TunedTile::Wide, s, 132)));
+        // The multistage rung has wide f64 tiles: 128 × 128, 3 × 2 of them.
+        let p = plan::<f64>(MatmulKernel::Multistage, TunedTile::Wide, s, lens.0, lens.1, lens.2).unwrap();
+        assert_eq!(
+            (p.kernel, p.grid, p.shared_bytes),
+            ("matmul_multistage_wide_nn_f64", (6, 1, 1), 4 * 8 * (130 + 130) * 8)
+        );
     }
 
     #[test]

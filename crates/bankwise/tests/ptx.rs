@@ -85,7 +85,8 @@ fn launch_bounds_reach_the_ptx() {
         (MATMUL_TUNED_WIDE, 1),
         (MATMUL_MULTISTAGE[0], 1),
         (MATMUL_MULTISTAGE[1], 1),
-        (MATMUL_MULTISTAGE_WIDE, 1),
+        (MATMUL_MULTISTAGE_WIDE[0], 1),
+        (MATMUL_MULTISTAGE_WIDE[1], 1),
     ] {
         for entry in entries {
             let ptx = entry_ptx(entry);
@@ -108,14 +109,16 @@ fn matmul_rungs_fuse_multiply_adds_and_the_vectorized_ones_move_16_byte_vectors(
         let mut entries = vec![(rung.entries()[0], "FFMA", "FMUL"), (rung.entries()[1], "DFMA", "DMUL")];
         if rung.is_tuned() {
             // Every pair of `op`s and both tile sizes; `C` stored as vectors too.
-            let (square, wide) = if rung == MatmulKernel::Tuned {
-                (MATMUL_TUNED, MATMUL_TUNED_WIDE)
+            // (The multistage rung has wide `f64` tiles too.)
+            let (square, wide, wide_f64) = if rung == MatmulKernel::Tuned {
+                (MATMUL_TUNED, MATMUL_TUNED_WIDE, [].as_slice())
             } else {
-                (MATMUL_MULTISTAGE, MATMUL_MULTISTAGE_WIDE)
+                (MATMUL_MULTISTAGE, MATMUL_MULTISTAGE_WIDE[0], MATMUL_MULTISTAGE_WIDE[1].as_slice())
             };
             entries = square[0].map(|e| (e, "FFMA", "FMUL")).into();
             entries.extend(square[1].map(|e| (e, "DFMA", "DMUL")));
             entries.extend(wide.map(|e| (e, "FFMA", "FMUL")));
+            entries.extend(wide_f64.iter().map(|&e| (e, "DFMA", "DMUL")));
             for (entry, _, _) in &entries {
                 assert!(sass_of(entry).contains("STG.E.128"), "{entry} has no STG.E.128");
             }
@@ -129,8 +132,8 @@ fn matmul_rungs_fuse_multiply_adds_and_the_vectorized_ones_move_16_byte_vectors(
             let muls = sass.matches(mul).count();
             let fmas = sass.matches(fma).count();
             let results = match (fma, entry.contains("_wide_")) {
-                (_, true) => 128,
-                ("FFMA", _) => 64,
+                ("FFMA", true) => 128,
+                ("FFMA", _) | (_, true) => 64,
                 _ => 32,
             };
             let most = if rung.is_tuned() { 3 * results + 4 } else { fmas / 4 + 4 };

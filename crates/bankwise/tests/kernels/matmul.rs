@@ -127,8 +127,8 @@ pub fn trials(add: &mut AddTrial<'_>, target: Target) {
     }
     for run in runs {
         let k = run.name();
-        // Wide tiles are f32 only.
-        let f64s = !matches!(run, Run::Tuned(_, TunedTile::Wide));
+        // The tuned rung's wide tiles are f32 only.
+        let f64s = !matches!(run, Run::Tuned(MatmulKernel::Tuned, TunedTile::Wide));
         // `split`: the trial must split `k`.
         let mut add_both = |name: String, shape: MatmulShape, case: Case, split: bool| {
             add(format!("{k}/f32/{name}"), Box::new(move |g| check_run::<f32>(g, run, shape, case, split)));

@@ -20,4 +20,8 @@ tuned_matmul_entries! {
     matmul_multistage_wide_nt_f32 => f32, false, true, true;
     matmul_multistage_wide_tn_f32 => f32, true, false, true;
     matmul_multistage_wide_tt_f32 => f32, true, true, true;
+    matmul_multistage_wide_nn_f64 => f64, false, false, true;
+    matmul_multistage_wide_nt_f64 => f64, false, true, true;
+    matmul_multistage_wide_tn_f64 => f64, true, false, true;
+    matmul_multistage_wide_tt_f64 => f64, true, true, true;
 }

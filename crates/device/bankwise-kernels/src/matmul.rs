@@ -1162,14 +1162,15 @@ unsafe fn copy_tiles<T: Scalar>(
 /// steps of global latency are hidden instead of one. An operand whose stored rows run along
 /// `k` is copied element by element into the `k`-major tile (4-byte copies for `f32`), each
 /// warp's copy reading whole sectors and storing to 32 distinct banks; the other as 16-byte
-/// pieces of its rows. Compute, tiles and `C`'s writes are rung 9's; one block per SM at
-/// every size, and `f64` steps 16 deep (`bankwise_layout::matmul::multistage`).
+/// pieces of its rows. Compute and `C`'s writes are rung 9's, and its tiles but for `f64`'s:
+/// wide ones of 128 × 128 beside the square ones, which step 16 deep; one block per SM at
+/// every size (`bankwise_layout::matmul::multistage`).
 ///
-/// Measured (H100, 2026-11-23, beside rung 9 and cuBLAS in one run): `f64` 18.27 TFLOP/s at
-/// 4096³, 54.6% of the FP64 CUDA cores' peak, 1.50× rung 9 (51–55% at every square shape; TN,
-/// where rung 9 is as fast, 53.6%): Nsight Compute at 2048³ shows warps waiting less (6.66 →
-/// 4.57 cycles between issues). `f32` 43.45 at 4096³ (83.6% of cuBLAS), *not faster* than rung
-/// 9's 43.74: its warps already issue every 2.8 cycles, and the element copies of the operand
+/// Measured (H100, 2026-11-23, beside rung 9 and cuBLAS in one run): `f64` 20.12 TFLOP/s at
+/// 4096³ (wide tiles), 60.1% of the FP64 CUDA cores' peak, 1.65× rung 9 (58–60% at 4096³ with
+/// every pair of `op`s); with rung 9's square tiles 17.19, 16 deep 18.27: Nsight Compute at
+/// 2048³ shows warps waiting less (6.66 → 4.57 cycles between issues). `f32` 43.45 at 4096³
+/// (83.8% of cuBLAS), *not faster* than rung 9's 44.05: its warps already issue every 2.8 cycles, and the element copies of the operand
 /// read along `k` (one `LDGSTS` per 4 bytes) execute 4% more instructions (41.1 M against
 /// 39.4 M at 2048³); NT and TT, with `B` copied that way, lose 7–9%. The square `f32` tiles run
 /// 35.85 (one block per SM, against rung 9's two).
