@@ -86,9 +86,12 @@ macro_rules! module {
 /// Every kernel that runs from Volta on: `sm_70` PTX, built from `crates/device/bankwise-builtin`.
 pub static BASE: KernelModule = module!("bankwise-builtin", (7, 0));
 
+/// The oldest GPU that runs [`SM80`], as a compute capability.
+pub const SM80_MIN_COMPUTE_CAPABILITY: (i32, i32) = (8, 0);
+
 /// The kernels that need Ampere's instructions (`cp.async`: [`MATMUL_MULTISTAGE`]): `sm_80`
 /// PTX, built from `crates/device/bankwise-builtin-sm80`. Loaded only on GPUs that run it.
-pub static SM80: KernelModule = module!("bankwise-builtin-sm80", (8, 0));
+pub static SM80: KernelModule = module!("bankwise-builtin-sm80", SM80_MIN_COMPUTE_CAPABILITY);
 
 /// bankwise's modules, [`BASE`] first.
 pub static MODULES: [&KernelModule; 2] = [&BASE, &SM80];
@@ -278,6 +281,11 @@ mod tests {
     fn modules_run_from_their_compute_capability() {
         assert!(BASE.runs_on((7, 0)) && BASE.runs_on((9, 0)));
         assert!(!SM80.runs_on((7, 5)) && SM80.runs_on((8, 0)) && SM80.runs_on((8, 9)) && SM80.runs_on((9, 0)));
+        // Each matmul rung needs the compute capability of the module holding its entries.
+        for rung in crate::matmul::MatmulKernel::ALL {
+            let module = MODULES.iter().find(|m| entries(m.ptx).contains(&rung.entries()[0])).expect("an entry");
+            assert_eq!(rung.min_compute_capability(), module.min_compute_capability, "{}", rung.name());
+        }
     }
 
     #[test]

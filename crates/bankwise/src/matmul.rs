@@ -282,10 +282,10 @@ impl MatmulKernel {
         matches!(self, MatmulKernel::Tuned | MatmulKernel::Multistage)
     }
 
-    /// The oldest GPU that runs the rung, as a compute capability: 8.0 for
-    /// [`Multistage`](Self::Multistage) (`cp.async`), 7.0 for the others.
+    /// The oldest GPU that runs the rung, as a compute capability: that of its module,
+    /// [`kernels::SM80`]'s for [`Multistage`](Self::Multistage) (`cp.async`), 7.0 for the others.
     pub const fn min_compute_capability(self) -> (i32, i32) {
-        if matches!(self, MatmulKernel::Multistage) { (8, 0) } else { (7, 0) }
+        if matches!(self, MatmulKernel::Multistage) { kernels::SM80_MIN_COMPUTE_CAPABILITY } else { (7, 0) }
     }
 
     /// The rung's name, its entries' prefix.
