@@ -1,8 +1,9 @@
 //! `bankwise emulate`: runs one kernel on the CPU emulator (no GPU needed), on random data,
 //! checks it against the CPU reference, and prints each shared-memory access site's requests,
 //! wavefronts and wavefronts per request (the bank model's counts, as Nsight Compute's
-//! `l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}` would give them on an H100), and
-//! any race between threads. Exits non-zero when the result is wrong, a race or a fault (an
+//! `l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}` would give them on an H100), each
+//! global access site's requests and 32-byte sectors (coalescing), and any race between
+//! threads. Exits non-zero when the result is wrong, a race or a fault (an
 //! out-of-bounds access, a deadlock) was found.
 
 use std::collections::BTreeMap;
@@ -12,7 +13,7 @@ use anyhow::{Context, Result, bail};
 use bankwise::banks::{Geometry, analyze, render_text};
 use bankwise::reduce::{Operation, Reducible};
 use bankwise::runtime::LaunchReport;
-use bankwise::runtime::bankwise_emu::AccessOp;
+use bankwise::runtime::bankwise_emu::{AccessOp, GlobalSiteStats};
 use bankwise::runtime::verify::{self, Exact};
 use bankwise::{Element, Gpu, Max, Min, ReduceKernel, Shape, Sum, TransposeKernel, cpu};
 use bankwise_layout::reduce::{THREADS, elements_per_block};
@@ -46,10 +47,12 @@ pub struct Args {
     #[arg(long, default_value = "sum")]
     op: String,
     /// Print one JSON object instead of the table: `kernel`, `correct`, `sites` (`site`, `op`,
-    /// `requests`, `wavefronts`) and `races` (`first`, `second`, `address`).
+    /// `requests`, `wavefronts`), `global` (`site`, `op`, `requests`, `sectors`,
+    /// `ideal_sectors`) and `races` (`first`, `second`, `address`).
     #[arg(long)]
     json: bool,
-    /// Also draw the bank map of each site's costliest request.
+    /// Also draw the bank map of each shared site's costliest request, and the 32-byte sectors
+    /// of each global site's.
     #[arg(long)]
     draw: bool,
 }
@@ -99,6 +102,7 @@ pub fn run(args: &Args) -> Result<()> {
     let gpu = Gpu::emulator()?;
     let outcome = emulate(&gpu, kernel, args)?;
     let sites = sites(&outcome.launches);
+    let global = global_sites(&outcome.launches);
     let races: Vec<_> = outcome.launches.iter().flat_map(|l| l.report.races.iter()).collect();
     if args.json {
         let json = serde_json::json!({
@@ -106,6 +110,10 @@ pub fn run(args: &Args) -> Result<()> {
             "correct": outcome.correct.is_ok(),
             "sites": sites.iter().map(|s| serde_json::json!({
                 "site": s.site, "op": s.op, "requests": s.requests, "wavefronts": s.wavefronts,
+            })).collect::<Vec<_>>(),
+            "global": global.iter().map(|s| serde_json::json!({
+                "site": s.site.to_string(), "op": s.op.to_string(), "requests": s.requests,
+                "sectors": s.sectors, "ideal_sectors": s.ideal_sectors,
             })).collect::<Vec<_>>(),
             "races": races.iter().map(|r| serde_json::json!({
                 "first": r.first.to_string(), "second": r.second.to_string(), "address": r.address,
@@ -122,6 +130,7 @@ pub fn run(args: &Args) -> Result<()> {
             }
         );
         print_sites(&sites);
+        print_global_sites(&global);
         for r in &races {
             println!("RACE: {r}");
         }
@@ -133,6 +142,9 @@ pub fn run(args: &Args) -> Result<()> {
                     let analysis = analyze(access, &Geometry::MODERN)?;
                     print!("{}", render_text(&analysis, &Geometry::MODERN, color));
                 }
+            }
+            for s in &global {
+                print!("\n{}", s.draw());
             }
         }
     }
@@ -199,10 +211,56 @@ pub fn print_sites(sites: &[SiteRow]) {
         println!("  no shared-memory accesses");
         return;
     }
-    println!("  {:<58} {:>5} {:>9} {:>10} {:>8}", "site", "op", "requests", "wavefronts", "per req");
+    println!("  {:<58} {:>5} {:>9} {:>10} {:>8}", "shared site", "op", "requests", "wavefronts", "per req");
     for s in sites {
         let per = s.wavefronts as f64 / s.requests.max(1) as f64;
         println!("  {:<58} {:>5} {:>9} {:>10} {:>8.2}", short(&s.site), s.op, s.requests, s.wavefronts, per);
+    }
+}
+
+/// The global load and store sites of `launches`, merged by site, in source order.
+pub fn global_sites(launches: &[LaunchReport]) -> Vec<GlobalSiteStats> {
+    let mut by_site: BTreeMap<(String, AccessOp), GlobalSiteStats> = BTreeMap::new();
+    for s in launches.iter().flat_map(|l| l.report.global.iter()) {
+        match by_site.entry((s.site.to_string(), s.op)) {
+            std::collections::btree_map::Entry::Vacant(e) => {
+                e.insert(s.clone());
+            }
+            std::collections::btree_map::Entry::Occupied(mut e) => {
+                let row = e.get_mut();
+                row.requests += s.requests;
+                row.sectors += s.sectors;
+                row.ideal_sectors += s.ideal_sectors;
+                if s.worst_sectors > row.worst_sectors {
+                    (row.worst, row.worst_sectors) = (s.worst, s.worst_sectors);
+                }
+            }
+        }
+    }
+    by_site.into_values().collect()
+}
+
+/// The global sites' table: sectors per request beside the fewest the same bytes could take.
+pub fn print_global_sites(sites: &[GlobalSiteStats]) {
+    if sites.is_empty() {
+        return;
+    }
+    println!(
+        "  {:<58} {:>6} {:>9} {:>10} {:>8} {:>10}",
+        "global site", "op", "requests", "sectors", "per req", "coalesced"
+    );
+    for s in sites {
+        let ideal = s.ideal_sectors as f64 / s.requests.max(1) as f64;
+        let site = s.site.to_string();
+        println!(
+            "  {:<58} {:>6} {:>9} {:>10} {:>8.2} {:>10.2}",
+            short(&site),
+            s.op,
+            s.requests,
+            s.sectors,
+            s.sectors_per_request(),
+            ideal
+        );
     }
 }
 

@@ -83,6 +83,14 @@ enum Cmd {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+    /// Check the exercises (exercises/kernels/src/) in order and stop at the first unsolved
+    /// one, on the CPU emulator (and on a GPU where there is one).
+    Exercise {
+        /// Passed to the exercises' checker (`list`, `check NAME`, `next`; the default is
+        /// `next`).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
     /// Measure the bank-conflict probes on this machine's GPU (`bankwise probe`).
     Probe {
         /// Passed to `bankwise probe` (--iterations N, --markdown FILE, --once, --ncu-csv FILE).
@@ -129,6 +137,14 @@ fn main() -> Result<()> {
             setup(&root)?;
             cli(&root, "emulate", &args)
         }
+        Cmd::Exercise { args } => {
+            setup(&root)?;
+            // The checker's own output says what is wrong: pass its verdict on, nothing more.
+            if !exercise(&root, &[], &args)? {
+                std::process::exit(1);
+            }
+            Ok(())
+        }
         Cmd::Probe { args } => cli(&root, "probe", &args),
         Cmd::Bundle { dir } => bundle::run(&root, &dir),
     }
@@ -164,9 +180,10 @@ fn ci(root: &Path) -> Result<()> {
             }),
         ),
         (
-            // What an editor shows in the examples' kernel crates: `cargo check` there (their
-            // `.cargo/config.toml` selects the GPU target) with clippy's lints, no warning.
-            "clippy (examples' kernel crates)",
+            // What an editor shows in the examples' and exercises' kernel crates: `cargo check`
+            // there (their `.cargo/config.toml` selects the GPU target) with clippy's lints, no
+            // warning.
+            "clippy (kernel crates)",
             Box::new(|| {
                 let toolchain = format!("+{TOOLCHAIN}");
                 let target_dir = root.join("target/kernel-crates");
@@ -176,6 +193,27 @@ fn ci(root: &Path) -> Result<()> {
                         .args([&toolchain, "clippy", "--target-dir"])
                         .arg(&target_dir)
                         .args(["--", "-D", "warnings"]))?;
+                }
+                // The exercises' kernel crate, as shipped and with its reference solutions.
+                for features in [&[][..], &["--features", "solutions"]] {
+                    run(Command::new("cargo")
+                        .current_dir(root.join("exercises/kernels"))
+                        .args([&toolchain, "clippy", "--target-dir"])
+                        .arg(&target_dir)
+                        .args(features)
+                        .args(["--", "-D", "warnings"]))?;
+                }
+                Ok(())
+            }),
+        ),
+        (
+            // Every exercise fails as shipped and every reference solution passes.
+            "exercises",
+            Box::new(|| {
+                let shipped = exercise(root, &[], &["verify".into()])?;
+                let solved = exercise(root, &["--features", "solutions"], &["verify".into()])?;
+                if !(shipped && solved) {
+                    bail!("an exercise passes as shipped, or a reference solution fails (above)");
                 }
                 Ok(())
             }),
@@ -218,6 +256,16 @@ fn cli(root: &Path, command: &str, args: &[String]) -> Result<()> {
         std::process::exit(status.code().unwrap_or(1));
     }
     Ok(())
+}
+
+/// `cargo run --quiet -p bankwise-exercises FEATURES -- ARGS`: whether it succeeded (its
+/// output says what failed).
+fn exercise(root: &Path, features: &[&str], args: &[String]) -> Result<bool> {
+    let args = [&["run", "--quiet", "-p", "bankwise-exercises"][..], features, &["--"], &strs(args)].concat();
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let status =
+        Command::new(&cargo).current_dir(root).args(&args).status().with_context(|| format!("cannot start {cargo}"))?;
+    Ok(status.success())
 }
 
 fn strs(v: &[String]) -> Vec<&str> {

@@ -416,7 +416,7 @@ pub unsafe fn async_copy(dst: *mut u8, view_end: usize, src: *const u8, bytes: u
     let mut data = [0u8; 16];
     if src_bytes > 0 {
         // The hardware reads the source as one access of the copy's width.
-        global_access(src, src_bytes, bytes, false);
+        global_access(src, src_bytes, bytes, AccessOp::Load);
         // Safety: the range is inside a live allocation (checked).
         unsafe { copy_relaxed(src, data.as_mut_ptr(), src_bytes, bytes, true) };
     }
@@ -455,11 +455,13 @@ pub fn async_wait(n: usize) {
 // ---- global memory -------------------------------------------------------------------------
 
 /// Checks a global access of `bytes` bytes at `addr` needing alignment `align`: inside one
-/// live allocation and aligned, or the thread's [`Fault`] is raised.
+/// live allocation and aligned, or the thread's [`Fault`] is raised. Then records it for the
+/// launch's count of 32-byte sectors per request ([`crate::report::GlobalSiteStats`]).
 #[track_caller]
-pub fn global_access(addr: *const u8, bytes: usize, align: usize, write: bool) {
+pub fn global_access(addr: *const u8, bytes: usize, align: usize, op: AccessOp) {
     let t = current();
     let site = Site::of(Location::caller());
+    let write = op != AccessOp::Load;
     if let Err(detail) = memory::containing(&t.block().globals().allocations, addr as usize, bytes) {
         raise(Fault::OutOfBounds {
             space: Space::Global,
@@ -480,6 +482,7 @@ pub fn global_access(addr: *const u8, bytes: usize, align: usize, write: bool) {
             site,
         });
     }
+    t.block().recorder.borrow_mut().global(t, site, addr as u64, bytes as u32, op);
 }
 
 /// Reads a `T` at global address `p` after [`global_access`]'s check, as relaxed atomic
@@ -492,7 +495,7 @@ pub fn global_access(addr: *const u8, bytes: usize, align: usize, write: bool) {
 #[track_caller]
 pub unsafe fn global_read<T: Copy>(p: *const T, align: usize) -> T {
     let bytes = size_of::<T>();
-    global_access(p.cast(), bytes, align, false);
+    global_access(p.cast(), bytes, align, AccessOp::Load);
     let mut out = std::mem::MaybeUninit::<T>::uninit();
     // Safety: the range is inside a live allocation (checked) and `out` has `bytes` bytes.
     unsafe { copy_relaxed(p.cast(), out.as_mut_ptr().cast(), bytes, align, true) };
@@ -506,7 +509,7 @@ pub unsafe fn global_read<T: Copy>(p: *const T, align: usize) -> T {
 #[track_caller]
 pub fn global_write<T: Copy>(p: *mut T, v: T, align: usize) {
     let bytes = size_of::<T>();
-    global_access(p.cast_const().cast(), bytes, align, true);
+    global_access(p.cast_const().cast(), bytes, align, AccessOp::Store);
     // Safety: the range is inside a live allocation (checked); `v` has `bytes` bytes.
     unsafe { copy_relaxed((&v as *const T).cast(), p.cast(), bytes, align, false) };
 }

@@ -39,7 +39,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 pub use block::STACK_BYTES;
 pub use registry::{HostKernel, HostParam, KernelFn};
-pub use report::{AccessOp, Race, RaceKind, Report, SiteStats};
+pub use report::{AccessOp, GlobalSiteStats, Race, RaceKind, Report, SiteStats};
 
 /// Re-exported for `#[kernel]`'s expansion (`inventory::submit!`).
 #[doc(hidden)]

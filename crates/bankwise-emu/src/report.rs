@@ -1,5 +1,5 @@
-//! What an emulated launch saw: each shared-memory access site's requests and wavefronts, and
-//! the races between threads.
+//! What an emulated launch saw: each shared-memory access site's requests and wavefronts, each
+//! global access site's requests and 32-byte sectors, and the races between threads.
 
 use std::collections::HashMap;
 
@@ -80,6 +80,87 @@ impl SiteStats {
     }
 }
 
+/// The bytes of global memory the hardware moves for one request: 32-byte sectors.
+pub const SECTOR_BYTES: u64 = 32;
+
+/// One global-memory access site's traffic over a launch, as Nsight Compute counts it per
+/// instruction: `requests` (warp-wide executions of the site, grouped as shared ones are) and
+/// `sectors` (the distinct 32-byte sectors each request's lanes touch:
+/// `l1tex__t_sectors_pipe_lsu_mem_global_op_ld` or `_st`). A coalesced request touches as few
+/// sectors as its bytes fill from where they start (`ideal_sectors`): 4 for 32 lanes reading
+/// consecutive 4-byte elements from a sector's start, 5 from elsewhere; a warp whose lanes are
+/// 128 bytes apart touches 32.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GlobalSiteStats {
+    /// Where in the kernel.
+    pub site: Site,
+    /// Load, store or atomic.
+    pub op: AccessOp,
+    /// Bytes per lane of each access.
+    pub bytes: u32,
+    /// Warp-wide executions.
+    pub requests: u64,
+    /// The 32-byte sectors they touched, summed over requests.
+    pub sectors: u64,
+    /// The fewest sectors the same requests could touch: each request's distinct elements
+    /// packed end to end from where its lowest one lies in its sector
+    /// (`⌈(lowest mod 32 + elements · bytes) / 32⌉`).
+    pub ideal_sectors: u64,
+    /// The lanes' addresses of the request that touched the most sectors, for drawing.
+    pub worst: [Option<u64>; 32],
+    /// Its sectors.
+    pub worst_sectors: u32,
+}
+
+impl GlobalSiteStats {
+    /// Sectors per request: 4 for a warp's coalesced 4-byte accesses, 32 for a scattered one.
+    pub fn sectors_per_request(&self) -> f64 {
+        if self.requests == 0 { 0.0 } else { self.sectors as f64 / self.requests as f64 }
+    }
+
+    /// Whether every request touched no more sectors than its bytes fill.
+    pub fn is_coalesced(&self) -> bool {
+        self.sectors == self.ideal_sectors
+    }
+
+    /// The site's counts in one line, then its costliest request: each sector it touched (by
+    /// offset from the lowest, in bytes) and the lanes that touched it.
+    pub fn draw(&self) -> String {
+        let mut out = format!(
+            "{} global {}: {} requests, {} sectors of 32 bytes ({:.2} per request; {:.2} if coalesced)\n",
+            self.site,
+            self.op,
+            self.requests,
+            self.sectors,
+            self.sectors_per_request(),
+            if self.requests == 0 { 0.0 } else { self.ideal_sectors as f64 / self.requests as f64 },
+        );
+        let Some(base) = self.worst.iter().flatten().min().map(|a| a / SECTOR_BYTES * SECTOR_BYTES) else {
+            return out;
+        };
+        out += &format!("its costliest request, {} sectors (byte offset of each sector: lanes):\n", self.worst_sectors);
+        for (sector, lanes) in sector_lanes(&self.worst, self.bytes) {
+            let lanes: Vec<String> = lanes.iter().map(u32::to_string).collect();
+            out += &format!("  +{:<8} {}\n", sector * SECTOR_BYTES - base, lanes.join(" "));
+        }
+        out
+    }
+}
+
+/// Each 32-byte sector that a request's lanes touch (their accesses of `bytes` bytes at
+/// `addresses`), in address order, with the lanes that touch it.
+pub fn sector_lanes(addresses: &[Option<u64>; 32], bytes: u32) -> Vec<(u64, Vec<u32>)> {
+    let mut sectors: std::collections::BTreeMap<u64, Vec<u32>> = std::collections::BTreeMap::new();
+    for (lane, a) in addresses.iter().enumerate() {
+        if let Some(a) = *a {
+            for sector in a / SECTOR_BYTES..=(a + u64::from(bytes.max(1)) - 1) / SECTOR_BYTES {
+                sectors.entry(sector).or_default().push(lane as u32);
+            }
+        }
+    }
+    sectors.into_iter().collect()
+}
+
 /// Which two accesses raced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum RaceKind {
@@ -141,6 +222,8 @@ type RaceKey = (Site, Site, RaceKind);
 pub struct Report {
     /// Every shared-memory load and store site, in source order.
     pub sites: Vec<SiteStats>,
+    /// Every global load, store and atomic site, in source order.
+    pub global: Vec<GlobalSiteStats>,
     /// Every racing pair of sites, in source order.
     pub races: Vec<Race>,
     /// Blocks run.
@@ -148,6 +231,7 @@ pub struct Report {
     /// Threads run.
     pub threads: u64,
     site_map: HashMap<SiteKey, SiteStats>,
+    global_map: HashMap<SiteKey, GlobalSiteStats>,
     race_map: HashMap<RaceKey, Race>,
 }
 
@@ -186,6 +270,35 @@ impl Report {
         }
     }
 
+    /// Adds one global request at a site: its lanes' addresses.
+    pub(crate) fn add_global_request(&mut self, site: Site, op: AccessOp, bytes: u32, addresses: [Option<u64>; 32]) {
+        let touched = sector_lanes(&addresses, bytes).len() as u32;
+        // The distinct elements the lanes touch, packed end to end from the lowest one's
+        // place in its sector.
+        let mut starts: Vec<u64> = addresses.iter().flatten().copied().collect();
+        starts.sort_unstable();
+        starts.dedup();
+        let offset = starts.first().map_or(0, |a| a % SECTOR_BYTES);
+        let ideal = (offset + starts.len() as u64 * u64::from(bytes)).div_ceil(SECTOR_BYTES).max(1);
+        let s = self.global_map.entry((site, op, bytes)).or_insert_with(|| GlobalSiteStats {
+            site,
+            op,
+            bytes,
+            requests: 0,
+            sectors: 0,
+            ideal_sectors: 0,
+            worst: [None; 32],
+            worst_sectors: 0,
+        });
+        s.requests += 1;
+        s.sectors += u64::from(touched);
+        s.ideal_sectors += ideal;
+        if touched > s.worst_sectors {
+            s.worst = addresses;
+            s.worst_sectors = touched;
+        }
+    }
+
     /// Adds one racing pair of accesses.
     pub(crate) fn add_race(&mut self, race: Race) {
         self.race_map.entry((race.first, race.second, race.kind)).and_modify(|r| r.occurrences += 1).or_insert(race);
@@ -204,6 +317,22 @@ impl Report {
                     if s.worst_wavefronts > mine.worst_wavefronts {
                         mine.worst = s.worst;
                         mine.worst_wavefronts = s.worst_wavefronts;
+                    }
+                }
+            }
+        }
+        for (key, s) in other.global_map {
+            match self.global_map.get_mut(&key) {
+                None => {
+                    self.global_map.insert(key, s);
+                }
+                Some(mine) => {
+                    mine.requests += s.requests;
+                    mine.sectors += s.sectors;
+                    mine.ideal_sectors += s.ideal_sectors;
+                    if s.worst_sectors > mine.worst_sectors {
+                        mine.worst = s.worst;
+                        mine.worst_sectors = s.worst_sectors;
                     }
                 }
             }
@@ -230,10 +359,18 @@ impl Report {
         self.threads = threads;
         let mut sites: Vec<_> = self.site_map.values().cloned().collect();
         sites.sort_by_key(|s| (s.site, s.op, s.bytes));
+        let mut global: Vec<_> = self.global_map.values().cloned().collect();
+        global.sort_by_key(|s| (s.site, s.op, s.bytes));
+        self.global = global;
         let mut races: Vec<_> = self.race_map.values().cloned().collect();
         races.sort_by_key(|r| (r.first, r.second, r.kind));
         self.sites = sites;
         self.races = races;
+    }
+
+    /// The global sites of `op` on source line `line` of a file whose path ends with `file`.
+    pub fn global_sites_at(&self, file: &str, line: u32, op: AccessOp) -> Vec<&GlobalSiteStats> {
+        self.global.iter().filter(|s| s.site.file.ends_with(file) && s.site.line == line && s.op == op).collect()
     }
 
     /// The sites of `op` on source line `line` of a file whose path ends with `file`.

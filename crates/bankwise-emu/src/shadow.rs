@@ -1,5 +1,6 @@
 //! The block's instrumentation: shared-memory requests grouped per warp for the bank model,
-//! and a shadow of every shared byte for the race check.
+//! a shadow of every shared byte for the race check, and global requests grouped the same
+//! way for their 32-byte sectors.
 
 use std::collections::HashMap;
 
@@ -37,6 +38,15 @@ struct Request {
     addresses: [Option<u64>; 32],
 }
 
+/// The lanes of one warp executing one global access site for the `n`-th time since the last
+/// barrier: one request, whose lanes' bytes fall in some number of 32-byte sectors.
+#[derive(Clone, Debug)]
+struct GlobalRequest {
+    op: AccessOp,
+    bytes: u32,
+    addresses: [Option<u64>; 32],
+}
+
 /// Records one block's shared-memory accesses (reused from block to block).
 pub(crate) struct Recorder {
     shadow: Vec<Shadow>,
@@ -49,6 +59,10 @@ pub(crate) struct Recorder {
     executions: HashMap<(Site, u32), u32>,
     /// Requests since the last barrier: (warp, site, execution, piece).
     requests: HashMap<(u32, Site, u32, u32), Request>,
+    /// How many times each thread has executed each global access site since the last barrier.
+    global_executions: HashMap<(Site, u32), u32>,
+    /// Global requests since the last barrier: (warp, site, execution).
+    global_requests: HashMap<(u32, Site, u32), GlobalRequest>,
     /// Requests analysed and races found in this block, before they go to the report.
     part: Report,
     block: Dim3,
@@ -63,6 +77,8 @@ impl Recorder {
             clocks: vec![[[0; 32]; 32]; threads.div_ceil(32) as usize],
             executions: HashMap::new(),
             requests: HashMap::new(),
+            global_executions: HashMap::new(),
+            global_requests: HashMap::new(),
             part: Report::default(),
             block: Dim3::default(),
             block_dim: Dim3::default(),
@@ -113,6 +129,19 @@ impl Recorder {
             });
             r.addresses[lane as usize] = Some(u64::from(at));
         }
+    }
+
+    /// Records a global access of `bytes` bytes at `address` by `t` (already checked).
+    pub fn global(&mut self, t: &Thread, site: Site, address: u64, bytes: u32, op: AccessOp) {
+        let n = self.global_executions.entry((site, t.linear)).or_insert(0);
+        let execution = *n;
+        *n += 1;
+        let r = self.global_requests.entry((t.warp(), site, execution)).or_insert_with(|| GlobalRequest {
+            op,
+            bytes,
+            addresses: [None; 32],
+        });
+        r.addresses[t.lane() as usize] = Some(address);
     }
 
     /// Updates byte `byte`'s shadow with `me`; where `report`, records a race it finds.
@@ -193,6 +222,10 @@ impl Recorder {
             let wavefronts = analyze(&access, &Geometry::MODERN).map_or(0, |a| a.wavefronts());
             self.part.add_request(site, r.op, access, wavefronts);
         }
+        for ((_, site, _), r) in self.global_requests.drain() {
+            self.part.add_global_request(site, r.op, r.bytes, r.addresses);
+        }
+        self.global_executions.clear();
         for &byte in &self.touched {
             let cell = &mut self.shadow[byte as usize];
             cell.write = None;

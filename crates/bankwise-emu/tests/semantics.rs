@@ -166,6 +166,44 @@ fn a_column_read_takes_32_wavefronts() {
     assert!(drawing.contains(&format!("its costliest request, 32 wavefronts:\n{map}")), "{drawing}");
 }
 
+/// Thread `i` writes word `i` (coalesced), then word `32 · i` (a column: every lane its own
+/// sector), reads 8 bytes at `8 · (i / 2)` (lane pairs share an element), then writes word
+/// `i + 1` (a row that starts 4 bytes into a sector).
+unsafe fn rows_and_columns(params: &[*mut c_void]) {
+    let out = out_of(params);
+    let i = linear();
+    lane::global_write(unsafe { out.add(i as usize) }, i, 4);
+    lane::global_write(unsafe { out.add(32 * i as usize) }, i, 4);
+    let _: u64 = unsafe { lane::global_read(out.add(2 * (i / 2) as usize).cast::<u64>(), 8) };
+    lane::global_write(unsafe { out.add(i as usize + 1) }, i, 4);
+}
+
+#[test]
+fn global_requests_count_the_32_byte_sectors_their_lanes_touch() {
+    // 40 threads: one full warp and one of 8 lanes.
+    let out = HostAllocation::zeroed(32 * 40 * 4).unwrap();
+    let r = run(rows_and_columns, &out, 1, 40, 0).unwrap();
+    let [row, column, pairs, shifted] = &r.global[..] else { panic!("four global sites: {:?}", r.global) };
+    assert_eq!((row.op, column.op, pairs.op), (AccessOp::Store, AccessOp::Store, AccessOp::Load));
+    // The full warp's 128 bytes fill 4 sectors; the 8 lanes' 32 bytes, 1.
+    assert_eq!((row.requests, row.sectors, row.ideal_sectors), (2, 5, 5));
+    assert!(row.is_coalesced());
+    // A column: one sector per lane (32 + 8), where 5 would do.
+    assert_eq!((column.requests, column.sectors, column.ideal_sectors, column.worst_sectors), (2, 40, 5, 32));
+    assert!(!column.is_coalesced());
+    // Lane pairs read the same 8 bytes: 16 distinct elements, 128 bytes, 4 sectors (and 1).
+    assert_eq!((pairs.requests, pairs.sectors, pairs.ideal_sectors), (2, 5, 5));
+    // 4 bytes into a sector, the full warp's 128 bytes span 5 sectors and the 8 lanes' 32
+    // bytes 2, and no fewer could hold them from there: coalesced.
+    assert_eq!((shifted.requests, shifted.sectors, shifted.ideal_sectors), (2, 7, 7));
+    assert!(shifted.is_coalesced());
+    // Drawn: the counts, then each sector of the costliest request with its lanes.
+    let drawing = column.draw();
+    assert!(drawing.contains("2 requests, 40 sectors of 32 bytes (20.00 per request; 2.50 if coalesced)"), "{drawing}");
+    assert!(drawing.contains("  +0        0\n  +128      1\n"), "{drawing}");
+    assert!(drawing.contains(&format!("  +{:<8} 31\n", 31 * 128)), "{drawing}");
+}
+
 unsafe fn past_the_buffer(params: &[*mut c_void]) {
     let out = out_of(params);
     let i = linear();

@@ -244,7 +244,12 @@ mod host {
 #[inline(always)]
 #[track_caller]
 fn check_global<T>(p: *mut T) {
-    bankwise_emu::lane::global_access(p.cast_const().cast(), size_of::<T>(), size_of::<T>(), true);
+    bankwise_emu::lane::global_access(
+        p.cast_const().cast(),
+        size_of::<T>(),
+        size_of::<T>(),
+        bankwise_emu::AccessOp::Atomic,
+    );
 }
 
 /// `atomicAdd(p, v)` (PTX `atom.<scope>.global.add`, SASS `ATOMG.E.ADD`): `*p += v`, returning

@@ -1,0 +1,32 @@
+//! Exercise 5, shared memory and barriers (guide: "Shared memory and barriers").
+//!
+//! `reverse_blocks` reverses each run of 256 elements in place: block `b` reads its 256
+//! elements into shared memory, then writes element `255 − t` of shared memory back to
+//! position `t`. One line is missing: thread `t` reads what thread `255 − t` wrote, and
+//! nothing makes it wait until that thread has written. The emulator reports the race (and the
+//! answer it gets is wrong: it runs each thread as far as it can go before starting the next).
+//!
+//! Checked: 4 blocks, every element, no race.
+
+use bankwise_device::shared;
+use bankwise_device::thread::{block_x, sync_threads, thread_x};
+use bankwise_device::{global, kernel};
+
+/// Threads per block, and elements per reversed run.
+pub const BLOCK: usize = 256;
+
+/// Reverses each run of [`BLOCK`] elements of `data` in place.
+///
+/// # Safety
+/// `data` holds `BLOCK · gridDim.x` elements; blocks of [`BLOCK`] threads with `BLOCK · 4`
+/// bytes of dynamic shared memory.
+#[kernel]
+pub unsafe fn reverse_blocks(data: *mut u32) {
+    let s = shared::dynamic::<u32>();
+    let t = thread_x() as usize;
+    let at = block_x() as usize * BLOCK + t;
+    unsafe { s.write(t, global::read(data.add(at))) };
+    // Every thread's write happens before any thread reads another's.
+    sync_threads();
+    unsafe { global::write(data.add(at), s.read(BLOCK - 1 - t)) };
+}

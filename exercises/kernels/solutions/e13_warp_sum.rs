@@ -1,0 +1,32 @@
+//! Exercise 13, warp shuffles (guide: "The reduction ladder").
+//!
+//! `warp_sums` adds each warp's 32 elements without shared memory: a lane can read another
+//! lane's register with `warp::shfl_down(FULL, v, d)`, which gives lane `l` the value `v` of
+//! lane `l + d` (and its own where `l + d ≥ 32`). Add `v` across the warp in 5 steps
+//! (`d` = 16, 8, 4, 2, 1), after which lane 0 holds the sum, and lane 0 writes it.
+//!
+//! Checked: every warp's sum (lengths 32, 1000 and 4099), and no shared-memory access.
+
+use bankwise_device::thread::{index_1d, lane_id};
+use bankwise_device::{global, kernel, warp};
+
+/// Every lane of the warp takes part in each shuffle.
+pub const FULL: u32 = u32::MAX;
+
+/// `out[w]` = the (wrapping) sum of elements `32·w .. 32·(w+1)` of `data[..n]`.
+///
+/// # Safety
+/// `data` holds `n` elements and `out` `⌈n / 32⌉`; blocks of a multiple of 32 threads.
+#[kernel]
+pub unsafe fn warp_sums(out: *mut u32, data: *const u32, n: u64) {
+    let i = index_1d();
+    let mut v = if i < n { unsafe { global::read(data.add(i as usize)) } } else { 0 };
+    let mut d = 16;
+    while d > 0 {
+        v = v.wrapping_add(warp::shfl_down(FULL, v, d));
+        d /= 2;
+    }
+    if lane_id() == 0 && i < n {
+        unsafe { global::write(out.add((i / 32) as usize), v) };
+    }
+}

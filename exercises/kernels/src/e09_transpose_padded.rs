@@ -1,0 +1,48 @@
+//! Exercise 9, padding (guide: "Bank conflicts", "The transpose ladder").
+//!
+//! `transpose_tile` transposes a matrix through a 32 × 32 tile of shared memory: each block
+//! reads a tile with coalesced row reads, and writes it out transposed, again by rows, so it
+//! reads the tile by *columns*. With rows of 32 words, a column's 32 words are all in one
+//! bank: a 32-way conflict, 32 wavefronts per request. Give the tile's rows one word of
+//! padding (a stride of 33 words; the launch gives 33 · 32 words of shared memory).
+//!
+//! Checked: every element of 100 × 300, 64 × 64 and 33 × 65; every shared access at 1
+//! wavefront per request; every global access coalesced.
+
+use bankwise_device::shared;
+use bankwise_device::thread::{block_x, block_y, sync_threads, thread_x, thread_y};
+use bankwise_device::{global, kernel};
+
+/// The tile's side.
+pub const TILE: usize = 32;
+/// Rows of threads per block: each thread moves `TILE / BLOCK_ROWS` elements.
+pub const BLOCK_ROWS: usize = 8;
+/// Words between the starts of two rows of the tile.
+pub const TILE_STRIDE: usize = TILE;
+
+/// `dst` (`cols × rows`) = the transpose of `src` (`rows × cols`), both row-major.
+///
+/// # Safety
+/// The buffers hold `rows · cols` floats; blocks of 32 × 8 threads, a grid of
+/// `⌈cols / 32⌉ × ⌈rows / 32⌉` blocks, `TILE · TILE_STRIDE · 4` bytes of dynamic shared memory.
+#[kernel]
+pub unsafe fn transpose_tile(dst: *mut f32, src: *const f32, rows: u64, cols: u64) {
+    let tile = shared::dynamic::<f32>();
+    let (tx, ty) = (thread_x() as usize, thread_y() as usize);
+    let (bx, by) = (block_x() as usize * TILE, block_y() as usize * TILE);
+    let (rows, cols) = (rows as usize, cols as usize);
+    for j in (0..TILE).step_by(BLOCK_ROWS) {
+        let (r, c) = (by + ty + j, bx + tx);
+        if r < rows && c < cols {
+            unsafe { tile.write((ty + j) * TILE_STRIDE + tx, global::read(src.add(r * cols + c))) };
+        }
+    }
+    sync_threads();
+    for j in (0..TILE).step_by(BLOCK_ROWS) {
+        // Row `bx + ty + j` of the transpose is column `bx + ty + j` of `src`.
+        let (r, c) = (bx + ty + j, by + tx);
+        if r < cols && c < rows {
+            unsafe { global::write(dst.add(r * rows + c), tile.read(tx * TILE_STRIDE + ty + j)) };
+        }
+    }
+}

@@ -1,0 +1,45 @@
+//! Exercise 12, bank conflicts in a reduction (guide: "The reduction ladder", "Bank conflicts").
+//!
+//! `block_sums_sequential` is exercise 11's answer: thread `t` adds element `2·s·t + s` into
+//! `2·s·t`. Its lanes now read words `2s` apart: at `s = 1` lanes 0 and 16 both hit bank 0, at
+//! `s = 2` lanes 0, 8, 16 and 24, and so on (the stride rule: a stride of `2s` words puts
+//! `gcd(2s, 32)` lanes in each bank used). Keep the packed threads but change which elements
+//! they add: at each step, with `h` the half-width of what is left (128, 64, …, 1), thread
+//! `t < h` adds element `t + h` into element `t`. Consecutive lanes then read consecutive
+//! words.
+//!
+//! Checked: every block's sum, and every shared-memory access site at 1 wavefront per request
+//! (no bank conflict).
+
+use bankwise_device::shared;
+use bankwise_device::thread::{block_x, index_1d, sync_threads, thread_x};
+use bankwise_device::{global, kernel};
+
+/// Threads per block.
+pub const BLOCK: usize = 256;
+
+/// `out[b]` = the (wrapping) sum of elements `256·b .. 256·(b+1)` of `data[..n]`.
+///
+/// # Safety
+/// `data` holds `n` elements, `out` one per block; blocks of [`BLOCK`] threads with
+/// `BLOCK · 4` bytes of dynamic shared memory.
+#[kernel]
+pub unsafe fn block_sums_sequential(out: *mut u32, data: *const u32, n: u64) {
+    let s = shared::dynamic::<u32>();
+    let t = thread_x() as usize;
+    let i = index_1d();
+    unsafe { s.write(t, if i < n { global::read(data.add(i as usize)) } else { 0 }) };
+    sync_threads();
+    let mut step = 1;
+    while step < BLOCK {
+        let at = 2 * step * t;
+        if at < BLOCK {
+            unsafe { s.write(at, s.read(at).wrapping_add(s.read(at + step))) };
+        }
+        sync_threads();
+        step *= 2;
+    }
+    if t == 0 {
+        unsafe { global::write(out.add(block_x() as usize), s.read(0)) };
+    }
+}

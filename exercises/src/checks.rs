@@ -1,0 +1,314 @@
+//! Each exercise's check: launches its kernel on shapes that catch the usual mistakes (lengths
+//! that are not multiples of the block, one element, partial tiles), compares every element
+//! with a CPU reference (exactly: the exercises add and multiply integers, and move floats),
+//! and on the emulator checks the property the exercise teaches from the launches' reports.
+
+use anyhow::{Result, bail};
+use bankwise_runtime::bankwise_emu::{AccessOp, Report};
+use bankwise_runtime::verify::{self, Exact};
+use bankwise_runtime::{Device, DeviceBuffer, DeviceRepr, KernelArgs, LaunchConfig, Module};
+use rand::{Rng, SeedableRng, rngs::SmallRng};
+
+/// Random data, the same on every run.
+fn random<T>(n: usize, seed: u64, mut f: impl FnMut(&mut SmallRng) -> T) -> Vec<T> {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    (0..n).map(|_| f(&mut rng)).collect()
+}
+
+/// An output buffer of `n` elements filled with `0xFF` bytes: an element the kernel does not
+/// write cannot pass.
+fn poisoned<T: DeviceRepr>(dev: &Device, n: usize) -> Result<DeviceBuffer<T>> {
+    // Safety: every byte is written by the fill before anything reads the buffer.
+    let mut buf = unsafe { dev.alloc_uninit::<T>(n)? };
+    dev.fill_bytes(&mut buf, 0xFF)?;
+    Ok(buf)
+}
+
+/// Launches `name` from `module` on `dev`'s stream.
+fn launch(dev: &Device, module: &Module, name: &str, config: LaunchConfig, args: impl KernelArgs) -> Result<()> {
+    let kernel = module.kernel(name)?;
+    // Safety: each check passes the arguments its kernel's doc comment names, with buffers of
+    // the lengths it states, for the launch it states.
+    unsafe { kernel.launch(dev.stream(), config, args)? };
+    dev.synchronize()?;
+    Ok(())
+}
+
+/// `got` against `want`, element for element, naming the case.
+fn compare<T: Exact>(case: &str, got: &[T], want: &[T]) -> Result<()> {
+    let report = verify::exact(got, want)?;
+    if !report.passed() {
+        bail!("wrong answer for {case}: {report}");
+    }
+    Ok(())
+}
+
+/// The reports of every launch on `dev` since the check began, or `None` on a GPU.
+fn reports(dev: &Device) -> Option<Vec<Report>> {
+    dev.is_emulator().then(|| dev.take_emulator_reports().into_iter().map(|l| l.report).collect())
+}
+
+/// No race in any launch.
+fn no_race(reports: &[Report]) -> Result<()> {
+    if let Some(race) = reports.iter().flat_map(|r| &r.races).next() {
+        bail!("a race: {race}");
+    }
+    Ok(())
+}
+
+/// Every shared-memory access of `op` (loads, stores, or both where `None`) at no more than
+/// `limit` wavefronts per request.
+fn shared_within(reports: &[Report], op: Option<AccessOp>, limit: f64) -> Result<()> {
+    for s in reports.iter().flat_map(|r| &r.sites).filter(|s| op.is_none_or(|op| s.op == op)) {
+        if s.op != AccessOp::Atomic && s.wavefronts_per_request() > limit {
+            bail!(
+                "bank conflicts: the shared {} at {} takes {:.2} wavefronts per request (at most {limit} wanted)",
+                s.op,
+                s.site,
+                s.wavefronts_per_request()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Every global access coalesced: each request touches no more 32-byte sectors than its bytes
+/// fill from where they start.
+fn coalesced(reports: &[Report]) -> Result<()> {
+    for s in reports.iter().flat_map(|r| &r.global) {
+        if !s.is_coalesced() {
+            bail!(
+                "uncoalesced: the global {} at {} touches {:.2} sectors of 32 bytes per request where {:.2} would hold its bytes from where they start",
+                s.op,
+                s.site,
+                s.sectors_per_request(),
+                s.ideal_sectors as f64 / s.requests.max(1) as f64
+            );
+        }
+    }
+    Ok(())
+}
+
+/// A launch's `blocks` along x of `threads` threads with `shared` bytes of shared memory.
+fn blocks(blocks: u64, threads: u32, shared: u32) -> LaunchConfig {
+    LaunchConfig::linear(blocks.max(1) as u32, threads).with_shared_bytes(shared)
+}
+
+pub(crate) fn vector_add(dev: &Device, module: &Module) -> Result<()> {
+    for n in [1, 1000, 4099] {
+        let a = random(n, 1, |r| r.random_range(-1e3f32..1e3));
+        let b = random(n, 2, |r| r.random_range(-1e3f32..1e3));
+        let mut c = poisoned::<f32>(dev, n)?;
+        let config = LaunchConfig::for_elements(n as u64, 256);
+        launch(dev, module, "vector_add", config, (&mut c, &dev.upload(&a)?, &dev.upload(&b)?, n as u64))?;
+        let want: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
+        compare(&format!("n = {n}"), &dev.download(&c)?, &want)?;
+    }
+    reports(dev).map_or(Ok(()), |r| coalesced(&r))
+}
+
+pub(crate) fn bounds(dev: &Device, module: &Module) -> Result<()> {
+    for n in [256, 1000, 1] {
+        let x = random(n, 3, |r| r.random_range(-1000i32..1000));
+        let y = random(n, 4, |r| r.random_range(-1000i32..1000));
+        let mut y_dev = dev.upload(&y)?;
+        let config = LaunchConfig::for_elements(n as u64, 256);
+        launch(dev, module, "add_scaled", config, (&mut y_dev, &dev.upload(&x)?, 7i32, n as u64))?;
+        let want: Vec<i32> = x.iter().zip(&y).map(|(x, y)| y.wrapping_add(7i32.wrapping_mul(*x))).collect();
+        compare(&format!("n = {n} (blocks of 256)"), &dev.download(&y_dev)?, &want)?;
+    }
+    Ok(())
+}
+
+pub(crate) fn grid_stride(dev: &Device, module: &Module) -> Result<()> {
+    for n in [100usize, 512, 100_003] {
+        let mut out = poisoned::<u64>(dev, n)?;
+        launch(dev, module, "fill_squares", blocks(4, 128, 0), (&mut out, n as u64))?;
+        let want: Vec<u64> = (0..n as u64).map(|i| i.wrapping_mul(i)).collect();
+        compare(&format!("n = {n} from 4 blocks of 128 threads"), &dev.download(&out)?, &want)?;
+    }
+    Ok(())
+}
+
+pub(crate) fn coalesced_copy(dev: &Device, module: &Module) -> Result<()> {
+    for (rows, cols) in [(100usize, 300usize), (64, 64)] {
+        let n = rows * cols;
+        let src = random(n, 5, |r| r.random::<f32>());
+        let mut dst = poisoned::<f32>(dev, n)?;
+        let config = LaunchConfig::for_elements(n as u64, 256);
+        launch(dev, module, "copy_matrix", config, (&mut dst, &dev.upload(&src)?, rows as u64, cols as u64))?;
+        compare(&format!("{rows} × {cols}"), &dev.download(&dst)?, &src)?;
+    }
+    reports(dev).map_or(Ok(()), |r| coalesced(&r))
+}
+
+pub(crate) fn reverse_block(dev: &Device, module: &Module) -> Result<()> {
+    const BLOCK: usize = 256;
+    let data = random(4 * BLOCK, 6, |r| r.random::<u32>());
+    let mut buf = dev.upload(&data)?;
+    launch(dev, module, "reverse_blocks", blocks(4, BLOCK as u32, BLOCK as u32 * 4), (&mut buf,))?;
+    let got = dev.download(&buf)?;
+    // Races first: they are why the answer is wrong.
+    reports(dev).map_or(Ok(()), |r| no_race(&r))?;
+    let want: Vec<u32> = data.chunks(BLOCK).flat_map(|run| run.iter().rev().copied()).collect();
+    compare("4 blocks of 256", &got, &want)
+}
+
+/// Runs a block-sum kernel (256 threads, one element each) over `n` elements and checks each
+/// block's sum; returns how many blocks ran.
+fn block_sums(dev: &Device, module: &Module, name: &str, n: usize) -> Result<u64> {
+    let data = random(n, 7, |r| r.random::<u32>());
+    let count = n.div_ceil(256);
+    let mut out = poisoned::<u32>(dev, count)?;
+    launch(dev, module, name, blocks(count as u64, 256, 1024), (&mut out, &dev.upload(&data)?, n as u64))?;
+    let want: Vec<u32> = data.chunks(256).map(|c| c.iter().fold(0u32, |s, x| s.wrapping_add(*x))).collect();
+    compare(&format!("n = {n}"), &dev.download(&out)?, &want)?;
+    Ok(count as u64)
+}
+
+pub(crate) fn divergent_sum(dev: &Device, module: &Module) -> Result<()> {
+    let launched = block_sums(dev, module, "block_sums", 1024)? + block_sums(dev, module, "block_sums", 1000)?;
+    let Some(reports) = reports(dev) else { return Ok(()) };
+    no_race(&reports)?;
+    let loads: u64 = reports.iter().flat_map(|r| &r.sites).filter(|s| s.op == AccessOp::Load).map(|s| s.requests).sum();
+    let per_block = loads as f64 / launched as f64;
+    if per_block > 25.0 {
+        bail!(
+            "divergence: the tree's shared loads took {per_block:.0} warp-wide requests per block; with the \
+             working threads packed into the fewest warps they take 25"
+        );
+    }
+    Ok(())
+}
+
+pub(crate) fn conflicted_sum(dev: &Device, module: &Module) -> Result<()> {
+    block_sums(dev, module, "block_sums_sequential", 1024)?;
+    block_sums(dev, module, "block_sums_sequential", 1000)?;
+    let Some(reports) = reports(dev) else { return Ok(()) };
+    no_race(&reports)?;
+    shared_within(&reports, None, 1.0)
+}
+
+pub(crate) fn warp_sum(dev: &Device, module: &Module) -> Result<()> {
+    for n in [32usize, 1000, 4099] {
+        let data = random(n, 8, |r| r.random::<u32>());
+        let mut out = poisoned::<u32>(dev, n.div_ceil(32))?;
+        let config = LaunchConfig::for_elements(n as u64, 256);
+        launch(dev, module, "warp_sums", config, (&mut out, &dev.upload(&data)?, n as u64))?;
+        let want: Vec<u32> = data.chunks(32).map(|c| c.iter().fold(0u32, |s, x| s.wrapping_add(*x))).collect();
+        compare(&format!("n = {n}"), &dev.download(&out)?, &want)?;
+    }
+    match reports(dev) {
+        Some(r) if r.iter().any(|r| !r.sites.is_empty()) => {
+            bail!("shared memory used: the warp's lanes can exchange values through shuffles alone")
+        }
+        _ => Ok(()),
+    }
+}
+
+pub(crate) fn row_stride(dev: &Device, module: &Module) -> Result<()> {
+    for rows in [32usize, 100, 1] {
+        let data = random(rows * 16, 9, |r| r.random::<u32>());
+        let mut out = poisoned::<u32>(dev, rows)?;
+        let config = blocks(rows.div_ceil(32) as u64, 32, 32 * 33 * 4);
+        launch(dev, module, "row_sums", config, (&mut out, &dev.upload(&data)?, rows as u64))?;
+        let want: Vec<u32> = data.chunks(16).map(|c| c.iter().fold(0u32, |s, x| s.wrapping_add(*x))).collect();
+        compare(&format!("{rows} rows"), &dev.download(&out)?, &want)?;
+    }
+    reports(dev).map_or(Ok(()), |r| shared_within(&r, Some(AccessOp::Load), 1.0))
+}
+
+/// Runs a 32 × 32-tile transpose kernel with `shared` bytes per block over three shapes, then
+/// checks that every shared access is conflict-free and every global one coalesced.
+fn transpose(dev: &Device, module: &Module, name: &str, shared: u32) -> Result<()> {
+    for (rows, cols) in [(100usize, 300usize), (64, 64), (33, 65)] {
+        let src = random(rows * cols, 10, |r| r.random::<f32>());
+        let mut dst = poisoned::<f32>(dev, rows * cols)?;
+        let config = LaunchConfig {
+            grid: (cols.div_ceil(32) as u32, rows.div_ceil(32) as u32, 1),
+            block: (32, 8, 1),
+            shared_bytes: shared,
+        };
+        launch(dev, module, name, config, (&mut dst, &dev.upload(&src)?, rows as u64, cols as u64))?;
+        let want: Vec<f32> = (0..rows * cols).map(|i| src[(i % rows) * cols + i / rows]).collect();
+        compare(&format!("{rows} × {cols}"), &dev.download(&dst)?, &want)?;
+    }
+    let Some(reports) = reports(dev) else { return Ok(()) };
+    no_race(&reports)?;
+    shared_within(&reports, None, 1.0)?;
+    coalesced(&reports)
+}
+
+pub(crate) fn transpose_padded(dev: &Device, module: &Module) -> Result<()> {
+    transpose(dev, module, "transpose_tile", 32 * 33 * 4)
+}
+
+pub(crate) fn transpose_swizzled(dev: &Device, module: &Module) -> Result<()> {
+    transpose(dev, module, "transpose_swizzled", 32 * 32 * 4)
+}
+
+pub(crate) fn vector_reads(dev: &Device, module: &Module) -> Result<()> {
+    const THREADS: u32 = 64;
+    let mut warps = 0;
+    for quads in [32usize, 1000, 4099] {
+        let data = random(4 * quads, 11, |r| r.random::<u32>());
+        let mut out = poisoned::<u32>(dev, quads)?;
+        let count = quads.div_ceil(THREADS as usize) as u64;
+        warps += count * u64::from(THREADS / 32);
+        launch(
+            dev,
+            module,
+            "quad_sums",
+            blocks(count, THREADS, THREADS * 16),
+            (&mut out, &dev.upload(&data)?, quads as u64),
+        )?;
+        let want: Vec<u32> = data.chunks(4).map(|c| c.iter().fold(0u32, |s, x| s.wrapping_add(*x))).collect();
+        compare(&format!("{quads} groups of 4"), &dev.download(&out)?, &want)?;
+    }
+    let Some(reports) = reports(dev) else { return Ok(()) };
+    let loads: u64 =
+        reports.iter().flat_map(|r| &r.sites).filter(|s| s.op == AccessOp::Load).map(|s| s.wavefronts).sum();
+    let per_warp = loads as f64 / warps as f64;
+    if per_warp > 4.0 {
+        bail!(
+            "bank conflicts: each warp's reads of its groups took {per_warp:.1} wavefronts; its 512 bytes need only 4 \
+             (one per quarter-warp of 16-byte reads)"
+        );
+    }
+    Ok(())
+}
+
+pub(crate) fn histogram(dev: &Device, module: &Module) -> Result<()> {
+    for n in [1usize, 1000, 70_000] {
+        let data = random(n, 12, |r| r.random_range(0..8u8).wrapping_mul(37));
+        let mut bins = dev.alloc_zeros::<u32>(256)?;
+        let config = blocks(n.div_ceil(256).min(8) as u64, 256, 1024);
+        launch(dev, module, "histogram", config, (&mut bins, &dev.upload(&data)?, n as u64))?;
+        let mut want = vec![0u32; 256];
+        for &b in &data {
+            want[b as usize] += 1;
+        }
+        let got = dev.download(&bins)?;
+        reports(dev).map_or(Ok(()), |r| no_race(&r))?;
+        compare(&format!("{n} bytes"), &got, &want)?;
+    }
+    Ok(())
+}
+
+pub(crate) fn tiled_matmul(dev: &Device, module: &Module) -> Result<()> {
+    for n in [1usize, 17, 48] {
+        let a = random(n * n, 13, |r| r.random_range(0..100u32));
+        let b = random(n * n, 14, |r| r.random_range(0..100u32));
+        let mut c = poisoned::<u32>(dev, n * n)?;
+        let tiles = n.div_ceil(16) as u32;
+        let config = LaunchConfig { grid: (tiles, tiles, 1), block: (16, 16, 1), shared_bytes: 2048 };
+        launch(dev, module, "matmul_tiled", config, (&mut c, &dev.upload(&a)?, &dev.upload(&b)?, n as u64))?;
+        let got = dev.download(&c)?;
+        reports(dev).map_or(Ok(()), |r| no_race(&r))?;
+        let want: Vec<u32> = (0..n * n)
+            .map(|i| (0..n).fold(0u32, |s, k| s.wrapping_add(a[i / n * n + k].wrapping_mul(b[k * n + i % n]))))
+            .collect();
+        compare(&format!("{n} × {n}"), &got, &want)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,121 @@
+//! `cargo xtask exercise`: checks the exercises in order and stops at the first unsolved one,
+//! saying what is wrong, which file to edit and which guide chapter explains it.
+
+use std::process::ExitCode;
+
+use bankwise_exercises::{EXERCISES, Exercise, SOLUTIONS, find};
+use bankwise_runtime::Device;
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "cargo xtask exercise",
+    about = "bankwise's exercises: kernels to complete or fix, checked on the CPU emulator (and on a GPU where there is one)"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Cmd>,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Check the exercises in order and stop at the first unsolved one (the default).
+    Next,
+    /// Check every exercise and list each with its status.
+    List,
+    /// Check one exercise, by name (`e07_row_stride`) or number (`7`).
+    Check {
+        /// The exercise.
+        name: String,
+    },
+    /// For CI: every exercise must fail as shipped, and every reference solution pass (run
+    /// with `--features solutions` for the latter).
+    Verify,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    // A kernel's panic (a `todo!()`) is reported by the emulator as the launch's error, which
+    // the check prints; the default hook would print it again, with a backtrace.
+    std::panic::set_hook(Box::new(|_| {}));
+    // A GPU where there is one; the emulator checks every exercise in any case.
+    let gpu = Device::new(0).ok();
+    match cli.command.unwrap_or(Cmd::Next) {
+        Cmd::Next => next(gpu.as_ref()),
+        Cmd::List => list(gpu.as_ref()),
+        Cmd::Check { name } => match find(&name) {
+            Some(e) => report(e, gpu.as_ref()),
+            None => {
+                eprintln!("no exercise `{name}`; `cargo xtask exercise list` lists them");
+                ExitCode::FAILURE
+            }
+        },
+        Cmd::Verify => verify(),
+    }
+}
+
+fn where_run(gpu: Option<&Device>) -> &'static str {
+    if gpu.is_some() { "on the emulator and the GPU" } else { "on the emulator (no GPU here)" }
+}
+
+/// Checks `e` and prints the verdict; a failure with what to do next.
+fn report(e: &Exercise, gpu: Option<&Device>) -> ExitCode {
+    match e.check(gpu) {
+        Ok(()) => {
+            println!("✓ {} solved, {}", e.name, where_run(gpu));
+            ExitCode::SUCCESS
+        }
+        Err(err) => {
+            println!("✗ {}: {}\n", e.name, e.teaches);
+            println!("  {err:#}\n");
+            println!("  Edit {}; the guide's chapter \"{}\" explains it.", e.file(), e.chapter);
+            println!("  Then run `cargo xtask exercise` again.");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn next(gpu: Option<&Device>) -> ExitCode {
+    for (i, e) in EXERCISES.iter().enumerate() {
+        if e.check(gpu).is_err() {
+            println!("{i} of {} exercises solved.\n", EXERCISES.len());
+            return report(e, gpu);
+        }
+        println!("✓ {}", e.name);
+    }
+    println!("\nAll {} exercises solved, {}.", EXERCISES.len(), where_run(gpu));
+    ExitCode::SUCCESS
+}
+
+fn list(gpu: Option<&Device>) -> ExitCode {
+    let mut solved = 0;
+    for e in EXERCISES {
+        let ok = e.check(gpu).is_ok();
+        solved += usize::from(ok);
+        println!("{} {:<24} {:<36} {}", if ok { "✓" } else { " " }, e.name, e.chapter, e.teaches);
+    }
+    println!("\n{solved} of {} solved, {}.", EXERCISES.len(), where_run(gpu));
+    ExitCode::SUCCESS
+}
+
+/// As shipped every exercise fails; built with the `solutions` feature every one passes.
+fn verify() -> ExitCode {
+    let mut wrong = 0;
+    for e in EXERCISES {
+        let result = e.check(None);
+        let as_expected = result.is_ok() == SOLUTIONS;
+        wrong += usize::from(!as_expected);
+        let verdict = match &result {
+            Ok(()) => "passes".to_string(),
+            Err(err) => format!("fails: {}", format!("{err:#}").lines().next().unwrap_or_default()),
+        };
+        println!("{} {:<24} {verdict}", if as_expected { "ok  " } else { "BAD " }, e.name);
+    }
+    let want = if SOLUTIONS { "every reference solution passes" } else { "every exercise fails as shipped" };
+    if wrong > 0 {
+        println!("{wrong} of {} not as expected ({want})", EXERCISES.len());
+        return ExitCode::FAILURE;
+    }
+    println!("as expected: {want} ({} exercises)", EXERCISES.len());
+    ExitCode::SUCCESS
+}

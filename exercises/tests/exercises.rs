@@ -1,0 +1,42 @@
+//! The exercises' structure on every build; with the `solutions` feature, every reference
+//! solution passes its check (`cargo xtask ci` also runs `verify` both ways: each exercise
+//! fails as shipped, each solution passes).
+
+use std::path::Path;
+
+use bankwise_exercises::{EXERCISES, find};
+
+#[test]
+fn exercises_are_numbered_in_order_each_with_its_file_and_solution() {
+    assert!(EXERCISES.len() >= 12, "the issue asks for at least 12");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels");
+    for (i, e) in EXERCISES.iter().enumerate() {
+        assert!(e.name.starts_with(&format!("e{:02}_", i + 1)), "{} is exercise {}", e.name, i + 1);
+        for folder in ["src", "solutions"] {
+            let file = root.join(folder).join(format!("{}.rs", e.name));
+            let text = std::fs::read_to_string(&file).unwrap_or_else(|err| panic!("{}: {err}", file.display()));
+            assert!(
+                text.starts_with(&format!("//! Exercise {},", i + 1)),
+                "{} does not say which exercise it is",
+                file.display()
+            );
+            assert!(
+                text.contains(&format!("(guide: \"{}\"", e.chapter)),
+                "{} does not name its chapter",
+                file.display()
+            );
+        }
+        assert_eq!(find(e.name).map(|f| f.name), Some(e.name));
+        assert_eq!(find(&(i + 1).to_string()).map(|f| f.name), Some(e.name));
+        assert_eq!(find(&format!("e{:02}", i + 1)).map(|f| f.name), Some(e.name));
+    }
+    assert!(find("0").is_none() && find(&(EXERCISES.len() + 1).to_string()).is_none() && find("e99_x").is_none());
+}
+
+#[cfg(feature = "solutions")]
+#[test]
+fn every_reference_solution_passes_on_the_emulator() {
+    for e in EXERCISES {
+        e.check(None).unwrap_or_else(|err| panic!("{}: {err:#}", e.name));
+    }
+}
