@@ -257,12 +257,12 @@ mod tests {
 
     #[test]
     fn named_pattern_brings_its_geometry() {
-        let args = Args { pattern: Some("seed002-data4tid".into()), ..Args::default() };
+        let args = Args { pattern: Some("half-warp-stride-4".into()), ..Args::default() };
         let b = build(&args).unwrap();
         assert_eq!(b.geometry, Geometry::HALF_WARP_16);
-        assert!(b.title.starts_with("seed002-data4tid: "));
+        assert!(b.title.starts_with("half-warp-stride-4: "));
         assert!(build(&Args { pattern: Some("nope".into()), ..Args::default() }).is_err());
-        assert!(list().lines().any(|l| l.starts_with("seed003-lds128-case5")));
+        assert!(list().lines().any(|l| l.starts_with("lds128-case5")));
     }
 
     #[test]

@@ -60,7 +60,7 @@
 //! conflict with each other). Its broadcast is weaker: each cycle picks **one** word, serves
 //! every lane reading it, and serves at most one other access per bank. Which word is picked is
 //! undefined, so this module reports the best and the worst case. (No GPU of that generation
-//! runs CUDA 13: this part of the model follows the seeds and is not measured.)
+//! runs CUDA 13: this part of the model follows the articles and is not measured.)
 //!
 //! ## Counting
 //!
@@ -229,7 +229,8 @@ pub enum BankError {
 }
 
 /// Whether a warp reads or writes shared memory. It matters only for 8- and 16-byte accesses:
-/// the half- or quarter-warps of a *load* merge under seed 003's conditions, those of a store
+/// the half- or quarter-warps of a *load* merge under the conditions of the article
+/// "Cuda 中的bank conflict 和 向量化访存", those of a store
 /// never do (measured on an H100 with Nsight Compute: `docs/banks.md`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Op {
@@ -772,7 +773,7 @@ fn worst_greedy(mut state: State) -> u32 {
 /// A documented access pattern with its expected cost, used by tests and examples.
 #[derive(Debug, Clone)]
 pub struct NamedPattern {
-    /// Short identifier, e.g. `"seed001-column"`.
+    /// Short identifier, e.g. `"column"`.
     pub name: &'static str,
     /// What the kernel does and why it costs what it costs.
     pub description: &'static str,
@@ -802,10 +803,10 @@ pub fn named_patterns() -> Vec<NamedPattern> {
     vec![
         p("stride-1", "float x = s[tid]: one word per bank", Access::strided(Width::B4, 0, 1), m, 1, 1),
         p("stride-2", "float x = s[2*tid]: two lanes per bank, 2-way", Access::strided(Width::B4, 0, 2), m, 2, 1),
-        p("seed001-row", "mem[tid]: consecutive words, conflict-free", Access::strided(Width::B4, 0, 1), m, 1, 1),
-        p("seed001-column", "mem[32*tid]: every lane in bank 0, 32-way", Access::strided(Width::B4, 0, 32), m, 32, 1),
+        p("row", "mem[tid]: consecutive words, conflict-free", Access::strided(Width::B4, 0, 1), m, 1, 1),
+        p("column", "mem[32*tid]: every lane in bank 0, 32-way", Access::strided(Width::B4, 0, 32), m, 32, 1),
         p(
-            "seed002-base-tid",
+            "half-warp-base-tid",
             "16 banks: data[base+tid], one wavefront per half-warp",
             Access::strided(Width::B4, 4 * 5, 1),
             h,
@@ -813,7 +814,7 @@ pub fn named_patterns() -> Vec<NamedPattern> {
             2,
         ),
         p(
-            "seed002-data4tid",
+            "half-warp-stride-4",
             "16 banks: data[base+4*tid], 4 lanes per bank per half-warp, 4-way",
             Access::strided(Width::B4, 4 * 5, 4),
             h,
@@ -821,7 +822,7 @@ pub fn named_patterns() -> Vec<NamedPattern> {
             2,
         ),
         p(
-            "seed002-broadcast",
+            "half-warp-broadcast",
             "16 banks: data[3] in every lane, one broadcast per half-warp",
             Access::strided(Width::B4, 4 * 3, 0),
             h,
@@ -829,7 +830,7 @@ pub fn named_patterns() -> Vec<NamedPattern> {
             2,
         ),
         p(
-            "seed002-data16tid",
+            "half-warp-stride-16",
             "16 banks: data[16*tid], every lane of a half-warp in bank 0, 16-way",
             Access::strided(Width::B4, 0, 16),
             h,
@@ -837,7 +838,7 @@ pub fn named_patterns() -> Vec<NamedPattern> {
             2,
         ),
         p(
-            "seed002-padded17",
+            "half-warp-padded-17",
             "16 banks: data[17*tid] after padding rows to 17, conflict-free",
             Access::strided(Width::B4, 0, 17),
             h,
@@ -845,16 +846,16 @@ pub fn named_patterns() -> Vec<NamedPattern> {
             2,
         ),
         p(
-            "seed000-bank5-broadcast",
+            "half-warp-bank5-broadcast",
             "16 banks, one half-warp: lanes 5-9 read one word of bank 5, the others distinct banks; \
              1 cycle if that word is the broadcast, 2 otherwise",
-            seed000_bank5(),
+            half_warp_bank5(),
             h,
             1,
             1,
         ),
         p(
-            "seed003-lds64-case1",
+            "lds64-case1",
             "LDS.64: lane i reads uint2 i; no merge, one transaction per half-warp",
             Access::from_fn(Width::B8, all, |i| 8 * u64::from(i)),
             m,
@@ -862,7 +863,7 @@ pub fn named_patterns() -> Vec<NamedPattern> {
             2,
         ),
         p(
-            "seed003-lds64-case2",
+            "lds64-case2",
             "LDS.64: lanes 2k and 2k+1 read uint2 k; condition A merges the warp into one transaction",
             Access::from_fn(Width::B8, all, |i| 8 * u64::from(i / 2)),
             m,
@@ -870,7 +871,7 @@ pub fn named_patterns() -> Vec<NamedPattern> {
             1,
         ),
         p(
-            "seed003-lds128-case1",
+            "lds128-case1",
             "LDS.128: only quarter-warps 0 and 2 active, consecutive uint4s; one transaction per half-warp",
             Access::from_fn(Width::B16, 0x00FF_00FF, |i| 16 * u64::from(if i < 16 { i } else { i - 8 })),
             m,
@@ -878,7 +879,7 @@ pub fn named_patterns() -> Vec<NamedPattern> {
             2,
         ),
         p(
-            "seed003-lds128-case2",
+            "lds128-case2",
             "LDS.128: even lanes of half-warp 0 read uint4 0..7; odd lanes inactive, so condition A \
              merges both quarter-warps",
             Access::from_fn(Width::B16, 0x5555, |i| 16 * u64::from(i / 2)),
@@ -887,7 +888,7 @@ pub fn named_patterns() -> Vec<NamedPattern> {
             1,
         ),
         p(
-            "seed003-lds128-case3",
+            "lds128-case3",
             "LDS.128: lanes 2k and 2k+1 read uint4 k; condition A merges quarter-warps within each half-warp",
             Access::from_fn(Width::B16, all, |i| 16 * u64::from(i / 2)),
             m,
@@ -895,7 +896,7 @@ pub fn named_patterns() -> Vec<NamedPattern> {
             2,
         ),
         p(
-            "seed003-lds128-case4",
+            "lds128-case4",
             "LDS.128: half-warp 0 pairs lanes i, i^1; half-warp 1 pairs i, i^2; neither condition holds \
              over the whole warp, so four quarter-warp transactions",
             Access::from_fn(Width::B16, all, lds128_case4),
@@ -904,7 +905,7 @@ pub fn named_patterns() -> Vec<NamedPattern> {
             4,
         ),
         p(
-            "seed003-lds128-case5",
+            "lds128-case5",
             "LDS.128: lanes 0-3 read uint4 0, 4-7 uint4 8, 8-11 uint4 1, 12-15 uint4 9 (and 2, 10, 3, 11 in \
              half-warp 1); merged, but uint4 n and n+8 share banks: 2-way per half-warp",
             Access::from_fn(Width::B16, all, lds128_case5),
@@ -956,9 +957,10 @@ pub fn named_patterns() -> Vec<NamedPattern> {
     ]
 }
 
-/// Seed 000 (CUDA 2.0 guide, Figure 5-8 right): lanes 5-9 read the same word of bank 5; lanes
+/// The article "CUDA Programming Guide之shared memory的Bank Confict" (from the CUDA 2.0 guide's
+/// Figure 5-8, right): lanes 5-9 read the same word of bank 5; lanes
 /// 0-4 and 10-15 read one word each in their own bank; the other half-warp is inactive.
-fn seed000_bank5() -> Access {
+fn half_warp_bank5() -> Access {
     Access::from_fn(Width::B4, 0xFFFF, |i| match i {
         5..=9 => 4 * (16 + 5),
         0..=4 => 4 * u64::from(i),
@@ -978,7 +980,7 @@ fn lds128_case4(i: u32) -> u64 {
     16 * u64::from(index)
 }
 
-/// Seed 003 case 5: quarter-warp q, its first four lanes read uint4 q, its last four uint4 q+8
+/// Case 5 of "Cuda 中的bank conflict 和 向量化访存": quarter-warp q, its first four lanes read uint4 q, its last four uint4 q+8
 /// (one 128-byte row further down, hence the same banks).
 fn lds128_case5(i: u32) -> u64 {
     let quarter = i / 8;
@@ -1168,14 +1170,14 @@ mod tests {
 
     #[test]
     fn stores_never_merge_as_measured_on_an_h100() {
-        // Nsight Compute on an H100 (docs/banks.md): the seed-003 patterns stored rather than
+        // Nsight Compute on an H100 (docs/banks.md): the LDS.64/LDS.128 article's patterns stored rather than
         // loaded take one transaction per half-warp (8 bytes) or quarter-warp (16 bytes).
         let by_name = |name: &str| named_patterns().into_iter().find(|p| p.name == name).unwrap();
         for (name, load, store) in [
-            ("seed003-lds64-case2", (1, 1), (2, 2)),
-            ("seed003-lds128-case2", (1, 1), (2, 2)),
-            ("seed003-lds128-case3", (2, 2), (4, 4)),
-            ("seed003-lds128-case5", (2, 4), (4, 8)),
+            ("lds64-case2", (1, 1), (2, 2)),
+            ("lds128-case2", (1, 1), (2, 2)),
+            ("lds128-case3", (2, 2), (4, 4)),
+            ("lds128-case5", (2, 4), (4, 8)),
         ] {
             let p = by_name(name);
             let counts = |op| {
@@ -1211,15 +1213,15 @@ mod tests {
         names.dedup();
         assert_eq!(names.len(), patterns.len(), "names are unique");
         for required in [
-            "seed000-bank5-broadcast",
-            "seed001-column",
-            "seed002-broadcast",
-            "seed002-data4tid",
-            "seed002-padded17",
-            "seed003-lds64-case1",
-            "seed003-lds64-case2",
-            "seed003-lds128-case1",
-            "seed003-lds128-case5",
+            "half-warp-bank5-broadcast",
+            "column",
+            "half-warp-broadcast",
+            "half-warp-stride-4",
+            "half-warp-padded-17",
+            "lds64-case1",
+            "lds64-case2",
+            "lds128-case1",
+            "lds128-case5",
             "transpose-tile-column",
             "transpose-padded-column",
         ] {
@@ -1244,7 +1246,7 @@ mod tests {
         }
     }
 
-    /// Seed 000: threads tid and tid+n of one request conflict iff m / gcd(s, m) divides n.
+    /// "CUDA Programming Guide之shared memory的Bank Confict": threads tid and tid+n of one request conflict iff m / gcd(s, m) divides n.
     #[test]
     fn gcd_rule_matches_lane_grouping() {
         for (g, m) in [(Geometry::HALF_WARP_16, 16u32), (Geometry::MODERN, 32)] {
@@ -1268,7 +1270,7 @@ mod tests {
     }
 
     #[test]
-    fn seed002_data3_broadcasts() {
+    fn data3_broadcasts() {
         let access = Access::strided(Width::B4, 4 * 3, 0);
         for g in [Geometry::MODERN, Geometry::HALF_WARP_16] {
             let a = run(&access, &g);
@@ -1283,16 +1285,16 @@ mod tests {
         }
     }
 
-    /// Seed 000 (Figure 5-8 right): conflict-free if the bank-5 word is the broadcast, else 2-way.
+    /// "CUDA Programming Guide之shared memory的Bank Confict" (Figure 5-8 right): conflict-free if the bank-5 word is the broadcast, else 2-way.
     #[test]
-    fn seed000_one_broadcast_word_best_and_worst() {
-        let a = run(&seed000_bank5(), &Geometry::HALF_WARP_16);
+    fn one_broadcast_word_best_and_worst() {
+        let a = run(&half_warp_bank5(), &Geometry::HALF_WARP_16);
         assert_eq!(a.best_and_worst(), (1, 2));
         assert!(a.worst_exact);
         assert_eq!(a.waves[0].broadcast_lanes, vec![5, 6, 7, 8, 9]);
         assert_eq!(a.waves[0].lanes.len(), 16);
         // The modern machine broadcasts every shared word at once: always 1.
-        let m = run(&seed000_bank5(), &Geometry::MODERN);
+        let m = run(&half_warp_bank5(), &Geometry::MODERN);
         assert_eq!(m.best_and_worst(), (1, 1));
     }
 
@@ -1315,13 +1317,13 @@ mod tests {
     }
 
     #[test]
-    fn seed001_column_vs_row() {
+    fn column_vs_row() {
         assert_eq!(run(&Access::strided(Width::B4, 0, 32), &Geometry::MODERN).wavefronts(), 32);
         assert_eq!(run(&Access::strided(Width::B4, 0, 1), &Geometry::MODERN).wavefronts(), 1);
     }
 
     #[test]
-    fn seed002_four_way_and_padding() {
+    fn four_way_and_padding() {
         let four = Access::strided(Width::B4, 4 * 9, 4);
         assert_eq!(run(&four, &Geometry::HALF_WARP_16).degree(), 4);
         assert_eq!(run(&four, &Geometry::MODERN).degree(), 4);
@@ -1364,11 +1366,11 @@ mod tests {
         }
     }
 
-    /// Seed 003, LDS.64. Pictures are missing; reconstructed from the text:
+    /// "Cuda 中的bank conflict 和 向量化访存", LDS.64. Pictures are missing; reconstructed from the text:
     /// case 1: "lane tid reads uint2 tid": no merge, two half-warps, 1 wavefront each.
     /// case 2: "satisfies condition 1, one transaction": lanes 2k, 2k+1 read uint2 k.
     #[test]
-    fn seed003_lds64() {
+    fn lds64_merging() {
         let c1 = run(&Access::from_fn(Width::B8, u32::MAX, |i| 8 * u64::from(i)), &Geometry::MODERN);
         assert_eq!((c1.merged, c1.transactions(), c1.wavefronts(), c1.conflicts()), (false, 2, 2, 0));
         assert_eq!(c1.transactions[0].lanes, (0..16).collect::<Vec<_>>());
@@ -1380,7 +1382,7 @@ mod tests {
         assert_eq!((b.merged, b.transactions(), b.wavefronts()), (true, 1, 1));
     }
 
-    /// Seed 003, LDS.128. Pictures are missing; each case is rebuilt from its sentence:
+    /// "Cuda 中的bank conflict 和 向量化访存", LDS.128. Pictures are missing; each case is rebuilt from its sentence:
     /// 1. "active lanes in 2 half-warps and 2 quarter-warps, 2 transactions, 2 wavefronts":
     ///    quarter-warps 0 and 2 active (lanes 0-7, 16-23) reading consecutive uint4s.
     /// 2. "1 half-warp, 2 quarter-warps, 1 transaction": the even lanes of half-warp 0 read uint4
@@ -1391,7 +1393,7 @@ mod tests {
     ///    [`lds128_case4`].
     /// 5. Spelled out in the text: [`lds128_case5`]; merged, 2-way in each half-warp.
     #[test]
-    fn seed003_lds128() {
+    fn lds128_merging() {
         let expect = |name: &str, merged, txns, waves, conflicts| {
             let p = named_patterns().into_iter().find(|p| p.name == name).expect("pattern exists");
             let a = run(&p.access, &p.geometry);
@@ -1402,15 +1404,15 @@ mod tests {
             );
             a
         };
-        let c1 = expect("seed003-lds128-case1", false, 2, 2, 0);
+        let c1 = expect("lds128-case1", false, 2, 2, 0);
         assert_eq!(c1.transactions[1].lanes, (16..24).collect::<Vec<_>>());
-        let c2 = expect("seed003-lds128-case2", true, 1, 1, 0);
+        let c2 = expect("lds128-case2", true, 1, 1, 0);
         assert_eq!(c2.transactions[0].lanes, (0..16).step_by(2).collect::<Vec<_>>());
-        let c3 = expect("seed003-lds128-case3", true, 2, 2, 0);
+        let c3 = expect("lds128-case3", true, 2, 2, 0);
         assert_eq!(c3.transactions[0].lanes, (0..16).collect::<Vec<_>>(), "half-warps never merge");
-        let c4 = expect("seed003-lds128-case4", false, 4, 4, 0);
+        let c4 = expect("lds128-case4", false, 4, 4, 0);
         assert_eq!(c4.transactions[3].lanes, (24..32).collect::<Vec<_>>());
-        let c5 = expect("seed003-lds128-case5", true, 2, 4, 2);
+        let c5 = expect("lds128-case5", true, 2, 4, 2);
         assert_eq!(c5.degree(), 2);
         // Wavefront 0 serves uint4 0 and 1 (lanes 0-3, 8-11), the replay uint4 8 and 9.
         assert_eq!(c5.waves[0].lanes, vec![0, 1, 2, 3, 8, 9, 10, 11]);
@@ -1494,7 +1496,7 @@ mod tests {
 
     #[test]
     fn svg_rendering() {
-        let p = named_patterns().into_iter().find(|p| p.name == "seed003-lds128-case5").expect("exists");
+        let p = named_patterns().into_iter().find(|p| p.name == "lds128-case5").expect("exists");
         let a = run(&p.access, &p.geometry);
         let svg = render_svg(&a, &p.geometry, "case <5> & \"friends\"");
         assert!(svg.starts_with("<svg"));

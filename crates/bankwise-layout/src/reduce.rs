@@ -25,7 +25,7 @@ pub const fn elements_per_block(first_add: bool) -> u64 {
 /// `tid % (2s) == 0`, and then combines `shared[tid + s]` into `shared[tid]`. Returns the two
 /// indices `(into, from)` for an active thread. Active threads are spread over every warp, so
 /// warps diverge.
-#[allow(clippy::manual_is_multiple_of)] // written as in the seed and Harris's slides
+#[allow(clippy::manual_is_multiple_of)] // written as in Harris's slides (kernel 1)
 pub const fn interleaved_divergent(tid: u32, s: u32) -> Option<(u32, u32)> {
     if tid % (2 * s) == 0 { Some((tid, tid + s)) } else { None }
 }
