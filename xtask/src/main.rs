@@ -64,8 +64,8 @@ enum Cmd {
     },
     /// Run the benchmarks on this machine's GPU and print the table (`bankwise bench`).
     Bench {
-        /// Passed to `bankwise bench` (suites: copy, transpose, reduce; --quick; --shape RxC;
-        /// --markdown FILE).
+        /// Passed to `bankwise bench` (suites: copy, transpose, reduce, matmul; --quick;
+        /// --shape RxC; --markdown FILE; --charts DIR).
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },

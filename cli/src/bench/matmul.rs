@@ -10,6 +10,8 @@ use bankwise::timing::{Stats, measure_pair, rotation};
 use bankwise::{DeviceBuffer, Gpu};
 use bankwise_benches::cublas::{self, Gemm};
 use indicatif::ProgressBar;
+
+use super::chart::{BLUE, Chart, ORANGE};
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 
 /// The shapes `(m, n, k)` of the ladder's goals; `--quick` takes the first two.
@@ -250,9 +252,9 @@ pub fn markdown(rows: &[Row]) -> String {
     out
 }
 
-/// The ladder as an SVG bar chart: for each rung, one bar per type, its % of cuBLAS at the
-/// largest square shape measured without `op`s or a batch. `None` without such rows.
-pub fn chart(rows: &[Row], title: &str) -> Option<String> {
+/// The ladder as a bar chart: for each rung, one bar per type, its % of cuBLAS at the largest
+/// square shape measured without `op`s or a batch. `None` without such rows.
+pub fn chart(rows: &[Row], subtitle: &str) -> Option<String> {
     // The rungs only, not the tuned rung's rows at a chosen tile size.
     let rung = |r: &&Row| MatmulKernel::ALL.iter().any(|k| k.name() == r.kernel);
     let square = |r: &&Row| rung(r) && r.shape.is_plain() && r.shape.m == r.shape.n && r.shape.n == r.shape.k;
@@ -265,55 +267,17 @@ pub fn chart(rows: &[Row], title: &str) -> Option<String> {
             kernels.push(r.kernel);
         }
     }
-    if kernels.is_empty() {
-        return None;
-    }
     let percent = |kernel: &str, dtype: &str| {
         let r = at.iter().find(|r| r.kernel == kernel && r.dtype == dtype)?;
         Some(100.0 * r.tflops(&r.stats) / r.tflops(r.blas.as_ref()?))
     };
-    let (label_w, bar_w, bar_h, top) = (220.0, 400.0, 12.0, 40.0);
-    let height = top + kernels.len() as f64 * (2.0 * bar_h + 8.0) + 30.0;
-    let width = label_w + bar_w + 60.0;
-    let mut svg = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" \
-         viewBox=\"0 0 {width} {height}\" font-family=\"monospace\" font-size=\"11\">\n\
-         <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n\
-         <text x=\"8\" y=\"16\">matmul ladder, {size}³: % of cuBLAS in the same run ({})</text>\n\
-         <text x=\"8\" y=\"30\" fill=\"#1f77b4\">■ f32</text><text x=\"70\" y=\"30\" fill=\"#ff7f0e\">■ f64</text>\n",
-        escape(title)
-    );
-    for (i, kernel) in kernels.iter().enumerate() {
-        let y = top + i as f64 * (2.0 * bar_h + 8.0);
-        svg += &format!("<text x=\"8\" y=\"{:.1}\">{kernel}</text>\n", y + bar_h + 3.0);
-        for (j, (dtype, colour)) in [("f32", "#1f77b4"), ("f64", "#ff7f0e")].into_iter().enumerate() {
-            let Some(p) = percent(kernel, dtype) else { continue };
-            let (by, w) = (y + j as f64 * bar_h, bar_w * p.clamp(0.0, 100.0) / 100.0);
-            svg += &format!(
-                "<rect x=\"{label_w}\" y=\"{by:.1}\" width=\"{w:.1}\" height=\"{:.1}\" fill=\"{colour}\"/>\
-                 <text x=\"{:.1}\" y=\"{:.1}\">{p:.1}%</text>\n",
-                bar_h - 1.0,
-                label_w + w + 4.0,
-                by + bar_h - 2.0
-            );
-        }
+    Chart {
+        title: format!("matmul ladder, {size}³: % of cuBLAS (no TF32) in the same run"),
+        subtitle: subtitle.to_string(),
+        series: vec![("f32", BLUE), ("f64", ORANGE)],
+        rungs: kernels.iter().map(|k| (k.to_string(), vec![percent(k, "f32"), percent(k, "f64")])).collect(),
     }
-    let axis_y = top + kernels.len() as f64 * (2.0 * bar_h + 8.0) + 4.0;
-    for p in [0, 25, 50, 75, 100] {
-        let x = label_w + bar_w * p as f64 / 100.0;
-        svg += &format!(
-            "<line x1=\"{x}\" y1=\"{top}\" x2=\"{x}\" y2=\"{axis_y}\" stroke=\"#ccc\"/>\
-             <text x=\"{x}\" y=\"{:.1}\" text-anchor=\"middle\">{p}%</text>\n",
-            axis_y + 14.0
-        );
-    }
-    svg += "</svg>\n";
-    Some(svg)
-}
-
-/// `s` with XML's special characters escaped.
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+    .svg()
 }
 
 #[cfg(test)]
@@ -366,7 +330,7 @@ mod tests {
         ];
         let svg = chart(&rows, "H100 <test>").unwrap();
         assert!(svg.contains("2048³") && !svg.contains("4096³") && svg.contains("H100 &lt;test&gt;"), "{svg}");
-        // 1/50 (twice), 1/1.25, 1/4 of cuBLAS's rate: widths 2%, 80%, 25% of 400.
+        // 1/50 (twice), 1/1.25, 1/4 of cuBLAS's rate on an axis to 100%: widths 2%, 80%, 25% of 400.
         for (percent, width) in [("2.0%", "8.0"), ("80.0%", "320.0"), ("25.0%", "100.0")] {
             assert!(svg.contains(&format!(">{percent}<")) && svg.contains(&format!("width=\"{width}\"")), "{percent}");
         }

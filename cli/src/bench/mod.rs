@@ -9,6 +9,7 @@
 //! with the kernel's on buffer sets of its own (for reductions, in a block of runs right after
 //! the kernel's).
 
+mod chart;
 mod matmul;
 
 use std::io::Write;
@@ -47,10 +48,12 @@ pub struct Args {
     /// Only these rungs of the matmul suite (repeatable), such as matmul_warptile; default: all.
     #[arg(long = "matmul-kernel", value_parser = matmul::parse_kernel)]
     matmul_kernels: Vec<bankwise::matmul::MatmulKernel>,
-    /// Also draw the matmul ladder (% of cuBLAS per rung and type, at the largest square
-    /// measured) as SVG into this file.
+    /// Also draw each measured ladder as an SVG bar chart into this folder:
+    /// `transpose-ladder.svg` (% of the driver's copy per rung and type, at the largest square
+    /// measured), `reduction-ladder.svg` (f32 sum, % of the copy, at the largest length) and
+    /// `matmul-ladder.svg` (% of cuBLAS per rung and type, at the largest cube).
     #[arg(long)]
-    chart: Option<std::path::PathBuf>,
+    charts: Option<std::path::PathBuf>,
 }
 
 pub(crate) fn parse_shape(s: &str) -> Result<Shape, String> {
@@ -83,6 +86,10 @@ struct Row {
     /// The driver's copy of the kernel's input (its bytes read and written), interleaved.
     copy: Stats,
     copy_bytes: u64,
+    /// The side of a square matrix, for the transpose chart.
+    square: Option<usize>,
+    /// log2 of a reduction's length, for the reduction chart.
+    log_len: Option<u32>,
 }
 
 impl Row {
@@ -124,6 +131,13 @@ pub fn run(args: &Args) -> Result<()> {
         info.l2_bytes >> 20,
         info.memory_bytes >> 30
     );
+    // Where the results go is checked before the long run, not after it.
+    if let Some(dir) = &args.charts {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create the charts' folder {}", dir.display()))?;
+    }
+    if let Some(path) = &args.markdown {
+        std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+    }
     let suites = if args.suites.is_empty() {
         vec![Suite::Copy, Suite::Transpose, Suite::Reduce, Suite::Matmul]
     } else {
@@ -196,11 +210,19 @@ pub fn run(args: &Args) -> Result<()> {
             "cuBLAS: its gemm of the same operands (default math mode: no TF32), timed in runs interleaved with the kernel's"
         );
     }
-    if let Some(path) = &args.chart {
-        let title = format!("{}, {}", info.name, today());
-        let svg = matmul::chart(&matmul_rows, &title).context("the chart needs the matmul suite's rows")?;
-        std::fs::write(path, svg).with_context(|| format!("writing {}", path.display()))?;
-        eprintln!("wrote {}", path.display());
+    if let Some(dir) = &args.charts {
+        let subtitle = format!("{}, {}", info.name, today());
+        let charts = [
+            ("transpose-ladder.svg", transpose_chart(&bench.rows, &subtitle)),
+            ("reduction-ladder.svg", reduction_chart(&bench.rows, &subtitle)),
+            ("matmul-ladder.svg", matmul::chart(&matmul_rows, &subtitle)),
+        ];
+        for (file, svg) in charts {
+            let Some(svg) = svg else { continue };
+            let path = dir.join(file);
+            std::fs::write(&path, svg).with_context(|| format!("writing {}", path.display()))?;
+            eprintln!("wrote {}", path.display());
+        }
     }
     if let Some(path) = &args.markdown {
         let mut f = std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
@@ -258,6 +280,8 @@ impl Bench<'_> {
             stats,
             copy,
             copy_bytes: bytes,
+            square: (shape.rows == shape.cols && shape.batch == 1).then_some(shape.rows),
+            log_len: None,
         });
         self.progress.inc(1);
         Ok(())
@@ -321,6 +345,8 @@ impl Bench<'_> {
             stats,
             copy,
             copy_bytes: 2 * bytes as u64,
+            square: None,
+            log_len: Some(log),
         });
         self.progress.inc(1);
         Ok(())
@@ -375,6 +401,41 @@ fn markdown(rows: &[Row]) -> String {
     out
 }
 
+/// The transpose ladder as a bar chart: each rung's (and cuBLAS's) % of the interleaved copy
+/// at the largest square shape measured, f32 and f64.
+fn transpose_chart(rows: &[Row], subtitle: &str) -> Option<String> {
+    let rungs: Vec<&str> = TransposeKernel::ALL.iter().map(|k| k.name()).chain(["cublas_geam"]).collect();
+    let square = |r: &&Row| rungs.contains(&r.kernel.as_str()) && r.square.is_some();
+    let size = rows.iter().filter(square).filter_map(|r| r.square).max()?;
+    let percent = |kernel: &str, dtype: &str| {
+        let r = rows.iter().find(|r| r.kernel == kernel && r.dtype == dtype && r.square == Some(size))?;
+        Some(100.0 * r.of_copy())
+    };
+    chart::Chart {
+        title: format!("transpose ladder, {size}²: % of the driver's copy, interleaved in the same run"),
+        subtitle: subtitle.to_string(),
+        series: vec![("f32", chart::BLUE), ("f64", chart::ORANGE)],
+        rungs: rungs.iter().map(|k| (k.to_string(), vec![percent(k, "f32"), percent(k, "f64")])).collect(),
+    }
+    .svg()
+}
+
+/// The reduction ladder as a bar chart: each rung's f32 sum, its input read at a % of the
+/// driver's copy of the same input (read and written), at the largest length measured.
+fn reduction_chart(rows: &[Row], subtitle: &str) -> Option<String> {
+    let sums: Vec<String> = ReduceKernel::ALL.iter().map(|k| format!("{}/{}", k.name(), <Sum as Operation<f32>>::NAME)).collect();
+    let f32_sum = |r: &&Row| sums.contains(&r.kernel) && r.dtype == "f32";
+    let log = rows.iter().filter(f32_sum).filter_map(|r| r.log_len).max()?;
+    let at: Vec<&Row> = rows.iter().filter(f32_sum).filter(|r| r.log_len == Some(log)).collect();
+    chart::Chart {
+        title: format!("reduction ladder, f32 sum of 2^{log}: GB/s read, % of the driver's copy right after"),
+        subtitle: subtitle.to_string(),
+        series: vec![("f32", chart::BLUE)],
+        rungs: at.iter().map(|r| (r.kernel.trim_end_matches("/sum").to_string(), vec![Some(100.0 * r.of_copy())])).collect(),
+    }
+    .svg()
+}
+
 /// Today's UTC date as `YYYY-MM-DD` (civil-from-days, so no date crate is needed).
 fn today() -> String {
     let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
@@ -388,4 +449,47 @@ fn today() -> String {
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = yoe + era * 400 + i64::from(m <= 2);
     format!("{y:04}-{m:02}-{d:02}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(kernel: &str, dtype: &'static str, square: Option<usize>, log_len: Option<u32>, ms: f64) -> Row {
+        let stats = |median_ms| Stats { median_ms, min_ms: median_ms, max_ms: median_ms, runs: 10 };
+        Row {
+            kernel: kernel.into(),
+            dtype,
+            shape: String::new(),
+            bytes: 1_000_000,
+            stats: stats(ms),
+            copy: stats(1.0),
+            copy_bytes: 1_000_000,
+            square,
+            log_len,
+        }
+    }
+
+    #[test]
+    fn ladder_charts_take_the_largest_square_or_length_and_each_rungs_share_of_the_copy() {
+        let rows = [
+            row("transpose_naive", "f32", Some(1024), None, 1.0),
+            row("transpose_naive", "f32", Some(8192), None, 4.0),
+            row("transpose", "f32", Some(8192), None, 1.25),
+            row("transpose", "f64", Some(8192), None, 1.0),
+            row("transpose", "f32", None, None, 0.5),
+            row("reduce_atomic/sum", "f32", None, Some(26), 50.0),
+            row("reduce/sum", "f32", None, Some(26), 0.8),
+            row("reduce/sum", "f64", None, Some(26), 1.0),
+            row("reduce/sum", "f32", None, Some(20), 0.1),
+        ];
+        let t = transpose_chart(&rows, "H100").unwrap();
+        assert!(t.contains("8192²") && t.contains(">25.0%<") && t.contains(">80.0%<") && t.contains(">100.0%<"), "{t}");
+        assert_eq!(t.matches("<rect x=").count(), 3, "{t}");
+        let r = reduction_chart(&rows, "H100").unwrap();
+        assert!(r.contains("2^26") && r.contains(">2.0%<") && r.contains(">125.0%<"), "{r}");
+        assert!(r.contains(">reduce_atomic<") && r.contains(">reduce<") && !r.contains("/sum<"), "{r}");
+        assert_eq!(r.matches("<rect x=").count(), 2, "only the f32 sums at 2^26: {r}");
+        assert!(transpose_chart(&rows[5..], "x").is_none() && reduction_chart(&rows[..5], "x").is_none());
+    }
 }
