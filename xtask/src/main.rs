@@ -15,6 +15,7 @@ use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
 
 mod bundle;
+mod guide;
 mod kernels;
 mod package;
 mod tidy;
@@ -91,6 +92,9 @@ enum Cmd {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+    /// Build the guide (the mdBook in guide/) into target/guide/, installing the pinned
+    /// mdBook into .tools/ on first use.
+    Guide,
     /// Measure the bank-conflict probes on this machine's GPU (`bankwise probe`).
     Probe {
         /// Passed to `bankwise probe` (--iterations N, --markdown FILE, --once, --ncu-csv FILE).
@@ -145,6 +149,7 @@ fn main() -> Result<()> {
             }
             Ok(())
         }
+        Cmd::Guide => guide::build(&root),
         Cmd::Probe { args } => cli(&root, "probe", &args),
         Cmd::Bundle { dir } => bundle::run(&root, &dir),
     }
@@ -218,6 +223,7 @@ fn ci(root: &Path) -> Result<()> {
                 Ok(())
             }),
         ),
+        ("guide", Box::new(|| guide::build(root))),
         ("package-check", Box::new(|| package::package_check(root))),
     ];
     let tested = started.elapsed().as_secs_f64();
@@ -272,7 +278,7 @@ fn strs(v: &[String]) -> Vec<&str> {
     v.iter().map(String::as_str).collect()
 }
 
-fn run(cmd: &mut Command) -> Result<()> {
+pub(crate) fn run(cmd: &mut Command) -> Result<()> {
     let status = cmd.status().with_context(|| format!("cannot start {cmd:?}"))?;
     if !status.success() {
         bail!("{cmd:?} failed ({status})");

@@ -1,6 +1,7 @@
 //! Tidy checks, run as xtask's unit tests by `cargo xtask test`: the pins that are written in
 //! more than one place (a kernel crate needs its own `rust-toolchain.toml`, and xtask must know
-//! the nightly before anything is built) stay in step, and the README says what they are.
+//! the nightly before anything is built) stay in step, the README says what they are, and every
+//! chapter of the guide is both in the book and compiled as doctests.
 
 #[cfg(test)]
 mod tests {
@@ -49,9 +50,29 @@ mod tests {
     }
 
     #[test]
-    fn the_readme_names_the_pinned_nightly_and_the_cuda_tools() {
+    fn every_guide_chapter_is_in_the_book_and_its_code_is_tested() {
+        let guide = root().join("guide");
+        let summary = std::fs::read_to_string(guide.join("chapters/SUMMARY.md")).unwrap();
+        let lib = std::fs::read_to_string(guide.join("lib.rs")).unwrap();
+        let mut chapters = 0;
+        for entry in std::fs::read_dir(guide.join("chapters")).unwrap().flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if !name.ends_with(".md") || name == "SUMMARY.md" {
+                continue;
+            }
+            chapters += 1;
+            assert!(summary.contains(&format!("]({name})")), "guide/chapters/SUMMARY.md does not list {name}");
+            assert!(lib.contains(&format!("\"{name}\"")), "guide/lib.rs does not include {name}, so its code is untested");
+        }
+        assert!(chapters >= 10, "only {chapters} chapters");
+    }
+
+    #[test]
+    fn the_readme_names_the_pinned_nightly_mdbook_and_the_cuda_tools() {
         let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
         assert!(readme.contains(TOOLCHAIN), "README.md does not name {TOOLCHAIN}");
+        let mdbook = format!("mdBook {}", crate::guide::MDBOOK);
+        assert!(readme.contains(&mdbook), "README.md does not name {mdbook}, which xtask installs");
         for package in crate::CUDA13_PACKAGES.iter().chain(crate::CUDA12_PACKAGES) {
             let version = package.split("==").nth(1).unwrap();
             let minor = version.rsplit_once('.').map_or(version, |(m, _)| m);
