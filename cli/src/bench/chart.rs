@@ -103,9 +103,10 @@ mod tests {
 
     #[test]
     fn bars_are_percentages_of_an_axis_that_reaches_past_the_fastest() {
-        let svg = chart(vec![("naive".into(), vec![Some(20.0), None]), ("tuned".into(), vec![Some(97.0), Some(110.0)])])
-            .svg()
-            .unwrap();
+        let svg =
+            chart(vec![("naive".into(), vec![Some(20.0), None]), ("tuned".into(), vec![Some(97.0), Some(110.0)])])
+                .svg()
+                .unwrap();
         // The axis runs to 125%: 20% is 64 of the 400 pixels, 110% is 352.
         assert!(svg.contains("width=\"64.0\"") && svg.contains(">20.0%<"), "{svg}");
         assert!(svg.contains("width=\"352.0\"") && svg.contains(">110.0%<"), "{svg}");

@@ -423,7 +423,8 @@ fn transpose_chart(rows: &[Row], subtitle: &str) -> Option<String> {
 /// The reduction ladder as a bar chart: each rung's f32 sum, its input read at a % of the
 /// driver's copy of the same input (read and written), at the largest length measured.
 fn reduction_chart(rows: &[Row], subtitle: &str) -> Option<String> {
-    let sums: Vec<String> = ReduceKernel::ALL.iter().map(|k| format!("{}/{}", k.name(), <Sum as Operation<f32>>::NAME)).collect();
+    let sums: Vec<String> =
+        ReduceKernel::ALL.iter().map(|k| format!("{}/{}", k.name(), <Sum as Operation<f32>>::NAME)).collect();
     let f32_sum = |r: &&Row| sums.contains(&r.kernel) && r.dtype == "f32";
     let log = rows.iter().filter(f32_sum).filter_map(|r| r.log_len).max()?;
     let at: Vec<&Row> = rows.iter().filter(f32_sum).filter(|r| r.log_len == Some(log)).collect();
@@ -431,7 +432,10 @@ fn reduction_chart(rows: &[Row], subtitle: &str) -> Option<String> {
         title: format!("reduction ladder, f32 sum of 2^{log}: GB/s read, % of the driver's copy right after"),
         subtitle: subtitle.to_string(),
         series: vec![("f32", chart::BLUE)],
-        rungs: at.iter().map(|r| (r.kernel.trim_end_matches("/sum").to_string(), vec![Some(100.0 * r.of_copy())])).collect(),
+        rungs: at
+            .iter()
+            .map(|r| (r.kernel.trim_end_matches("/sum").to_string(), vec![Some(100.0 * r.of_copy())]))
+            .collect(),
     }
     .svg()
 }

@@ -62,6 +62,18 @@
 //! undefined, so this module reports the best and the worst case. (No GPU of that generation
 //! runs CUDA 13: this part of the model follows the articles and is not measured.)
 //!
+//! The model stays within what the CUDA C Programming Guide says about that machine (its
+//! appendix on compute capability 1.x, "Shared Memory"), and refuses the rest with
+//! [`BankError::NotModelled`]:
+//!
+//! * accesses wider than a bank word: the guide says only that they are split into separate
+//!   32-bit accesses that typically conflict (an array of `double` read at `shared[tid]`: two
+//!   32-bit requests of stride 2, 2-way), not how they are issued; the half- and quarter-warp
+//!   split and merge above is the modern machine's. Analyze each 4-byte part as a 4-byte access.
+//! * stores in which two lanes of one half-warp touch the same word: the guide describes the
+//!   broadcast for reads only, and says of writes to one location only that one lane performs
+//!   it.
+//!
 //! ## Counting
 //!
 //! * `transactions`: requests after the split and merges (at least 1 wavefront each);
@@ -226,7 +238,23 @@ pub enum BankError {
         /// Lanes in the geometry's warp.
         warp_lanes: u32,
     },
+    /// The sources say nothing about how this access is served on this geometry, so the model
+    /// does not guess (compute capability 1.x: wide accesses, and stores that share a word).
+    #[error("not modelled: {0}")]
+    NotModelled(&'static str),
 }
+
+/// Why a wide access on [`Broadcast::OneWordPerCycle`] is refused.
+const WIDE_ON_1X: &str = "on compute capability 1.x an access wider than a bank word is split into separate \
+     32-bit accesses (CUDA C Programming Guide, compute capability 1.x, \"Larger Than 32-Bit Access\": a double \
+     read at shared[tid] is two 32-bit requests of stride 2, a 2-way conflict), and the guide says no more about \
+     how they are served; analyze each 4-byte part as a 4-byte access (--width 4, twice the stride)";
+
+/// Why a store sharing a word on [`Broadcast::OneWordPerCycle`] is refused.
+const SHARED_STORE_ON_1X: &str = "on compute capability 1.x the broadcast serves reads only (CUDA C Programming \
+     Guide, compute capability 1.x, \"32-Bit Broadcast Access\"); of several lanes of a half-warp writing one \
+     location it says only that one of them performs the write, not how long that takes, so a store whose \
+     lanes share a word is not modelled there";
 
 /// Whether a warp reads or writes shared memory. It matters only for 8- and 16-byte accesses:
 /// the half- or quarter-warps of a *load* merge under the conditions of the article
@@ -424,6 +452,10 @@ pub fn analyze(access: &Access, geometry: &Geometry) -> Result<Analysis, BankErr
     geometry.validate()?;
     let g = geometry;
     let width = access.width.bytes();
+    let one_word = g.broadcast == Broadcast::OneWordPerCycle;
+    if one_word && width > g.bank_bytes && access.active_lanes() > 0 {
+        return Err(BankError::NotModelled(WIDE_ON_1X));
+    }
     let bank_bytes = u64::from(g.bank_bytes);
     let words_per_lane = (width / g.bank_bytes).max(1) as u64;
 
@@ -443,6 +475,18 @@ pub fn analyze(access: &Access, geometry: &Geometry) -> Result<Analysis, BankErr
         let first = addr / bank_bytes;
         let words = (0..words_per_lane).map(|k| first.saturating_add(k)).collect();
         lane_words[i] = Some((addr, words));
+    }
+    if one_word && access.op == Op::Store {
+        // Two lanes of one request on one word: the 1.x guide does not say how that is written.
+        for chunk in lane_words.chunks(g.request_lanes as usize) {
+            let mut words: Vec<u64> = chunk.iter().flatten().flat_map(|(_, ws)| ws.iter().copied()).collect();
+            let n = words.len();
+            words.sort_unstable();
+            words.dedup();
+            if words.len() < n {
+                return Err(BankError::NotModelled(SHARED_STORE_ON_1X));
+            }
+        }
     }
     let bank = |word: u64| (word % u64::from(g.banks)) as u32;
     let lane_banks = (lane_words.iter())
@@ -1027,9 +1071,24 @@ fn cell_text(cell: Option<&BankCell>) -> (String, bool) {
     }
 }
 
+/// What the rows, columns, cells and colours of a bank map mean, in a few lines (indented by
+/// two spaces after the first). The colour line only with `color`, its colour names coloured.
+pub fn legend_text(color: bool) -> String {
+    let mut s = String::from(
+        "legend: columns are banks; row tT.wW is wavefront W of transaction T (the request, or its half- or\n  \
+         quarter-warp piece; W ≥ 1 is a replay: a conflict); a cell is the lane that bank serves, n* a word\n  \
+         broadcast to lane n and others (n the lowest), · an idle bank\n",
+    );
+    if color {
+        let _ =
+            writeln!(s, "  colours: {RED}red row{RESET} = a replay (conflict), {CYAN}cyan cell{RESET} = a broadcast");
+    }
+    s
+}
+
 /// A bank map for terminals: one column per bank, one row per wavefront, each cell the lowest
-/// lane served (`*` = broadcast to several lanes, `·` = idle bank), then [`summary`]. With
-/// `color`, replays (conflict rows) are red and broadcast cells cyan.
+/// lane served (`*` = broadcast to several lanes, `·` = idle bank), then [`legend_text`] and
+/// [`summary`]. With `color`, replays (conflict rows) are red and broadcast cells cyan.
 pub fn render_text(analysis: &Analysis, geometry: &Geometry, color: bool) -> String {
     let col = 4;
     let mut out = String::new();
@@ -1064,9 +1123,35 @@ pub fn render_text(analysis: &Analysis, geometry: &Geometry, color: bool) -> Str
         }
         out.push('\n');
     }
+    out.push_str(&legend_text(color));
     out.push_str(&summary(analysis, geometry));
     out.push('\n');
     out
+}
+
+/// Splits `text` at spaces into lines of at most `max_chars` characters (a longer word gets a
+/// line of its own).
+fn wrap(text: &str, max_chars: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > max_chars {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+/// Monospace advance width in pixels per character at font size `px` (0.6 em, rounded up).
+fn advance(px: u32) -> f64 {
+    0.61 * f64::from(px)
 }
 
 fn escape_xml(s: &str) -> String {
@@ -1086,19 +1171,38 @@ fn escape_xml(s: &str) -> String {
 }
 
 /// The bank map as a standalone SVG: bank columns × wavefront rows (one `class="cell"` rect
-/// each), lane numbers in cells, conflict rows and broadcast cells shaded, a legend and `title`.
+/// each), lane numbers in cells, conflict rows and broadcast cells shaded, a legend, a note on
+/// the labels and the [`summary`]. `title` and the notes wrap at the map's width (at least
+/// 540 pixels), so none runs past the edge.
 pub fn render_svg(analysis: &Analysis, geometry: &Geometry, title: &str) -> String {
-    let (cw, ch, left, top) = (30u32, 22u32, 70u32, 56u32);
+    let (cw, ch, left) = (30u32, 22u32, 70u32);
     let rows = analysis.waves.len() as u32;
-    let width = left + cw * geometry.banks + 20;
-    let height = top + ch * rows + 70;
+    // At least wide enough for the colour legend; the title and the notes below the map wrap.
+    let width = (left + cw * geometry.banks + 20).max(540);
+    let fits = |px: u32| ((f64::from(width - 20) / advance(px)).floor() as usize).max(1);
+    let title_lines = wrap(title, fits(14));
+    let top = 56 + 18 * (title_lines.len() as u32 - 1);
+    let mut notes = wrap(
+        "columns: banks; row tT.wW: wavefront W of transaction T (W ≥ 1: a replay); cell: the lane served, \
+         n* a word broadcast to lane n and others",
+        fits(11),
+    );
+    notes.extend(wrap(&summary(analysis, geometry), fits(11)));
+    let height = top + ch * rows + 52 + 16 * notes.len() as u32;
     let mut s = String::new();
     let _ = writeln!(
         s,
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="monospace" font-size="11">"#
     );
     let _ = writeln!(s, r#"<rect x="0" y="0" width="{width}" height="{height}" fill="white"/>"#);
-    let _ = writeln!(s, r#"<text x="10" y="20" font-size="14" font-weight="bold">{}</text>"#, escape_xml(title));
+    for (i, line) in title_lines.iter().enumerate() {
+        let y = 20 + 18 * i as u32;
+        let _ = writeln!(
+            s,
+            r#"<text class="title" x="10" y="{y}" font-size="14" font-weight="bold">{}</text>"#,
+            escape_xml(line)
+        );
+    }
     let _ = writeln!(s, r#"<text x="{}" y="{}" text-anchor="end">bank</text>"#, left - 6, top - 8);
     for b in 0..geometry.banks {
         let x = left + b * cw + cw / 2;
@@ -1151,7 +1255,10 @@ pub fn render_svg(analysis: &Analysis, geometry: &Geometry, title: &str) -> Stri
         );
         let _ = writeln!(s, r#"<text x="{}" y="{}">{name}</text>"#, x + 20, ly + 11);
     }
-    let _ = writeln!(s, r#"<text x="10" y="{}">{}</text>"#, ly + 36, escape_xml(&summary(analysis, geometry)));
+    for (i, line) in notes.iter().enumerate() {
+        let y = ly + 36 + 16 * i as u32;
+        let _ = writeln!(s, r#"<text class="note" x="10" y="{y}">{}</text>"#, escape_xml(line));
+    }
     s.push_str("</svg>");
     s
 }
@@ -1481,17 +1588,115 @@ mod tests {
     fn text_rendering() {
         let a = run(&Access::strided(Width::B4, 0, 32), &Geometry::MODERN);
         let plain = render_text(&a, &Geometry::MODERN, false);
-        assert_eq!(plain.lines().count(), 2 + 32 + 1);
+        // Header and rule, 32 wavefronts, the 3-line legend, the summary.
+        assert_eq!(plain.lines().count(), 2 + 32 + 3 + 1);
         assert!(plain.ends_with(
             "32 lanes, 4-byte accesses: 1 transaction, 32 wavefronts → 32-way conflict (31 extra wavefronts)\n"
         ));
+        assert!(plain.contains(&legend_text(false)));
         assert!(!plain.contains('\x1b'));
         let colored = render_text(&a, &Geometry::MODERN, true);
-        assert_eq!(colored.matches(RED).count(), 31, "every replay row is red");
+        assert_eq!(colored.matches(RED).count(), 31 + 1, "every replay row is red, and the legend says so");
+        assert!(colored.contains(&legend_text(true)));
         let b = run(&Access::strided(Width::B4, 12, 0), &Geometry::HALF_WARP_16);
         let text = render_text(&b, &Geometry::HALF_WARP_16, true);
         assert!(text.contains(&format!("{CYAN}0*{RESET}")));
         assert!(text.contains("conflict-free; best case shown, worst case 2 wavefronts"));
+    }
+
+    #[test]
+    fn the_text_legend_explains_labels_cells_and_colours() {
+        let plain = legend_text(false);
+        assert_eq!(plain.lines().count(), 3);
+        for needle in ["columns are banks", "tT.wW", "wavefront W of transaction T", "replay", "n*", "· an idle bank"]
+        {
+            assert!(plain.contains(needle), "{needle}: {plain}");
+        }
+        assert!(!plain.contains("colours"), "no colour line without colours");
+        let colored = legend_text(true);
+        assert!(colored.starts_with(&plain));
+        assert!(colored.contains(&format!("{RED}red row{RESET} = a replay")));
+        assert!(colored.contains(&format!("{CYAN}cyan cell{RESET} = a broadcast")));
+        assert!(plain.lines().all(|l| l.chars().count() <= 9 + 4 * 32), "no wider than a 32-bank map");
+    }
+
+    /// Every line of text of every named pattern's SVG (title included) fits its width, at the
+    /// monospace advance of 0.6 em.
+    #[test]
+    fn svg_text_fits_its_width() {
+        let attr = |tag: &str, name: &str| -> u32 {
+            let start = tag.find(&format!(" {name}=\"")).expect(name) + name.len() + 3;
+            tag[start..].split('"').next().unwrap().parse().unwrap()
+        };
+        let mut wrapped = 0;
+        for p in named_patterns() {
+            let a = run(&p.access, &p.geometry);
+            let title = format!("{}: {}", p.name, p.description);
+            let svg = render_svg(&a, &p.geometry, &title);
+            let width = attr(svg.lines().next().unwrap(), "width");
+            let titles: Vec<&str> = svg.lines().filter(|l| l.contains(r#"class="title""#)).collect();
+            wrapped += usize::from(titles.len() > 1);
+            for line in svg.lines().filter(|l| l.starts_with("<text")) {
+                let px = if line.contains(r#"font-size="14""#) { 14 } else { 11 };
+                let text = line.split('>').nth(1).unwrap().trim_end_matches("</text");
+                let chars = text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&").chars().count();
+                let x = attr(line, "x");
+                let end = if line.contains(r#"text-anchor="end""#) || line.contains("middle") {
+                    f64::from(x)
+                } else {
+                    f64::from(x) + chars as f64 * 0.6 * f64::from(px)
+                };
+                assert!(end <= f64::from(width), "{}: {line:?} ends at {end} > {width}", p.name);
+            }
+            let joined: Vec<String> =
+                titles.iter().map(|l| l.split('>').nth(1).unwrap().trim_end_matches("</text").to_string()).collect();
+            assert_eq!(joined.join(" "), escape_xml(&title), "{}: the wrapped title keeps every word", p.name);
+        }
+        assert!(wrapped > 0, "the long titles (lds128-case5) wrap");
+        assert_eq!(wrap("a bb ccc", 4), vec!["a bb", "ccc"]);
+        assert_eq!(wrap("toolongword x", 4), vec!["toolongword", "x"]);
+        assert_eq!(wrap("", 4), vec![""]);
+    }
+
+    /// The CUDA C Programming Guide's appendix on compute capability 1.x says that accesses
+    /// wider than 32 bits are split into separate 32-bit accesses ("Larger Than 32-Bit Access":
+    /// doubles at `shared[tid]`, two requests of stride 2, 2-way), and describes the broadcast
+    /// for reads only. The half-/quarter-warp split and merge are the modern machine's, so the
+    /// model refuses wide accesses on 1.x, and stores whose lanes share a word, rather than
+    /// guess.
+    #[test]
+    fn half_warp_16_refuses_what_the_old_guide_does_not_say() {
+        let h = Geometry::HALF_WARP_16;
+        for width in [Width::B8, Width::B16] {
+            for op in Op::ALL {
+                let e = analyze(&Access::strided(width, 0, 1).with_op(op), &h).unwrap_err();
+                assert!(matches!(e, BankError::NotModelled(_)), "{width:?} {op}");
+                assert!(e.to_string().contains("Larger Than 32-Bit Access"), "{e}");
+                // The modern machine is unaffected.
+                assert!(analyze(&Access::strided(width, 0, 1).with_op(op), &Geometry::MODERN).is_ok());
+            }
+        }
+        // The guide's own advice: the double's two 32-bit halves, each at stride 2, 2-way per half-warp.
+        let half = run(&Access::strided(Width::B4, 0, 2), &h);
+        assert_eq!((half.transactions(), half.degree()), (2, 2));
+        // Stores: distinct words are the strided rule; shared words are refused.
+        let store = |a: Access| analyze(&a.with_op(Op::Store), &h);
+        assert_eq!(store(Access::strided(Width::B4, 0, 1)).unwrap().wavefronts(), 2);
+        assert_eq!(store(Access::strided(Width::B4, 0, 16)).unwrap().wavefronts(), 32);
+        let e = store(Access::strided(Width::B4, 12, 0)).unwrap_err();
+        assert!(matches!(e, BankError::NotModelled(_)) && e.to_string().contains("reads only"), "{e}");
+        assert!(matches!(store(Access::strided(Width::B1, 0, 1)), Err(BankError::NotModelled(_))));
+        assert!(store(Access::strided(Width::B1, 0, 4)).is_ok(), "bytes in different words");
+        // Lanes 0 and 16 share a word but not a half-warp: two separate requests.
+        assert!(store(Access::from_fn(Width::B4, u32::MAX, |i| 4 * u64::from(i % 16))).is_ok());
+        // Reads keep the guide's broadcast, and every named 1.x pattern still loads.
+        assert!(analyze(&Access::strided(Width::B4, 12, 0), &h).is_ok());
+        assert!(analyze(&Access::strided(Width::B1, 0, 1), &h).unwrap().wavefronts() > 2, "chars conflict on 1.x");
+        for p in named_patterns().into_iter().filter(|p| p.geometry == h) {
+            assert!(analyze(&p.access, &h).is_ok(), "{}", p.name);
+        }
+        // Nothing active: nothing to refuse.
+        assert_eq!(analyze(&Access::strided(Width::B8, 0, 1).with_mask(0), &h).unwrap().wavefronts(), 0);
     }
 
     #[test]
