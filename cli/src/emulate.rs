@@ -31,21 +31,21 @@ pub struct Args {
     #[arg(required_unless_present = "list")]
     kernel: Option<String>,
     /// List the kernels it can run.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "kernel")]
     list: bool,
-    /// Matrix shape for transposes, as ROWSxCOLS.
-    #[arg(long, value_parser = crate::bench::parse_shape, default_value = "256x256")]
-    shape: Shape,
-    /// Elements for reductions; bytes for `copy_bytes`.
-    #[arg(long, default_value_t = 1 << 16)]
-    len: usize,
+    /// Matrix shape for transposes, as ROWSxCOLS [default: 256x256].
+    #[arg(long, value_parser = crate::bench::parse_shape)]
+    shape: Option<Shape>,
+    /// Elements for reductions; bytes for `copy_bytes` [default: 65536].
+    #[arg(long)]
+    len: Option<usize>,
     /// Element type: u8, u16, f32, f64 for transposes; f32, f64, i32, u32, i64, u64 for
-    /// reductions (`copy_bytes` moves bytes).
-    #[arg(long = "type", default_value = "f32")]
-    ty: String,
-    /// The reduction's operation: sum, min or max.
-    #[arg(long, default_value = "sum")]
-    op: String,
+    /// reductions [default: f32].
+    #[arg(long = "type")]
+    ty: Option<String>,
+    /// The reduction's operation: sum, min or max [default: sum].
+    #[arg(long)]
+    op: Option<String>,
     /// Print one JSON object instead of the table: `kernel`, `correct`, `sites` (`site`, `op`,
     /// `requests`, `wavefronts`), `global` (`site`, `op`, `requests`, `sectors`,
     /// `ideal_sectors`) and `races` (`first`, `second`, `address`).
@@ -53,7 +53,7 @@ pub struct Args {
     json: bool,
     /// Also draw the bank map of each shared site's costliest request, and the 32-byte sectors
     /// of each global site's.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "json")]
     draw: bool,
 }
 
@@ -63,13 +63,54 @@ impl Args {
         Args {
             kernel: Some(kernel.into()),
             list: false,
-            shape: Shape::new(256, 256),
-            len: 1 << 16,
-            ty: ty.into(),
-            op: "sum".into(),
+            shape: None,
+            len: None,
+            // Only the kernels that take a type get one (the others would refuse it).
+            ty: (kernel.starts_with("transpose") || kernel.starts_with("reduce") && kernel != UNSYNCED)
+                .then(|| ty.into()),
+            op: None,
             json: false,
             draw,
         }
+    }
+
+    fn shape(&self) -> Shape {
+        self.shape.unwrap_or(Shape::new(256, 256))
+    }
+
+    fn len(&self) -> usize {
+        self.len.unwrap_or(1 << 16)
+    }
+
+    fn ty(&self) -> &str {
+        self.ty.as_deref().unwrap_or("f32")
+    }
+
+    fn op(&self) -> &str {
+        self.op.as_deref().unwrap_or("sum")
+    }
+
+    /// Refuses the options that `kernel` would ignore, naming them.
+    fn check_options_for(&self, kernel: &str) -> Result<()> {
+        let transpose = kernel.starts_with("transpose");
+        let reduction = kernel.starts_with("reduce") && kernel != UNSYNCED;
+        let ignored: Vec<&str> = [
+            ("--shape", self.shape.is_some() && !transpose),
+            ("--len", self.len.is_some() && transpose),
+            ("--type", self.ty.is_some() && !(transpose || reduction)),
+            ("--op", self.op.is_some() && !reduction),
+        ]
+        .into_iter()
+        .filter_map(|(name, given)| given.then_some(name))
+        .collect();
+        if !ignored.is_empty() {
+            bail!(
+                "`{kernel}` takes no {} (transposes take --shape and --type; reductions --len, --type \
+                 and --op; copy_bytes and {UNSYNCED} --len)",
+                ignored.join(" or ")
+            );
+        }
+        Ok(())
     }
 }
 
@@ -99,6 +140,7 @@ pub fn run(args: &Args) -> Result<()> {
     if !kernels().contains(&kernel) {
         bail!("no kernel `{kernel}` to emulate; `bankwise emulate --list` lists them");
     }
+    args.check_options_for(kernel)?;
     let gpu = Gpu::emulator()?;
     let outcome = emulate(&gpu, kernel, args)?;
     let sites = sites(&outcome.launches);
@@ -159,13 +201,13 @@ pub fn run(args: &Args) -> Result<()> {
 
 fn describe(kernel: &str, args: &Args) -> String {
     if kernel == UNSYNCED {
-        format!("u32 sum of {} elements, one pass", args.len)
+        format!("u32 sum of {} elements, one pass", args.len())
     } else if kernel.starts_with("transpose") {
-        format!("{} {}", args.ty, args.shape)
+        format!("{} {}", args.ty(), args.shape())
     } else if kernel.starts_with("reduce") {
-        format!("{} {} of {} elements", args.ty, args.op, args.len)
+        format!("{} {} of {} elements", args.ty(), args.op(), args.len())
     } else {
-        format!("{} bytes", args.len)
+        format!("{} bytes", args.len())
     }
 }
 
@@ -273,34 +315,34 @@ fn short(site: &str) -> &str {
 pub fn emulate(gpu: &Gpu, kernel: &str, args: &Args) -> Result<Outcome> {
     gpu.take_emulator_reports();
     let correct = if let Some(k) = TransposeKernel::ALL.into_iter().find(|k| k.name() == kernel) {
-        match args.ty.as_str() {
-            "u8" => transpose::<u8>(gpu, k, args.shape)?,
-            "u16" => transpose::<u16>(gpu, k, args.shape)?,
-            "f32" => transpose::<f32>(gpu, k, args.shape)?,
-            "f64" => transpose::<f64>(gpu, k, args.shape)?,
+        match args.ty() {
+            "u8" => transpose::<u8>(gpu, k, args.shape())?,
+            "u16" => transpose::<u16>(gpu, k, args.shape())?,
+            "f32" => transpose::<f32>(gpu, k, args.shape())?,
+            "f64" => transpose::<f64>(gpu, k, args.shape())?,
             t => bail!("transposes take --type u8, u16, f32 or f64, not {t}"),
         }
     } else if kernel == "copy_bytes" {
-        let data = random_bytes(args.len, 1);
+        let data = random_bytes(args.len(), 1);
         let src = gpu.upload(&data)?;
         let mut dst = gpu.alloc_zeros::<u8>(data.len())?;
         gpu.copy(&src, &mut dst)?;
         exact(&gpu.download(&dst)?, &data)
     } else if kernel == UNSYNCED {
-        unsynced(gpu, args.len)?
+        unsynced(gpu, args.len())?
     } else {
         let k = ReduceKernel::ALL.into_iter().find(|k| k.name() == kernel).context("a known kernel")?;
         macro_rules! by_op {
             ($t:ty) => {
-                match args.op.as_str() {
-                    "sum" => reduce::<$t, Sum>(gpu, k, Sum, args.len)?,
-                    "min" => reduce::<$t, Min>(gpu, k, Min, args.len)?,
-                    "max" => reduce::<$t, Max>(gpu, k, Max, args.len)?,
+                match args.op() {
+                    "sum" => reduce::<$t, Sum>(gpu, k, Sum, args.len())?,
+                    "min" => reduce::<$t, Min>(gpu, k, Min, args.len())?,
+                    "max" => reduce::<$t, Max>(gpu, k, Max, args.len())?,
                     o => bail!("--op takes sum, min or max, not {o}"),
                 }
             };
         }
-        match args.ty.as_str() {
+        match args.ty() {
             "f32" => by_op!(f32),
             "f64" => by_op!(f64),
             "i32" => by_op!(i32),
@@ -450,4 +492,43 @@ pub fn ladder_summary() -> Result<()> {
         bail!("wrong on the emulator: {}", wrong.join(", "));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::Args;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: Args,
+    }
+
+    fn check(line: &str) -> Result<(), String> {
+        let cli = Cli::try_parse_from(std::iter::once("emulate").chain(line.split_whitespace()))
+            .map_err(|e| e.to_string())?;
+        let kernel = cli.args.kernel.clone().unwrap_or_default();
+        cli.args.check_options_for(&kernel).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn options_a_kernel_would_ignore_are_refused() {
+        assert_eq!(check("transpose_tiled --shape 64x96 --type f64"), Ok(()));
+        assert_eq!(check("reduce_shuffle --len 1000 --type u64 --op max"), Ok(()));
+        assert_eq!(check("copy_bytes --len 4096"), Ok(()));
+        for (line, named) in [
+            ("transpose_tiled --len 5", "--len"),
+            ("transpose_padded --op max", "--op"),
+            ("reduce_shuffle --shape 4x4", "--shape"),
+            ("copy_bytes --type f64", "--type"),
+            ("reduce_unrolled_warp_unsynced --op min", "--op"),
+        ] {
+            let e = check(line).unwrap_err();
+            assert!(e.contains(&format!("takes no {named}")), "{line}: {e}");
+        }
+        assert!(check("--list transpose_tiled").is_err(), "--list with a kernel");
+        assert!(check("transpose_tiled --json --draw").is_err(), "--draw is not drawn in JSON");
+    }
 }

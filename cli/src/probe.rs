@@ -19,7 +19,7 @@ use crate::ncu;
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// Loop iterations per probe; each warp performs 16 accesses per iteration.
-    #[arg(long, default_value_t = DEFAULT_ITERATIONS)]
+    #[arg(long, default_value_t = DEFAULT_ITERATIONS, value_parser = clap::value_parser!(u32).range(1..))]
     iterations: u32,
     /// Also write the table as Markdown to this file.
     #[arg(long)]

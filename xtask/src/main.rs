@@ -18,6 +18,7 @@ mod bundle;
 mod guide;
 mod kernels;
 mod package;
+mod test;
 mod tidy;
 
 /// The nightly that builds the kernels (keep in step with `crates/device/rust-toolchain.toml`).
@@ -39,6 +40,7 @@ enum Cmd {
     /// Install the pinned nightly (rust-src, clippy) and CUDA's ptxas/nvdisasm into .tools/.
     Setup,
     /// Set up, then run every test of the workspace (GPU tests skip without a GPU).
+    #[command(disable_help_flag = true)]
     Test {
         /// Passed to `cargo test`.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
@@ -58,12 +60,14 @@ enum Cmd {
     /// only stable Rust installed, and build a kernel crate on the packaged device crates.
     PackageCheck,
     /// Build the PTX and print each kernel's registers, shared memory, stack and spills.
+    #[command(disable_help_flag = true)]
     Ptx {
         /// Passed to `bankwise ptx`.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
     /// Run the benchmarks on this machine's GPU and print the table (`bankwise bench`).
+    #[command(disable_help_flag = true)]
     Bench {
         /// Passed to `bankwise bench` (suites: copy, transpose, reduce, matmul; --quick;
         /// --shape RxC; --markdown FILE; --charts DIR).
@@ -71,6 +75,7 @@ enum Cmd {
         args: Vec<String>,
     },
     /// Draw a shared-memory access's bank map from the model (`bankwise banks`; no GPU).
+    #[command(disable_help_flag = true)]
     Banks {
         /// Passed to `bankwise banks` (--stride, --width, --pattern, --kernel, --svg FILE …).
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
@@ -78,6 +83,7 @@ enum Cmd {
     },
     /// Run one kernel on the CPU emulator, no GPU needed: check it, print each shared-memory
     /// access site's requests and wavefronts, and any race (`bankwise emulate`).
+    #[command(disable_help_flag = true)]
     Emulate {
         /// Passed to `bankwise emulate` (KERNEL, --list, --shape RxC, --len N, --type T,
         /// --op OP, --json, --draw).
@@ -86,6 +92,7 @@ enum Cmd {
     },
     /// Check the exercises (exercises/kernels/src/) in order and stop at the first unsolved
     /// one, on the CPU emulator (and on a GPU where there is one).
+    #[command(disable_help_flag = true)]
     Exercise {
         /// Passed to the exercises' checker (`list`, `check NAME`, `next`; the default is
         /// `next`).
@@ -96,6 +103,7 @@ enum Cmd {
     /// mdBook into .tools/ on first use.
     Guide,
     /// Measure the bank-conflict probes on this machine's GPU (`bankwise probe`).
+    #[command(disable_help_flag = true)]
     Probe {
         /// Passed to `bankwise probe` (--iterations N, --markdown FILE, --once, --ncu-csv FILE).
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
@@ -115,7 +123,7 @@ fn main() -> Result<()> {
         Cmd::Setup => setup(&root),
         Cmd::Test { args } => {
             setup(&root)?;
-            let counts = test(&root, &strs(&args))?;
+            let counts = test::run(&root, &strs(&args))?;
             println!("{counts}");
             Ok(())
         }
@@ -161,7 +169,7 @@ fn main() -> Result<()> {
 fn ci(root: &Path) -> Result<()> {
     let started = std::time::Instant::now();
     setup(root)?;
-    let counts = test(root, &[])?;
+    let counts = test::run(root, &[])?;
     let device = root.join("crates/device");
     type Check<'a> = (&'a str, Box<dyn Fn() -> Result<()> + 'a>);
     let checks: Vec<Check> = vec![
@@ -288,59 +296,6 @@ pub(crate) fn run(cmd: &mut Command) -> Result<()> {
 
 pub(crate) fn cargo(root: &Path, args: &[&str]) -> Result<()> {
     run(Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into())).current_dir(root).args(args))
-}
-
-/// Totals of `cargo test`'s per-binary "test result" lines. GPU tests that skip for want of
-/// a GPU are reported ignored by their harness, and counted here as skipped.
-#[derive(Default)]
-struct Counts {
-    passed: u64,
-    failed: u64,
-    skipped: u64,
-}
-
-impl std::fmt::Display for Counts {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "tests: {} passed, {} failed, {} skipped", self.passed, self.failed, self.skipped)
-    }
-}
-
-/// Runs `cargo test --workspace ARGS`, passing its output through, and totals the results.
-fn test(root: &Path, args: &[&str]) -> Result<Counts> {
-    use std::io::BufRead;
-    let mut child = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .current_dir(root)
-        .args(["test", "--workspace"])
-        .args(args)
-        // The shipped-kernel tests (tests/shipped.rs) compare the kernels built from source
-        // with prebuilt/: BANKWISE_PREBUILT=1 would skip the build they compare.
-        .env_remove("BANKWISE_PREBUILT")
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .context("cannot start cargo test")?;
-    let mut counts = Counts::default();
-    for line in std::io::BufReader::new(child.stdout.take().context("cargo test's stdout")?).lines() {
-        let line = line?;
-        println!("{line}");
-        let Some(result) = line.strip_prefix("test result: ") else { continue };
-        for part in result.split(';') {
-            let mut words = part.split_whitespace().rev();
-            let (Some(what), Some(n)) = (words.next(), words.next()) else { continue };
-            let Ok(n) = n.parse::<u64>() else { continue };
-            match what {
-                "passed" => counts.passed += n,
-                "failed" => counts.failed += n,
-                "ignored" => counts.skipped += n,
-                _ => {}
-            }
-        }
-    }
-    let status = child.wait()?;
-    if !status.success() {
-        println!("{counts}");
-        bail!("cargo test failed ({status})");
-    }
-    Ok(counts)
 }
 
 /// Everything the tests need: the kernels' toolchain and CUDA's offline tools.

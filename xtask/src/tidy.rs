@@ -62,7 +62,10 @@ mod tests {
             }
             chapters += 1;
             assert!(summary.contains(&format!("]({name})")), "guide/chapters/SUMMARY.md does not list {name}");
-            assert!(lib.contains(&format!("\"{name}\"")), "guide/lib.rs does not include {name}, so its code is untested");
+            assert!(
+                lib.contains(&format!("\"{name}\"")),
+                "guide/lib.rs does not include {name}, so its code is untested"
+            );
         }
         assert!(chapters >= 10, "only {chapters} chapters");
     }

@@ -33,7 +33,7 @@ pub struct Args {
     #[arg(long)]
     quick: bool,
     /// Timed runs per case (after warm-up); the median is reported.
-    #[arg(long, default_value_t = 50)]
+    #[arg(long, default_value_t = 50, value_parser = at_least_one)]
     runs: usize,
     /// Untimed warm-up runs per case.
     #[arg(long, default_value_t = 10)]
@@ -56,9 +56,20 @@ pub struct Args {
     charts: Option<std::path::PathBuf>,
 }
 
+/// A count of at least 1 (a median of no runs is no figure).
+fn at_least_one(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("at least 1 run is needed for a median".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(format!("{s:?}: {e}")),
+    }
+}
+
 pub(crate) fn parse_shape(s: &str) -> Result<Shape, String> {
-    let (r, c) = s.split_once(['x', 'X', '×']).ok_or("expected ROWSxCOLS, such as 4096x4096")?;
-    let parse = |v: &str| v.trim().parse::<usize>().map_err(|e| format!("{v:?}: {e}"));
+    let form = "a shape is ROWSxCOLS, two whole numbers such as 4096x4096 or 8191x8193";
+    let parts: Vec<&str> = s.split(['x', 'X', '×']).collect();
+    let [r, c] = parts[..] else { return Err(format!("{form}; {s:?} has {} parts", parts.len())) };
+    let parse = |v: &str| v.trim().parse::<usize>().map_err(|e| format!("{form}; {v:?} in {s:?}: {e}"));
     let shape = Shape::new(parse(r)?, parse(c)?);
     shape.elements().map_err(|e| e.to_string())?;
     Ok(shape)
@@ -113,6 +124,14 @@ struct Bench<'g> {
 }
 
 pub fn run(args: &Args) -> Result<()> {
+    // Options that the chosen suites would ignore are refused, not ignored.
+    let suites_named = |s: Suite| args.suites.is_empty() || args.suites.contains(&s);
+    if !args.shapes.is_empty() && !suites_named(Suite::Copy) && !suites_named(Suite::Transpose) {
+        anyhow::bail!("--shape applies to the copy and transpose suites, and neither is chosen");
+    }
+    if !args.matmul_kernels.is_empty() && !suites_named(Suite::Matmul) {
+        anyhow::bail!("--matmul-kernel applies to the matmul suite, which is not chosen");
+    }
     let gpu = match Gpu::new() {
         Ok(gpu) => gpu,
         Err(e) => {
@@ -472,6 +491,19 @@ mod tests {
             square,
             log_len,
         }
+    }
+
+    #[test]
+    fn shapes_and_run_counts_say_what_they_should_look_like() {
+        assert_eq!(parse_shape("4096x4096").map(|s| (s.rows, s.cols)), Ok((4096, 4096)));
+        assert_eq!(parse_shape("8191×8193").map(|s| (s.rows, s.cols)), Ok((8191, 8193)));
+        for bad in ["4x4x4", "4096", "ax4", "0x4"] {
+            let e = parse_shape(bad).map(|_| ()).unwrap_err();
+            assert!(e.contains("ROWSxCOLS") || e.contains("at least 1"), "{bad}: {e}");
+        }
+        assert!(parse_shape("4x4x4").unwrap_err().contains("has 3 parts"));
+        assert_eq!(at_least_one("3"), Ok(3));
+        assert!(at_least_one("0").unwrap_err().contains("at least 1"));
     }
 
     #[test]
