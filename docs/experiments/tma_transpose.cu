@@ -1,5 +1,5 @@
 // Experiment (2026-11-22, H100): does a Hopper TMA-fed transpose beat the tuned `transpose`?
-// Not part of the library; kept as the record behind docs/benchmarks.md ("A Hopper TMA
+// Not part of the library; kept as the record behind docs/decisions.md ("A Hopper TMA
 // transpose"). CUDA C++, because the sweep had to be quick: a Rust version needs an sm_90 PTX
 // module beside the sm_70 one and tensor maps from the driver.
 //

@@ -535,7 +535,7 @@ pub struct SplitK {
 
 impl SplitK {
     /// The fewest elements of `k` per slice: 256-deep products ran at 89% of cuBLAS on the
-    /// H100 (`docs/benchmarks.md`), so shallower slices would buy blocks with efficiency.
+    /// H100 (`docs/decisions.md`, split `k`), so shallower slices would buy blocks with efficiency.
     pub const MIN_DEPTH: usize = 256;
     /// The most slices.
     pub const MAX_SLICES: usize = 16;
