@@ -18,22 +18,22 @@ pub struct Args {
     #[arg(long)]
     stride: Option<u64>,
     /// Access width in bytes: 1, 2, 4, 8 or 16.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 4, conflicts_with_all = ["pattern", "kernel"])]
     width: u32,
     /// Byte offset of lane 0's access.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, conflicts_with_all = ["pattern", "kernel"])]
     offset: u64,
     /// Active lanes as a hexadecimal mask (bit i = lane i), e.g. 0xFFFF.
-    #[arg(long, value_parser = parse_mask)]
+    #[arg(long, value_parser = parse_mask, conflicts_with = "emulated")]
     mask: Option<u32>,
     /// Bank layout: 32 banks (every GPU since Fermi) or compute capability 1.x's 16.
-    #[arg(long, value_enum, default_value_t = GeometryArg::Modern)]
+    #[arg(long, value_enum, default_value_t = GeometryArg::Modern, conflicts_with_all = ["pattern", "emulated"])]
     geometry: GeometryArg,
     /// A named worked example (see --list); it brings its own geometry.
     #[arg(long, conflicts_with_all = ["stride", "kernel"])]
     pattern: Option<String>,
     /// List the named patterns.
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["stride", "pattern", "kernel", "svg"])]
     list: bool,
     /// A library kernel's shared-memory access by warp 0, from the model: a transpose's tile
     /// (transpose_tiled, _padded, _swizzled, with --elem-bytes and --access) or a reduction
@@ -46,22 +46,29 @@ pub struct Args {
     /// (`bankwise emulate K --draw`; --elem-bytes picks the element type), not the model's.
     #[arg(long, requires = "kernel")]
     emulated: bool,
-    /// Element size of the --kernel's shared array: 1, 2, 4 or 8 bytes (4 or 8 for reductions).
-    #[arg(long, default_value_t = 4)]
-    elem_bytes: u32,
-    /// Which tile access of a transpose --kernel.
-    #[arg(long, value_enum, default_value_t = AccessArg::ColumnRead)]
-    access: AccessArg,
+    /// Element size of the --kernel's shared array: 1, 2, 4 or 8 bytes (4 or 8 for reductions)
+    /// [default: 4].
+    #[arg(long, requires = "kernel")]
+    elem_bytes: Option<u32>,
+    /// Which tile access of a transpose --kernel [default: column-read].
+    #[arg(long, value_enum, requires = "kernel", conflicts_with = "emulated")]
+    access: Option<AccessArg>,
     /// The tree step `s` of a reduction --kernel (the distance between the two values it
-    /// combines): warp 0's read of the second one is drawn.
-    #[arg(long, default_value_t = 1)]
-    step: u32,
+    /// combines): warp 0's read of the second one is drawn [default: 1].
+    #[arg(long, requires = "kernel", conflicts_with = "emulated")]
+    step: Option<u32>,
     /// Also write the bank map as SVG to this file.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "emulated")]
     svg: Option<PathBuf>,
     /// No ANSI colours (the default when stdout is not a terminal).
     #[arg(long)]
     no_color: bool,
+}
+
+impl Args {
+    fn elem_bytes(&self) -> u32 {
+        self.elem_bytes.unwrap_or(4)
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
@@ -110,20 +117,23 @@ fn reduction_step(kernel: KernelArg, args: &Args, mask: u32, geometry: Geometry)
         KernelArg::ReduceSequential => ("reduce_sequential", tree::sequential),
         _ => unreachable!("transposes are handled by the caller"),
     };
-    let Some(width) = Width::from_bytes(args.elem_bytes).filter(|_| matches!(args.elem_bytes, 4 | 8)) else {
-        bail!("a reduction's elements are 4 or 8 bytes, not {}", args.elem_bytes);
+    let Some(width) = Width::from_bytes(args.elem_bytes()).filter(|_| matches!(args.elem_bytes(), 4 | 8)) else {
+        bail!("a reduction's elements are 4 or 8 bytes, not {}", args.elem_bytes());
     };
-    if !args.step.is_power_of_two() || args.step >= THREADS {
-        bail!("--step must be a power of two below {THREADS}, not {}", args.step);
+    if args.access.is_some() {
+        bail!("--access picks a transpose's tile access; {name} is a reduction (it takes --step)");
     }
-    let active = (0..32).filter(|&tid| step(tid, args.step).is_some()).fold(0u32, |m, tid| m | 1 << tid);
+    let s = args.step.unwrap_or(1);
+    if !s.is_power_of_two() || s >= THREADS {
+        bail!("--step must be a power of two below {THREADS}, not {s}");
+    }
+    let active = (0..32).filter(|&tid| step(tid, s).is_some()).fold(0u32, |m, tid| m | 1 << tid);
     if active & mask == 0 {
-        bail!("no lane of warp 0 works at step {} of {name}", args.step);
+        bail!("no lane of warp 0 works at step {s} of {name}");
     }
-    let bytes = u64::from(args.elem_bytes);
-    let access =
-        Access::from_fn(width, active & mask, |tid| step(tid, args.step).map_or(0, |(_, b)| u64::from(b) * bytes));
-    let title = format!("{name}, {}-byte elements, step s = {}: warp 0 reads shared[b]", args.elem_bytes, args.step);
+    let bytes = u64::from(args.elem_bytes());
+    let access = Access::from_fn(width, active & mask, |tid| step(tid, s).map_or(0, |(_, b)| u64::from(b) * bytes));
+    let title = format!("{name}, {}-byte elements, step s = {s}: warp 0 reads shared[b]", args.elem_bytes());
     Ok(Built { access, geometry, title })
 }
 
@@ -132,7 +142,7 @@ fn emulated(kernel: &str, args: &Args) -> Result<()> {
     if !crate::emulate::kernels().contains(&kernel) {
         bail!("no kernel `{kernel}` to emulate; `bankwise emulate --list` lists them");
     }
-    let ty = match args.elem_bytes {
+    let ty = match args.elem_bytes() {
         1 => "u8",
         2 => "u16",
         4 => "f32",
@@ -181,21 +191,28 @@ pub fn build(args: &Args) -> Result<Built> {
             KernelArg::TransposeSwizzled => TileLayout::Swizzled,
             reduction => return reduction_step(reduction, args, mask, geometry),
         };
-        let kind = match args.access {
+        if args.step.is_some() {
+            bail!("--step picks a reduction tree's step; {name} is a transpose (it takes --access)");
+        }
+        let kind = match args.access.unwrap_or(AccessArg::ColumnRead) {
             AccessArg::ColumnRead => TileAccess::ColumnRead,
             AccessArg::RowWrite => TileAccess::RowWrite,
         };
-        let Some(access) = tile_access(layout, args.elem_bytes, kind) else {
-            bail!("--elem-bytes must be 1, 2, 4 or 8, not {}", args.elem_bytes);
+        let Some(access) = tile_access(layout, args.elem_bytes(), kind) else {
+            bail!("--elem-bytes must be 1, 2, 4 or 8, not {}", args.elem_bytes());
         };
         let title = format!(
             "{}, {}-byte elements, {} of warp 0 (pitch {})",
             tile_kernel_name(layout),
-            args.elem_bytes,
+            args.elem_bytes(),
             kind.name(),
-            layout.pitch(args.elem_bytes)
+            layout.pitch(args.elem_bytes())
         );
         return Ok(Built { access: access.with_mask(mask), geometry, title });
+    }
+    // (clap drops --kernel's requirement where --stride, which excludes it, is given.)
+    if args.elem_bytes.is_some() || args.access.is_some() || args.step.is_some() {
+        bail!("--elem-bytes, --access and --step describe a --kernel's access; a strided access takes --width");
     }
     let Some(width) = Width::from_bytes(args.width) else {
         bail!("--width must be 1, 2, 4, 8 or 16 bytes, not {}", args.width);
@@ -271,31 +288,34 @@ mod tests {
         let shuffle = Args { kernel: Some("reduce_shuffle".into()), ..Args::default() };
         assert!(build(&shuffle).unwrap_err().to_string().contains("--emulated"));
         // The emulator runs any kernel of `bankwise emulate --list`, and checks it.
-        assert!(emulated("reduce_shuffle", &Args { elem_bytes: 4, ..Args::default() }).is_ok());
-        assert!(emulated("transpose_tiled", &Args { elem_bytes: 2, ..Args::default() }).is_ok());
-        assert!(emulated("transpose_tiled", &Args { elem_bytes: 3, ..Args::default() }).is_err());
-        assert!(emulated("nope", &Args { elem_bytes: 4, ..Args::default() }).is_err());
+        assert!(emulated("reduce_shuffle", &Args { elem_bytes: Some(4), ..Args::default() }).is_ok());
+        assert!(emulated("transpose_tiled", &Args { elem_bytes: Some(2), ..Args::default() }).is_ok());
+        assert!(emulated("transpose_tiled", &Args { elem_bytes: Some(3), ..Args::default() }).is_err());
+        assert!(emulated("nope", &Args { elem_bytes: Some(4), ..Args::default() }).is_err());
     }
 
     #[test]
     fn kernel_tile_access() {
-        let args = Args { kernel: Some("transpose_tiled".into()), elem_bytes: 4, ..Args::default() };
+        let args = Args { kernel: Some("transpose_tiled".into()), elem_bytes: Some(4), ..Args::default() };
         let b = build(&args).unwrap();
         assert_eq!(b.access.addresses[1], Some(128));
         let a = banks::analyze(&b.access, &b.geometry).unwrap();
         assert_eq!(a.degree(), 32);
-        let padded = Args { kernel: Some("transpose_padded".into()), elem_bytes: 2, ..Args::default() };
+        let padded = Args { kernel: Some("transpose_padded".into()), elem_bytes: Some(2), ..Args::default() };
         assert_eq!(build(&padded).unwrap().access.addresses[1], Some(68));
-        let row = Args { kernel: Some("transpose_swizzled".into()), access: AccessArg::RowWrite, ..Args::default() };
-        assert_eq!(build(&Args { elem_bytes: 4, ..row }).unwrap().access.addresses[5], Some(20));
-        let bad = Args { kernel: Some("transpose_tiled".into()), elem_bytes: 16, ..Args::default() };
+        let row =
+            Args { kernel: Some("transpose_swizzled".into()), access: Some(AccessArg::RowWrite), ..Args::default() };
+        assert_eq!(build(&Args { elem_bytes: Some(4), ..row }).unwrap().access.addresses[5], Some(20));
+        let bad = Args { kernel: Some("transpose_tiled".into()), elem_bytes: Some(16), ..Args::default() };
         assert!(build(&bad).is_err());
     }
 
     #[test]
     fn reduction_steps_show_the_strided_conflict() {
         let degree = |kernel, step| {
-            let b = build(&Args { kernel: Some(name(kernel)), step, elem_bytes: 4, ..Args::default() }).unwrap();
+            let b =
+                build(&Args { kernel: Some(name(kernel)), step: Some(step), elem_bytes: Some(4), ..Args::default() })
+                    .unwrap();
             banks::analyze(&b.access, &b.geometry).unwrap().degree()
         };
         // Strided: lanes 2s words apart, 2s-way up to s = 4; beyond, only 256 / 2s lanes of
@@ -316,8 +336,8 @@ mod tests {
         }
         let args = |step, elem_bytes| Args {
             kernel: Some(name(KernelArg::ReduceSequential)),
-            step,
-            elem_bytes,
+            step: Some(step),
+            elem_bytes: Some(elem_bytes),
             ..Args::default()
         };
         assert!(build(&args(3, 4)).is_err());
@@ -332,5 +352,38 @@ mod tests {
         assert_eq!(parse_mask("ffff_0000"), Ok(0xFFFF_0000));
         assert!(parse_mask("0x1_0000_0000").is_err());
         assert!(parse_mask("zz").is_err());
+    }
+
+    #[test]
+    fn options_a_mode_ignores_are_refused() {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct Cli {
+            #[command(flatten)]
+            args: Args,
+        }
+        let refused = |line: &str| match Cli::try_parse_from(std::iter::once("banks").chain(line.split_whitespace())) {
+            Err(_) => true,
+            Ok(cli) => build(&cli.args).is_err(),
+        };
+        for line in [
+            "--pattern column --width 8",
+            "--pattern column --geometry half-warp-16",
+            "--stride 2 --step 4",
+            "--stride 2 --elem-bytes 8",
+            "--step 4",
+            "--kernel transpose_tiled --step 2",
+            "--kernel reduce_sequential --access row-write",
+            "--kernel transpose_tiled --width 8",
+            "--kernel transpose_tiled --emulated --svg x.svg",
+            "--list --stride 2",
+        ] {
+            assert!(refused(line), "{line} was accepted");
+        }
+        for line in
+            ["--stride 2 --width 8", "--kernel transpose_tiled --elem-bytes 8 --access row-write", "--pattern column"]
+        {
+            assert!(!refused(line), "{line} was refused");
+        }
     }
 }

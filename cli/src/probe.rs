@@ -185,6 +185,10 @@ pub fn markdown(rows: &[Row]) -> String {
 }
 
 pub fn run(args: &Args) -> Result<()> {
+    // Where the table goes is checked before the run, not after it.
+    if let Some(path) = &args.markdown {
+        std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+    }
     let mut rows = rows(args.filter.as_deref())?;
     if let Some(path) = &args.ncu_csv {
         let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
