@@ -190,11 +190,13 @@ pub fn run(args: &Args) -> Result<()> {
             }
         }
     }
+    // A race first: it is the cause, and a wrong result only one of its effects.
+    if !races.is_empty() {
+        let wrong = if outcome.correct.is_err() { ", and its result is wrong" } else { "" };
+        bail!("{kernel}: {} racing pair(s) of shared-memory accesses{wrong}", races.len());
+    }
     if let Err(e) = outcome.correct {
         bail!("{kernel} gave a wrong result on the emulator: {e}");
-    }
-    if !races.is_empty() {
-        bail!("{kernel}: {} racing pair(s) of shared-memory accesses", races.len());
     }
     Ok(())
 }

@@ -48,7 +48,14 @@ impl Exercise {
     pub fn check_on(&self, device: &Device) -> Result<()> {
         let module = device.load_module(ModuleImage::Ptx(PTX), Some(ENTRIES))?;
         device.take_emulator_reports(); // only this check's launches
+        checks::take_seen();
         (self.check)(device, &module)
+    }
+
+    /// The emulator's reports of the launches the last check on this thread examined (each
+    /// shared and global access site with its counts, and the races), for a closer look.
+    pub fn last_reports() -> Vec<bankwise_runtime::bankwise_emu::Report> {
+        checks::take_seen()
     }
 
     /// Checks the exercise on the emulator, then on `gpu` where given.

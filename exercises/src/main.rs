@@ -27,6 +27,11 @@ enum Cmd {
     Check {
         /// The exercise.
         name: String,
+        /// Also draw what the emulator saw in the check's launches: every shared access site
+        /// with the bank map of its costliest request, every global site with its sectors, and
+        /// the races.
+        #[arg(long)]
+        draw: bool,
     },
     /// For CI: every exercise must fail as shipped, and every reference solution pass (run
     /// with `--features solutions` for the latter).
@@ -43,8 +48,21 @@ fn main() -> ExitCode {
     match cli.command.unwrap_or(Cmd::Next) {
         Cmd::Next => next(gpu.as_ref()),
         Cmd::List => list(gpu.as_ref()),
-        Cmd::Check { name } => match find(&name) {
-            Some(e) => report(e, gpu.as_ref()),
+        Cmd::Check { name, draw } => match find(&name) {
+            Some(e) => {
+                // On the emulator only, so that the reports drawn are the emulator's.
+                let code = report(e, if draw { None } else { gpu.as_ref() });
+                if draw {
+                    for (i, r) in Exercise::last_reports().iter().enumerate() {
+                        println!(
+                            "\n--- launch {} ---\n{}",
+                            i + 1,
+                            r.draw(std::io::IsTerminal::is_terminal(&std::io::stdout()))
+                        );
+                    }
+                }
+                code
+            }
             None => {
                 eprintln!("no exercise `{name}`; `cargo xtask exercise list` lists them");
                 ExitCode::FAILURE

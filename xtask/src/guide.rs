@@ -20,8 +20,15 @@ fn mdbook(root: &Path) -> Result<PathBuf> {
     let version = Command::new(&bin).arg("--version").output().ok().filter(|o| o.status.success());
     let installed = version.is_some_and(|o| String::from_utf8_lossy(&o.stdout).trim() == format!("mdbook v{MDBOOK}"));
     if !installed {
-        eprintln!("xtask: installing mdbook {MDBOOK} into {}", tools.display());
+        eprintln!("xtask: building mdbook {MDBOOK} into {} (about two minutes, once)", tools.display());
+        // Its bin folder on PATH, so that cargo install does not advise adding it: xtask runs
+        // mdbook from there by its full path.
+        let path = std::env::join_paths(
+            std::iter::once(tools.join("bin"))
+                .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
+        )?;
         run(Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+            .env("PATH", path)
             .args(["install", "--locked", "--no-default-features", "--force", "--root"])
             .arg(&tools)
             .arg(format!("mdbook@{MDBOOK}")))?;

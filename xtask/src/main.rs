@@ -120,7 +120,11 @@ enum Cmd {
 fn main() -> Result<()> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().context("xtask lives in the workspace")?.to_path_buf();
     match Cli::parse().command {
-        Cmd::Setup => setup(&root),
+        Cmd::Setup => {
+            setup(&root)?;
+            println!("xtask: ready: Rust {TOOLCHAIN} with rust-src and clippy; ptxas and nvdisasm in .tools/");
+            Ok(())
+        }
         Cmd::Test { args } => {
             setup(&root)?;
             let counts = test::run(&root, &strs(&args))?;
@@ -146,11 +150,12 @@ fn main() -> Result<()> {
         }
         Cmd::Banks { args } => cli(&root, "banks", &args),
         Cmd::Emulate { args } => {
-            setup(&root)?;
+            // The kernels build with the nightly; the emulator needs no CUDA tool.
+            install_toolchain()?;
             cli(&root, "emulate", &args)
         }
         Cmd::Exercise { args } => {
-            setup(&root)?;
+            install_toolchain()?;
             // The checker's own output says what is wrong: pass its verdict on, nothing more.
             if !exercise(&root, &[], &args)? {
                 std::process::exit(1);
@@ -336,7 +341,12 @@ fn pip(root: &Path, folder: &str, bin: &str, tools: &[&str], packages: &[&str]) 
     if tools.iter().all(|t| target.join(bin).join(t).is_file()) {
         return Ok(());
     }
-    eprintln!("xtask: installing {} into {}", packages.join(" "), target.display());
+    eprintln!(
+        "xtask: installing {} into {} from PyPI (CUDA's ptxas and nvdisasm, for the tests that read each kernel's \
+         registers and SASS without a GPU: about 100 MB each, a minute or two)",
+        packages.join(" "),
+        target.display()
+    );
     let python = if Command::new("python3").arg("--version").output().is_ok() { "python3" } else { "python" };
     run(Command::new(python)
         .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps", "--upgrade", "--target"])

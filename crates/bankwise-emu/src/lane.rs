@@ -335,11 +335,20 @@ pub fn shared_size() -> u32 {
 /// misaligned.
 #[track_caller]
 pub fn shared_access(ptr: *const u8, bytes: usize, view_end: usize, op: AccessOp) {
-    shared_access_at(current(), Site::of(Location::caller()), ptr, bytes, view_end, op);
+    shared_access_at(current(), Site::of(Location::caller()), ptr, bytes, bytes, view_end, op);
 }
 
-/// [`shared_access`] by thread `t` at `site`.
-fn shared_access_at(t: &Thread, site: Site, ptr: *const u8, bytes: usize, view_end: usize, op: AccessOp) {
+/// [`shared_access`] of a value of alignment `align` (its type's `align_of`): the compiler can
+/// move it only in pieces of at most that width (an `[u32; 4]`, 4-aligned, is four `LDS`, not
+/// one `LDS.128`; a 16-aligned vector of the same 16 bytes is one), so it is checked for that
+/// alignment and recorded as those pieces.
+#[track_caller]
+pub fn shared_access_aligned(ptr: *const u8, bytes: usize, align: usize, view_end: usize, op: AccessOp) {
+    shared_access_at(current(), Site::of(Location::caller()), ptr, bytes, align, view_end, op);
+}
+
+/// [`shared_access_aligned`] by thread `t` at `site`.
+fn shared_access_at(t: &Thread, site: Site, ptr: *const u8, bytes: usize, align: usize, view_end: usize, op: AccessOp) {
     let block = t.block();
     let base = block.shared as usize;
     let size = block.globals().shared_bytes as usize;
@@ -364,10 +373,12 @@ fn shared_access_at(t: &Thread, site: Site, ptr: *const u8, bytes: usize, view_e
         let past = addr + bytes - view_end;
         out(format!("{past} bytes past the end of the view it was made from, at offset {:#x}", view_end - base));
     }
-    // Power-of-two accesses up to 16 bytes are aligned to their width; a wider or odd-sized
-    // element is moved in pieces, each aligned to the widest power of two dividing its size.
-    let align = if bytes.is_power_of_two() { bytes.min(16) } else { 1 << bytes.trailing_zeros().min(4) };
-    if !offset.is_multiple_of(align) {
+    // Power-of-two accesses up to 16 bytes move in one piece of their width; a wider or
+    // odd-sized element in pieces of the widest power of two dividing its size; none in pieces
+    // wider than its type's alignment. Each piece is aligned to its width.
+    let piece = if bytes.is_power_of_two() { bytes.min(16) } else { 1 << bytes.trailing_zeros().min(4) };
+    let piece = piece.min(align.next_power_of_two()).max(1);
+    if !offset.is_multiple_of(piece) {
         raise(Fault::Misaligned {
             space: Space::Shared,
             address: offset as u64,
@@ -376,7 +387,7 @@ fn shared_access_at(t: &Thread, site: Site, ptr: *const u8, bytes: usize, view_e
             site,
         });
     }
-    block.recorder.borrow_mut().shared(t, site, offset as u32, bytes as u32, op);
+    block.recorder.borrow_mut().shared(t, site, offset as u32, bytes as u32, piece as u32, op);
 }
 
 // ---- asynchronous copies (`cp.async`) ------------------------------------------------------
@@ -445,7 +456,7 @@ pub fn async_wait(n: usize) {
             copies.committed.pop_front().unwrap_or_default()
         };
         for c in group {
-            shared_access_at(t, c.site, c.dst, c.bytes, c.view_end, AccessOp::Store);
+            shared_access_at(t, c.site, c.dst, c.bytes, c.bytes, c.view_end, AccessOp::Store);
             // Safety: checked inside the block's allocation above.
             unsafe { std::ptr::copy_nonoverlapping(c.data.as_ptr(), c.dst, c.bytes) };
         }

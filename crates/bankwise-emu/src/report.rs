@@ -73,7 +73,8 @@ impl SiteStats {
         );
         let geometry = bankwise_banks::Geometry::MODERN;
         if let Some(analysis) = self.worst.as_ref().and_then(|a| bankwise_banks::analyze(a, &geometry).ok()) {
-            out += &format!("its costliest request, {} wavefronts:\n", self.worst_wavefronts);
+            let plural = if self.worst_wavefronts == 1 { "" } else { "s" };
+            out += &format!("its costliest request, {} wavefront{plural}:\n", self.worst_wavefronts);
             out += &bankwise_banks::render_text(&analysis, &geometry, color);
         }
         out
@@ -236,12 +237,17 @@ pub struct Report {
 }
 
 impl Report {
-    /// Every load and store site [drawn](SiteStats::draw), then every race, for a kernel of
-    /// your own: `print!("{}", launch.report.draw(false))` after an emulated launch.
+    /// Every shared load and store site [drawn](SiteStats::draw), every global site
+    /// [drawn](GlobalSiteStats::draw), then every race, for a kernel of your own:
+    /// `print!("{}", launch.report.draw(false))` after an emulated launch.
     pub fn draw(&self, color: bool) -> String {
         let mut out = String::new();
         for s in self.sites.iter().filter(|s| s.op != AccessOp::Atomic) {
             out += &s.draw(color);
+            out += "\n";
+        }
+        for s in &self.global {
+            out += &s.draw();
             out += "\n";
         }
         for r in &self.races {

@@ -100,8 +100,9 @@ impl Recorder {
         earlier.thread / 32 == w && self.clocks[w as usize][a as usize][b as usize] > earlier.clock
     }
 
-    /// Records an access of `bytes` bytes at shared `offset` by `t` (already bounds-checked).
-    pub fn shared(&mut self, t: &Thread, site: Site, offset: u32, bytes: u32, op: AccessOp) {
+    /// Records an access of `bytes` bytes at shared `offset` by `t` (already bounds-checked),
+    /// moved in pieces of `piece` bytes.
+    pub fn shared(&mut self, t: &Thread, site: Site, offset: u32, bytes: u32, piece: u32, op: AccessOp) {
         let (thread, warp, lane) = (t.linear, t.warp(), t.lane());
         let clock = self.clocks[warp as usize][lane as usize][lane as usize];
         let me = Touch { thread, clock, site, atomic: op == AccessOp::Atomic };
@@ -117,9 +118,6 @@ impl Recorder {
         let n = self.executions.entry((site, thread)).or_insert(0);
         let execution = *n;
         *n += 1;
-        // Power-of-two widths up to 16 bytes are one access; others, pieces of the widest
-        // power of two that divides the size (at most 16).
-        let piece = if bytes.is_power_of_two() { bytes.min(16) } else { 1 << bytes.trailing_zeros().min(4) };
         let width = Width::from_bytes(piece).expect("a power of two up to 16");
         for (k, at) in (offset..offset + bytes).step_by(piece as usize).enumerate() {
             let r = self.requests.entry((warp, site, execution, k as u32)).or_insert_with(|| Request {

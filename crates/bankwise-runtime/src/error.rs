@@ -95,7 +95,7 @@ pub enum Error {
         max: u32,
     },
     /// A block dimension past the device's limit for that axis.
-    #[error("block.{axis} = {got} passes this device's limit of {max}")]
+    #[error("block.{axis} = {got} exceeds this device's limit of {max}")]
     BlockDimTooLarge {
         /// `x`, `y` or `z`.
         axis: char,
@@ -105,7 +105,7 @@ pub enum Error {
         max: u32,
     },
     /// A grid dimension past the device's limit for that axis (y and z: 65 535).
-    #[error("grid.{axis} = {got} passes this device's limit of {max}; loop inside the kernel or split the launch")]
+    #[error("grid.{axis} = {got} exceeds this device's limit of {max}; loop inside the kernel or split the launch")]
     GridDimTooLarge {
         /// `x`, `y` or `z`.
         axis: char,

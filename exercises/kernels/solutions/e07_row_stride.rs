@@ -8,7 +8,14 @@
 //! a row stride (at least 16; the launch gives room for up to 33) with which the 32 lanes hit
 //! 32 different banks.
 //!
-//! Checked: every row's sum, and the row reads at 1 wavefront per request.
+//! Checked: every row's sum, and the row reads at 1 wavefront per request. (The copy into
+//! shared memory then takes 2 wavefronts per store where it took 1: each warp writes two rows,
+//! and with an odd stride the second row's last word shares a bank with the first row's first.
+//! `cargo xtask exercise check 7 --draw` shows it. Still a large win: per block, 16 stores of 2
+//! wavefronts and 16 loads of 1, against 16 of 1 and 16 of 16.) The emulator counts the reads
+//! as the kernel writes them. On the H100, ptxas 13.0 merges the stride-16 version's four
+//! consecutive words into one 16-byte load (`LDS.128`, it can prove the 64-byte rows aligned):
+//! 4 requests of 16 wavefronts instead of 16 of 16, still 4× what stride 17 takes.
 
 use bankwise_device::shared;
 use bankwise_device::thread::{block_x, sync_threads, thread_x};

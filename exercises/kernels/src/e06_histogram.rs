@@ -5,7 +5,7 @@
 //! (`bins[b] = bins[b] + 1`) is a race when two threads of the block count the same byte value
 //! at once: both read the old count, and one increment is lost. (The emulator runs threads
 //! one after another, so its counts come out right; it reports the race anyway, which is what
-//! makes the kernel wrong.) Count with an atomic add (`local.at(b).atomic_add(1)`).
+//! makes the kernel wrong.) Count with an atomic add: `unsafe { local.at(b).atomic_add(1) }`.
 //!
 //! Checked: every bin, and no race.
 

@@ -79,6 +79,27 @@ plain!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f64)
 // its alignment), and every bit pattern of each element is valid.
 unsafe impl<T: Plain, const N: usize> Plain for [T; N] {}
 
+/// `T` at a 16-byte-aligned address (CUDA C++'s `uint4`/`float4` alignment), so that one
+/// access to it can be one 16-byte instruction: `LDS.128`/`STS.128` in shared memory,
+/// `LDG.E.128`/`STG.E.128` in global memory. An `[f32; 4]` is only 4-byte aligned, and the
+/// compiler moves it as four 4-byte accesses, which is what the emulator then counts too.
+///
+/// ```ignore
+/// // (kernel code) thread t reads floats 4t .. 4t + 4 of shared memory in one LDS.128:
+/// let v: [f32; 4] = unsafe { s.cast::<Align16<[f32; 4]>>().read(t) }.0;
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[repr(C, align(16))]
+pub struct Align16<T>(pub T);
+
+macro_rules! plain_align16 {
+    ($($t:ty),+) => {$(
+        // Safety: a Plain array whose size is a multiple of 16: no padding before or after it.
+        unsafe impl Plain for Align16<$t> {}
+    )+};
+}
+plain_align16!([u32; 4], [i32; 4], [f32; 4], [u64; 2], [i64; 2], [f64; 2], [u16; 8], [u8; 16], [f64; 4]);
+
 /// The emulator, for `#[kernel]`'s host expansion (its registration of the entry).
 #[cfg(not(target_arch = "nvptx64"))]
 #[doc(hidden)]

@@ -316,7 +316,7 @@ impl<T: Plain> Shared<T> {
     #[inline(always)]
     #[track_caller]
     fn record(self, op: AccessOp) {
-        emu::shared_access(self.ptr.cast_const().cast(), size_of::<T>(), self.end, op);
+        emu::shared_access_aligned(self.ptr.cast_const().cast(), size_of::<T>(), align_of::<T>(), self.end, op);
     }
 
     /// Reads the element (`ld.shared`, SASS `LDS`; `LDS.64`/`LDS.128` for 8/16-byte types):
