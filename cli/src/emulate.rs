@@ -469,11 +469,13 @@ fn unsynced(gpu: &Gpu, n: usize) -> Result<Result<(), String>> {
 }
 
 /// What `cargo xtask bench` shows without a GPU: each ladder rung on the emulator, checked,
-/// with its wavefronts per request on each shared-memory access site.
+/// with its wavefronts per request on each shared-memory access site and its sectors per request
+/// on each global one.
 pub fn ladder_summary() -> Result<()> {
     let gpu = Gpu::emulator()?;
     println!("From the CPU emulator (not timings): every ladder rung, checked against the CPU reference,");
-    println!("with the bank model's wavefronts per request at each shared-memory access site.\n");
+    println!("with the bank model's wavefronts per request at each shared-memory access site and the 32-byte");
+    println!("sectors per request at each global one.\n");
     let mut wrong = Vec::new();
     for kernel in kernels().into_iter().filter(|&k| k != UNSYNCED) {
         let args = Args::defaults(kernel, "f32", false);
@@ -486,6 +488,7 @@ pub fn ladder_summary() -> Result<()> {
             if races > 0 { format!(", {races} race(s)") } else { String::new() }
         );
         print_sites(&sites(&outcome.launches));
+        print_global_sites(&global_sites(&outcome.launches));
         if outcome.correct.is_err() || races > 0 {
             wrong.push(kernel);
         }
