@@ -281,16 +281,10 @@ fn each_tile<H: Copy>(
 ///   enforced by the host through shared memory).
 ///
 /// Measured (H100, each against the driver's copy timed in interleaved, back-to-back runs):
-/// 2875–2881 GB/s f32 at 8192², 96.97–97.20% of the copy over fifteen runs, median 97.03–97.06%
-/// (cuBLAS `geam` 2834–2842, 95.8–96.1%); 2914 GB/s (96.9%) at 16384²; 1120–1160 GB/s at 1024²,
-/// where cuBLAS reaches 936–953. One tile per block instead of the odometer loop it shared with
-/// the ladder (40 registers, six blocks) gained 3 points at 1024² and 0.3–0.4 at 5792² and
-/// 6144²; at 8192² only with the four-block cap (96.8% → 97.1%; without the loop and uncapped,
-/// 96.7%). The cap costs 0.6–2.7 points from 1024² to 6144² and gains nothing at 11584², hence
-/// the threshold. Walking the tiles row by row measured about a point less, diagonally 3.4
-/// points less; a 16-register software pipeline with a persistent grid 7% less; a 1-D grid
-/// numbered by division 0.2 point less; a Hopper bulk-tensor-copy (TMA) version in CUDA C++ as
-/// fast, not faster (`docs/benchmarks.md`).
+/// 2875–2881 GB/s f32 at 8192², 96.97–97.20% of the copy over fifteen runs (cuBLAS `geam`
+/// 2834–2842, 95.8–96.1%); 2914 GB/s (96.9%) at 16384²; 1120–1160 GB/s at 1024², where cuBLAS
+/// reaches 936–953 (`docs/benchmarks.md`). The one tile per block, the four-block cap and the
+/// alternatives measured against them are in `docs/decisions.md` (2026-11-22).
 ///
 /// For the 1-, 2- and 4-byte kernels; `V` is the vector's element count and `N` the vectors
 /// per thread (`tuned::vectors_per_thread`). Needs every row of the input and output to start
@@ -366,10 +360,8 @@ pub unsafe fn transpose_vectorized<T: Plain, const V: usize, const N: usize>(
 /// Only the chunks that straddle two output rows are written element by element.
 /// `L` and `S` are the load and store slots per thread. Measured (H100, 8191 × 8193 f32):
 /// 2695 GB/s, 94% of the aligned kernel at 8192², against 2448 for the swizzled kernel and
-/// 2236 for cuBLAS `geam`; walking the tiles row by row instead of down the columns it
-/// measured 2341–2425, and with the tile loop it had before (61 registers against 48 now)
-/// the same within 0.4 point, except 1.1 points less at 4095 × 4097. Its element-wise
-/// staging is conflict-free (`unaligned::turn`).
+/// 2236 for cuBLAS `geam` (the tile order and tile loop measured against it:
+/// `docs/decisions.md`). Its element-wise staging is conflict-free (`unaligned::turn`).
 ///
 /// # Safety
 /// As [`transpose_naive`], with `src` and `dst` 16-byte aligned, the grid of `tuned::Tiles`,
@@ -485,10 +477,9 @@ pub unsafe fn transpose_unaligned<T: Plain, const V: usize, const L: usize, cons
 /// taller (64 input rows × 32 columns, `tuned::scalar`), 8 elements per thread, one block per
 /// tile, tiles taken down each column. Scalar 8-byte accesses already give each warp 256
 /// contiguous bytes, and they need no alignment: odd shapes take the same path. Measured
-/// (H100): 2891–2895 GB/s at 8192² (97.2–97.3% of the copy; cuBLAS 2834–2837; the 16-byte
-/// vector version 2844–2852 in an earlier sweep), 2757 at 8191 × 8193 (cuBLAS 2665; the padded
-/// 32×32 ladder kernel 2652, 4% slower). Without the tile loop it needs 48 registers instead
-/// of 68 (five blocks per SM instead of three): 98.5% of the copy at 4096² against 97.7%.
+/// (H100): 2891–2895 GB/s at 8192² (97.2–97.3% of the copy; cuBLAS 2834–2837), 2757 at 8191 ×
+/// 8193 (cuBLAS 2665; the padded 32×32 ladder kernel 2652). 48 registers: five blocks per SM
+/// (the 16-byte vector version and the tile loop it had before: `docs/decisions.md`).
 /// Small matrices whose rows start on a sector take [`transpose_small`] (`tuned::small`).
 ///
 /// # Safety
@@ -538,17 +529,12 @@ pub unsafe fn transpose_scalar<T: Plain>(dst: *mut T, src: *const T, rows: u64, 
 /// on a 32-byte sector: the padded 32 × 32 tile of `transpose_padded`, one tile per block, in
 /// blocks of 32 × 4 threads that move 8 elements each. Small blocks of 32 registers let 16 fit
 /// an SM: at 1024² f64 every tile is in flight at once, and each SM's share of the matrix is
-/// spread over many small blocks rather than a few large ones. Measured (H100, five runs, % of
-/// the copy): 1024² 78.9–79.5% (`transpose_padded` 75.3–75.9%, the 64 × 32 tile of
-/// `transpose_u64` 77.7–78.3%, cuBLAS `geam` 76.1–76.7%); 2048² 99.1–99.9% (93.6–93.9%,
-/// 96.1–96.5%, 97.8–98.7%). Where rows start off a sector (2047 × 2049) its 256-byte tile rows
-/// split sectors with the tiles beside them, and it fell to 95.0–95.4% against 100.1–100.7% for
-/// `transpose_u64`, which takes those shapes. Those runs each follow a copy; a run that follows
-/// another of its own finds the L2 full of dirty output, and there this kernel was only level
-/// with cuBLAS at 1024² (9.65–9.71 µs against 9.60–9.66). With every global access hinted
-/// cache-streaming (`STREAM`, `transpose_small_streaming_u64`, taken up to 2^20 elements) it is
-/// 2–6% faster after itself at 512²–1024² and as fast after a copy: at 1024² 9.54–9.57 µs
-/// against cuBLAS's 9.70–9.78, and under criterion 7.99–8.15 against 8.55–8.87.
+/// spread over many small blocks rather than a few large ones. Measured (H100, % of the copy):
+/// 1024² 78.9–79.5% (cuBLAS `geam` 76.1–76.7%), 2048² 99.1–99.9% (97.8–98.7%); with every
+/// global access hinted cache-streaming (`STREAM`, `transpose_small_streaming_u64`, taken up to
+/// 2^20 elements), 9.54–9.57 µs at 1024² run after itself, against cuBLAS's 9.70–9.78. Rows
+/// that start off a sector go to `transpose_u64` (the comparisons behind both choices:
+/// `docs/decisions.md`).
 ///
 /// # Safety
 /// As [`transpose_tile`] with `K = tuned::small::PER_THREAD` and one block per tile.
