@@ -270,15 +270,7 @@ pub fn global_sites(launches: &[LaunchReport]) -> Vec<GlobalSiteStats> {
             std::collections::btree_map::Entry::Vacant(e) => {
                 e.insert(s.clone());
             }
-            std::collections::btree_map::Entry::Occupied(mut e) => {
-                let row = e.get_mut();
-                row.requests += s.requests;
-                row.sectors += s.sectors;
-                row.ideal_sectors += s.ideal_sectors;
-                if s.worst_sectors > row.worst_sectors {
-                    (row.worst, row.worst_sectors) = (s.worst, s.worst_sectors);
-                }
-            }
+            std::collections::btree_map::Entry::Occupied(mut e) => e.get_mut().absorb(s),
         }
     }
     by_site.into_values().collect()

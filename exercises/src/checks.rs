@@ -4,9 +4,10 @@
 //! and on the emulator checks the property the exercise teaches from the launches' reports.
 
 use std::collections::BTreeMap;
+use std::collections::btree_map::Entry;
 
 use anyhow::{Result, bail};
-use bankwise_runtime::bankwise_emu::{AccessOp, Report};
+use bankwise_runtime::bankwise_emu::{AccessOp, GlobalSiteStats, Report};
 use bankwise_runtime::verify::{self, Exact};
 use bankwise_runtime::{Device, DeviceBuffer, DeviceRepr, KernelArgs, LaunchConfig, Module};
 use rand::{Rng, SeedableRng, rngs::SmallRng};
@@ -109,20 +110,25 @@ fn shared_within(reports: &[Report], op: Option<AccessOp>, limit: f64) -> Result
 /// Every global access coalesced: each request touches no more 32-byte sectors than its bytes
 /// fill from where they start.
 fn coalesced(reports: &[Report]) -> Result<()> {
-    // Each site over every launch of the check: (requests, sectors, fewest sectors).
-    let mut sites: BTreeMap<(String, AccessOp), (u64, u64, u64)> = BTreeMap::new();
+    // Each site over every launch of the check.
+    let mut sites: BTreeMap<(String, AccessOp), GlobalSiteStats> = BTreeMap::new();
     for s in reports.iter().flat_map(|r| &r.global) {
-        let e = sites.entry((s.site.to_string(), s.op)).or_default();
-        (e.0, e.1, e.2) = (e.0 + s.requests, e.1 + s.sectors, e.2 + s.ideal_sectors);
+        match sites.entry((s.site.to_string(), s.op)) {
+            Entry::Vacant(e) => {
+                e.insert(s.clone());
+            }
+            Entry::Occupied(mut e) => e.get_mut().absorb(s),
+        }
     }
-    let failing: Vec<String> = (sites.iter())
-        .filter(|(_, (_, sectors, ideal))| sectors > ideal)
-        .map(|((site, op), (requests, sectors, ideal))| {
-            let per = |n: u64| n as f64 / (*requests).max(1) as f64;
+    let failing: Vec<String> = (sites.values())
+        .filter(|s| !s.is_coalesced())
+        .map(|s| {
             format!(
-                "the global {op} at {site} touches {:.2} sectors per request where {:.2} would hold its bytes",
-                per(*sectors),
-                per(*ideal)
+                "the global {} at {} touches {:.2} sectors per request where {:.2} would hold its bytes",
+                s.op,
+                s.site,
+                s.sectors_per_request(),
+                s.ideal_sectors as f64 / s.requests.max(1) as f64
             )
         })
         .collect();

@@ -78,7 +78,12 @@ fn where_run(gpu: Option<&Device>) -> &'static str {
 
 /// Checks `e` and prints the verdict; a failure with what to do next.
 fn report(e: &Exercise, gpu: Option<&Device>) -> ExitCode {
-    match e.check(gpu) {
+    verdict(e, e.check(gpu), gpu)
+}
+
+/// Prints the verdict `result` of checking `e`; a failure with what to do next.
+fn verdict(e: &Exercise, result: anyhow::Result<()>, gpu: Option<&Device>) -> ExitCode {
+    match result {
         Ok(()) => {
             println!("✓ {} solved, {}", e.name, where_run(gpu));
             ExitCode::SUCCESS
@@ -95,9 +100,10 @@ fn report(e: &Exercise, gpu: Option<&Device>) -> ExitCode {
 
 fn next(gpu: Option<&Device>) -> ExitCode {
     for (i, e) in EXERCISES.iter().enumerate() {
-        if e.check(gpu).is_err() {
+        let result = e.check(gpu);
+        if result.is_err() {
             println!("{i} of {} exercises solved.\n", EXERCISES.len());
-            return report(e, gpu);
+            return verdict(e, result, gpu);
         }
         println!("✓ {}", e.name);
     }

@@ -267,10 +267,7 @@ fn ci(root: &Path) -> Result<()> {
 /// one-line error (no GPU, bad shape…), so a failure passes its exit code on without adding
 /// the cargo command line to it.
 fn cli(root: &Path, command: &str, args: &[String]) -> Result<()> {
-    let args = [&["run", "--quiet", "--release", "-p", "bankwise-cli", "--", command][..], &strs(args)].concat();
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let status =
-        Command::new(&cargo).current_dir(root).args(&args).status().with_context(|| format!("cannot start {cargo}"))?;
+    let status = cargo_run(root, &[&["--release", "-p", "bankwise-cli", "--", command][..], &strs(args)].concat())?;
     if !status.success() {
         std::process::exit(status.code().unwrap_or(1));
     }
@@ -280,11 +277,19 @@ fn cli(root: &Path, command: &str, args: &[String]) -> Result<()> {
 /// `cargo run --quiet -p bankwise-exercises FEATURES -- ARGS`: whether it succeeded (its
 /// output says what failed).
 fn exercise(root: &Path, features: &[&str], args: &[String]) -> Result<bool> {
-    let args = [&["run", "--quiet", "-p", "bankwise-exercises"][..], features, &["--"], &strs(args)].concat();
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let status =
-        Command::new(&cargo).current_dir(root).args(&args).status().with_context(|| format!("cannot start {cargo}"))?;
+    let status = cargo_run(root, &[&["-p", "bankwise-exercises"][..], features, &["--"], &strs(args)].concat())?;
     Ok(status.success())
+}
+
+/// `cargo run --quiet ARGS` in the workspace, its output passed through.
+fn cargo_run(root: &Path, args: &[&str]) -> Result<std::process::ExitStatus> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    Command::new(&cargo)
+        .current_dir(root)
+        .args(["run", "--quiet"])
+        .args(args)
+        .status()
+        .with_context(|| format!("cannot start {cargo}"))
 }
 
 fn strs(v: &[String]) -> Vec<&str> {

@@ -124,6 +124,16 @@ impl GlobalSiteStats {
         self.sectors == self.ideal_sectors
     }
 
+    /// Adds `other`'s requests (the same site in another block or launch) to these.
+    pub fn absorb(&mut self, other: &GlobalSiteStats) {
+        self.requests += other.requests;
+        self.sectors += other.sectors;
+        self.ideal_sectors += other.ideal_sectors;
+        if other.worst_sectors > self.worst_sectors {
+            (self.worst, self.worst_sectors) = (other.worst, other.worst_sectors);
+        }
+    }
+
     /// The site's counts in one line, then its costliest request: each sector it touched (by
     /// offset from the lowest, in bytes) and the lanes that touched it.
     pub fn draw(&self) -> String {
@@ -278,7 +288,13 @@ impl Report {
 
     /// Adds one global request at a site: its lanes' addresses.
     pub(crate) fn add_global_request(&mut self, site: Site, op: AccessOp, bytes: u32, addresses: [Option<u64>; 32]) {
-        let touched = sector_lanes(&addresses, bytes).len() as u32;
+        // The distinct sectors the lanes' bytes fall in (lists of lanes only for drawing).
+        let mut sectors: Vec<u64> = (addresses.iter().flatten())
+            .flat_map(|&a| a / SECTOR_BYTES..=(a + u64::from(bytes.max(1)) - 1) / SECTOR_BYTES)
+            .collect();
+        sectors.sort_unstable();
+        sectors.dedup();
+        let touched = sectors.len() as u32;
         // The distinct elements the lanes touch, packed end to end from the lowest one's
         // place in its sector.
         let mut starts: Vec<u64> = addresses.iter().flatten().copied().collect();
@@ -332,15 +348,7 @@ impl Report {
                 None => {
                     self.global_map.insert(key, s);
                 }
-                Some(mine) => {
-                    mine.requests += s.requests;
-                    mine.sectors += s.sectors;
-                    mine.ideal_sectors += s.ideal_sectors;
-                    if s.worst_sectors > mine.worst_sectors {
-                        mine.worst = s.worst;
-                        mine.worst_sectors = s.worst_sectors;
-                    }
-                }
+                Some(mine) => mine.absorb(&s),
             }
         }
         for (key, r) in other.race_map {
