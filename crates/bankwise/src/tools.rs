@@ -88,6 +88,9 @@ pub fn parse_ptxas_report(text: &str) -> Vec<KernelResources> {
         let i = line.find(unit)?;
         line[..i].split_whitespace().last()?.parse().ok()
     };
+    // ptxas reports the properties of device functions (such as a panic handler) between an
+    // entry's and the next: a stack-frame line counts only under its entry's own heading.
+    let mut properties_of_entry = false;
     for line in text.lines() {
         if let Some(rest) = line.split("Compiling entry function '").nth(1) {
             let name = rest.split('\'').next().unwrap_or_default().to_string();
@@ -95,7 +98,12 @@ pub fn parse_ptxas_report(text: &str) -> Vec<KernelResources> {
             continue;
         }
         let Some(k) = kernels.last_mut() else { continue };
-        if line.contains("bytes stack frame") {
+        if let Some(rest) = line.split("Function properties for ").nth(1) {
+            properties_of_entry = rest.trim() == k.name;
+        } else if line.contains("bytes stack frame") {
+            if !properties_of_entry {
+                continue;
+            }
             k.stack_bytes = num_before(line, "bytes stack frame").unwrap_or(0);
             k.spill_stores = num_before(line, "bytes spill stores").unwrap_or(0);
             k.spill_loads = num_before(line, "bytes spill loads").unwrap_or(0);
