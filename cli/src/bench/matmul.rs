@@ -36,12 +36,14 @@ fn tuned_shapes() -> [MatmulShape; 4] {
     ]
 }
 
-/// What a row times: a rung (the tuned one with the plan it picks), or the tuned rung at a
-/// chosen tile size.
+/// What a row times: a rung (the tuned one with the plan it picks), the tuned rung at a
+/// chosen tile size, or that without copying unaligned operands to aligned rows first (timed
+/// only where the plan copies some: `bankwise::matmul::Realign`).
 #[derive(Clone, Copy)]
 enum Which {
     Rung(MatmulKernel),
     Tile(MatmulKernel, TunedTile),
+    InPlace(MatmulKernel, TunedTile),
 }
 
 impl Which {
@@ -52,6 +54,8 @@ impl Which {
             Which::Tile(MatmulKernel::Multistage, TunedTile::Wide) => "matmul_multistage (wide tiles)",
             Which::Tile(_, TunedTile::Square) => "matmul_tuned (square tiles)",
             Which::Tile(_, TunedTile::Wide) => "matmul_tuned (wide tiles)",
+            Which::InPlace(_, TunedTile::Square) => "matmul_tuned (square tiles, rows read in place)",
+            Which::InPlace(_, TunedTile::Wide) => "matmul_tuned (wide tiles, rows read in place)",
         }
     }
 }
@@ -131,8 +135,11 @@ pub fn suite(
     let tuned: Vec<Which> = kernels.iter().filter(|k| k.is_tuned()).map(|&k| Which::Rung(k)).collect();
     let extra = if quick { &[][..] } else { &tuned_shapes()[..] };
     let tiles = if quick { &[][..] } else { &tile_shapes()[..] };
-    let each: Vec<Which> =
+    let mut each: Vec<Which> =
         kernels.iter().filter(|k| k.is_tuned()).flat_map(|&k| TunedTile::ALL.map(|t| Which::Tile(k, t))).collect();
+    if kernels.contains(&MatmulKernel::Tuned) {
+        each.extend(TunedTile::ALL.map(|t| Which::InPlace(MatmulKernel::Tuned, t)));
+    }
     progress.inc_length(
         (shapes.len() * 2 * kernels.len() + (extra.len() * 2 * tuned.len()) + tiles.len() * each.len()) as u64,
     );
@@ -183,16 +190,27 @@ fn shape_rows<T: Gemm>(
     let (alpha, beta) = (T::from_f64(1.0), T::from_f64(0.0));
     let peak = peak_tflops(gpu, size_of::<T>());
     let mut rows = Vec::new();
+    let sms = gpu.info().multiprocessors;
     for &kernel in kernels {
         progress.set_message(format!("{} {dtype} {shape}", kernel.name()));
+        if let Which::InPlace(rung, tile) = kernel
+            && TunedPlan::new::<T>(rung, tile, shape, sms)?.realign() == Default::default()
+        {
+            // The same plan as the `Tile` row's.
+            progress.inc(1);
+            continue;
+        }
         let (a, b, c, c_blas) = (&a, &b, &mut c, &mut c_blas);
-        let sms = gpu.info().multiprocessors;
         let ours = |i: usize| -> Result<()> {
             let s = i % sets;
             match kernel {
                 Which::Rung(rung) => gpu.matmul_with(rung, alpha, &a[s], &b[s], beta, &mut c[s], shape)?,
                 Which::Tile(rung, tile) => {
                     let plan = TunedPlan::new::<T>(rung, tile, shape, sms)?;
+                    gpu.matmul_tuned(plan, alpha, &a[s], &b[s], beta, &mut c[s], shape)?
+                }
+                Which::InPlace(rung, tile) => {
+                    let plan = TunedPlan::new::<T>(rung, tile, shape, sms)?.without_realign();
                     gpu.matmul_tuned(plan, alpha, &a[s], &b[s], beta, &mut c[s], shape)?
                 }
             }

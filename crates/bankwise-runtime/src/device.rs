@@ -373,6 +373,19 @@ impl Device {
         self.stream().copy_dtod(src, dst)
     }
 
+    /// Copies `rows × cols` elements between buffers whose rows start `src_ld` and `dst_ld`
+    /// elements apart, on [`Device::stream`]: see [`Stream::copy_rows`].
+    pub fn copy_rows<T: DeviceRepr>(
+        &self,
+        src: &DeviceBuffer<T>,
+        src_ld: usize,
+        dst: &mut DeviceBuffer<T>,
+        dst_ld: usize,
+        shape: (usize, usize),
+    ) -> Result<()> {
+        self.stream().copy_rows(src, src_ld, dst, dst_ld, shape)
+    }
+
     /// Holds the device's stream for `duration` with a one-thread kernel that spins on
     /// `%globaltimer`, so that the work the host queues next waits behind it and then runs back
     /// to back (see [`crate::bench`]). The kernel is loaded from embedded PTX on first use (the
@@ -598,6 +611,74 @@ impl Stream {
         }
         Ok(())
     }
+
+    /// Copies `rows` rows of `cols` elements from `src`, whose rows start `src_ld` elements
+    /// apart, into `dst`, whose rows start `dst_ld` apart (a pitched copy: the driver's
+    /// `cuMemcpy2DAsync`); what lies between the rows of `dst` is left as it was. Nothing is
+    /// copied where `rows` or `cols` is 0. [`Error::BadRowCopy`] where `cols` exceeds a leading
+    /// dimension or the last row ends past a buffer.
+    pub fn copy_rows<T: DeviceRepr>(
+        &self,
+        src: &DeviceBuffer<T>,
+        src_ld: usize,
+        dst: &mut DeviceBuffer<T>,
+        dst_ld: usize,
+        (rows, cols): (usize, usize),
+    ) -> Result<()> {
+        let bad = |what| Err(Error::BadRowCopy { rows, cols, src_ld, dst_ld, what });
+        if rows == 0 || cols == 0 {
+            return Ok(());
+        }
+        if cols > src_ld || cols > dst_ld {
+            return bad("a row is longer than a leading dimension");
+        }
+        let end = |ld: usize| (rows - 1).checked_mul(ld).and_then(|x| x.checked_add(cols));
+        if end(src_ld).is_none_or(|e| e > src.len()) {
+            return bad("the source's last row ends past its buffer");
+        }
+        if end(dst_ld).is_none_or(|e| e > dst.len()) {
+            return bad("the destination's last row ends past its buffer");
+        }
+        let size = std::mem::size_of::<T>();
+        match &self.kind {
+            StreamKind::Cuda(s) => {
+                if src.as_cuda_slice().is_none() || dst.as_cuda_slice().is_none() {
+                    return Err(Error::ForeignStream);
+                }
+                use cudarc::driver::sys;
+                let copy = sys::CUDA_MEMCPY2D {
+                    srcXInBytes: 0,
+                    srcY: 0,
+                    srcMemoryType: sys::CUmemorytype::CU_MEMORYTYPE_DEVICE,
+                    srcHost: std::ptr::null(),
+                    srcDevice: src.device_ptr(),
+                    srcArray: std::ptr::null_mut(),
+                    srcPitch: src_ld * size,
+                    dstXInBytes: 0,
+                    dstY: 0,
+                    dstMemoryType: sys::CUmemorytype::CU_MEMORYTYPE_DEVICE,
+                    dstHost: std::ptr::null_mut(),
+                    dstDevice: dst.device_ptr(),
+                    dstArray: std::ptr::null_mut(),
+                    dstPitch: dst_ld * size,
+                    WidthInBytes: cols * size,
+                    Height: rows,
+                };
+                // Safety: both buffers are live device allocations of this context, and the
+                // checks above keep every row inside them.
+                unsafe { sys::cuMemcpy2DAsync_v2(&copy, s.cu_stream()).result()? };
+            }
+            StreamKind::Emulated(_) => {
+                let from = src.host_bytes().ok_or(Error::ForeignStream)?.to_vec();
+                let to = dst.host_bytes_mut().ok_or(Error::ForeignStream)?;
+                for r in 0..rows {
+                    let (f, t) = (r * src_ld * size, r * dst_ld * size);
+                    to[t..t + cols * size].copy_from_slice(&from[f..f + cols * size]);
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// The bytes of `data` (device-representable values are plain data).
@@ -629,5 +710,28 @@ impl Event {
     /// (`cudaEventElapsedTime`, resolution about 0.5 µs).
     pub fn elapsed_ms(&self, end: &Event) -> Result<f64> {
         Ok(f64::from(self.event.elapsed_ms(&end.event)?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_emulators_row_copy_moves_rows_to_their_new_pitch_and_refuses_what_does_not_fit() {
+        let dev = Device::emulator();
+        let from = dev.upload(&(0..15u32).collect::<Vec<_>>()).unwrap();
+        let mut to = dev.upload(&[99u32; 12]).unwrap();
+        dev.copy_rows(&from, 5, &mut to, 4, (3, 3)).unwrap();
+        assert_eq!(dev.download(&to).unwrap(), [0, 1, 2, 99, 5, 6, 7, 99, 10, 11, 12, 99]);
+        let err = dev.copy_rows(&from, 5, &mut to, 4, (4, 3)).unwrap_err();
+        assert!(matches!(err, Error::BadRowCopy { what: "the source's last row ends past its buffer", .. }), "{err}");
+        let err = dev.copy_rows(&from, 4, &mut to, 4, (4, 3)).unwrap_err();
+        assert!(
+            matches!(err, Error::BadRowCopy { what: "the destination's last row ends past its buffer", .. }),
+            "{err}"
+        );
+        let err = dev.copy_rows(&from, 2, &mut to, 4, (2, 3)).unwrap_err();
+        assert!(matches!(err, Error::BadRowCopy { what: "a row is longer than a leading dimension", .. }), "{err}");
     }
 }

@@ -138,6 +138,21 @@ pub enum Error {
         /// Elements in the destination.
         dst: usize,
     },
+    /// A copy of rows ([`Stream::copy_rows`](crate::Stream::copy_rows)) whose rows are longer
+    /// than a leading dimension, or whose last row ends past its buffer.
+    #[error("copy of {rows} rows of {cols} elements from rows {src_ld} apart into rows {dst_ld} apart: {what}")]
+    BadRowCopy {
+        /// Rows copied.
+        rows: usize,
+        /// Elements per row.
+        cols: usize,
+        /// Elements between the source's rows.
+        src_ld: usize,
+        /// Elements between the destination's rows.
+        dst_ld: usize,
+        /// What is wrong.
+        what: &'static str,
+    },
     /// A sub-range of a buffer is not inside it.
     #[error("range {start}..{end} is outside a buffer of {len} elements")]
     RangeOutOfBounds {

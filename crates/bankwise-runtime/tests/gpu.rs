@@ -51,6 +51,7 @@ fn main() {
         ("lookup/missing_kernel", missing_kernel, true),
         ("occupancy/by_block_and_shared_memory", occupancy, true),
         ("device/missing_ordinal", missing_ordinal, true),
+        ("copy/rows_between_leading_dimensions", rows_between_leading_dimensions, true),
         ("bench/spin_wait_holds_the_stream", spin_wait_holds_the_stream, true),
         ("bench/measure_pair_times_every_run_in_order", measure_pair_times_every_run_in_order, true),
         ("bench/versus_copy", versus_copy, true),
@@ -302,6 +303,41 @@ fn missing_ordinal(_: &Device) -> Check {
         Err(Error::NoDevice { ordinal: 4096, count }) if count >= 1 => Ok(()),
         other => Err(format!("expected NoDevice, got {other:?}").into()),
     }
+}
+
+/// `copy_rows` moves each row to its new pitch, leaves the gaps between rows alone, and
+/// refuses rows that do not fit.
+fn rows_between_leading_dimensions(dev: &Device) -> Check {
+    for (rows, cols, src_ld, dst_ld) in [(1, 1, 1, 4), (3, 5, 7, 8), (4093, 4095, 4095, 4096), (17, 33, 40, 33)] {
+        let src: Vec<u32> = (0..rows * src_ld).map(|i| i as u32).collect();
+        let from = dev.upload(&src)?;
+        let mut to = dev.upload(&vec![u32::MAX; rows * dst_ld])?;
+        dev.copy_rows(&from, src_ld, &mut to, dst_ld, (rows, cols))?;
+        let got = dev.download(&to)?;
+        for r in 0..rows {
+            for c in 0..dst_ld {
+                let want = if c < cols { src[r * src_ld + c] } else { u32::MAX };
+                if got[r * dst_ld + c] != want {
+                    return Err(format!(
+                        "{rows}×{cols} from {src_ld} to {dst_ld}: ({r}, {c}) is {}",
+                        got[r * dst_ld + c]
+                    )
+                    .into());
+                }
+            }
+        }
+    }
+    let (from, mut to) = (dev.upload(&[0u32; 12])?, dev.upload(&[0u32; 12])?);
+    for (src_ld, dst_ld, shape) in [(3, 4, (3, 4)), (4, 4, (4, 4)), (4, 5, (3, 4))] {
+        match dev.copy_rows(&from, src_ld, &mut to, dst_ld, shape) {
+            Err(Error::BadRowCopy { .. }) => {}
+            other => {
+                return Err(format!("{shape:?} from {src_ld} to {dst_ld}: expected BadRowCopy, got {other:?}").into());
+            }
+        }
+    }
+    dev.copy_rows(&from, 4, &mut to, 4, (0, 4))?;
+    Ok(())
 }
 
 fn spin_wait_holds_the_stream(dev: &Device) -> Check {

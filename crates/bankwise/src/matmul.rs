@@ -13,6 +13,8 @@
 
 use std::fmt;
 
+use cudarc::driver::sys::CUresult;
+
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::gpu::{DeviceBuffer, Gpu, Launch};
@@ -448,6 +450,7 @@ pub struct TunedPlan {
     kernel: MatmulKernel,
     tile: TunedTile,
     split: Option<SplitK>,
+    realign: Realign,
 }
 
 impl TunedPlan {
@@ -466,7 +469,9 @@ impl TunedPlan {
         let tiles = tile
             .tiles::<T>(kernel)
             .ok_or(Error::TunedPlanUnfit { what: "the tuned rung's wide tiles are f32 only" })?;
-        Ok(TunedPlan { kernel, tile, split: SplitK::for_tiles(shape, tiles, multiprocessors) })
+        let (split, realign) =
+            (SplitK::for_tiles(shape, tiles, multiprocessors), Realign::for_shape::<T>(kernel, shape));
+        Ok(TunedPlan { kernel, tile, split, realign })
     }
 
     /// The plan of `kernel` (a tuned rung; [`Tuned`](MatmulKernel::Tuned) for any other)
@@ -478,10 +483,11 @@ impl TunedPlan {
     /// waves of 264.
     pub fn for_shape<T: Float>(kernel: MatmulKernel, shape: MatmulShape, multiprocessors: u32) -> TunedPlan {
         let kernel = if kernel.is_tuned() { kernel } else { MatmulKernel::Tuned };
-        let mut best = (f64::INFINITY, TunedPlan { kernel, tile: TunedTile::Square, split: None });
+        let realign = Realign::for_shape::<T>(kernel, shape);
+        let mut best = (f64::INFINITY, TunedPlan { kernel, tile: TunedTile::Square, split: None, realign });
         for tile in TunedTile::ALL {
             let Some(t) = tile.tiles::<T>(kernel) else { continue };
-            let plan = TunedPlan { kernel, tile, split: SplitK::for_tiles(shape, t, multiprocessors) };
+            let plan = TunedPlan { kernel, tile, split: SplitK::for_tiles(shape, t, multiprocessors), realign };
             let s = t.warps.tiles;
             let resident = (u64::from(multiprocessors) * u64::from(t.min_blocks)).max(1);
             let waves = plan.blocks::<T>(shape).div_ceil(resident) as f64;
@@ -508,6 +514,17 @@ impl TunedPlan {
     /// The split of `k`, if any.
     pub fn split(self) -> Option<SplitK> {
         self.split
+    }
+
+    /// The operands copied to aligned rows first.
+    pub fn realign(self) -> Realign {
+        self.realign
+    }
+
+    /// The plan without copying operands to aligned rows (the kernel then reads rows that
+    /// do not start on 16 bytes element by element).
+    pub fn without_realign(self) -> TunedPlan {
+        TunedPlan { realign: Realign::default(), ..self }
     }
 
     /// Blocks the plan launches for `shape`: tiles of `C` times products times slices.
@@ -570,6 +587,53 @@ impl SplitK {
     /// Elements of the workspace: one `m × n` partial product per slice.
     pub fn workspace_len(self, shape: MatmulShape) -> usize {
         self.slices * shape.m * shape.n
+    }
+}
+
+/// Which operands the tuned rung copies, before multiplying, into a workspace whose rows start
+/// on 16 bytes. The kernel reads an operand as 16-byte vectors only where every stored row
+/// starts on 16 bytes (a leading dimension of a multiple of 4 `f32`); other rows it reads
+/// element by element, with a bounds check each. The driver's pitched copy
+/// ([`bankwise_runtime::Stream::copy_rows`]) moves each element once, which pays where the
+/// product reads it many times: an operand is realigned where its rows are not aligned and
+/// each of its elements takes part in at least [`MIN_USES`](Self::MIN_USES) multiply-adds
+/// (`n` of them for `A`, `m` for `B`), for one product (not a batch), in `f32`, by
+/// [`MatmulKernel::Tuned`]: on an H100 it took 4095×4097×4093 (`lda` 4093, `ldb` 4097) from
+/// 39.07 to 40.14 TFLOP/s (`docs/benchmarks.md`). The same copies made `f64` slower there
+/// (rung 9: 15.73 → 11.82, its element loads outrun its pairs of 16-byte ones; rung 10:
+/// 19.39 → 18.86), and rung 10's `f32` (34.72 → 33.63).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Realign {
+    /// Copy `A`.
+    pub a: bool,
+    /// Copy `B`.
+    pub b: bool,
+}
+
+impl Realign {
+    /// The fewest multiply-adds per element for which an operand is copied. On an H100 the
+    /// copy moves 8 bytes per element at about 1.6 TB/s, and the product spends 2 FLOPs per
+    /// use at about 43 TFLOP/s, so the copy costs about 107 / uses of the product's time;
+    /// reading unaligned rows in place cost about 7.7% at 4095×4097×4093. They break even
+    /// near 1400 uses; 2048 leaves a margin.
+    pub const MIN_USES: usize = 2048;
+
+    /// The operands of `shape` that `kernel` copies for `T`.
+    pub fn for_shape<T: Float>(kernel: MatmulKernel, shape: MatmulShape) -> Realign {
+        if kernel != MatmulKernel::Tuned || size_of::<T>() != 4 || shape.batch != 1 {
+            return Realign::default();
+        }
+        let unaligned = |ld: usize| !ld.is_multiple_of(16 / size_of::<T>());
+        Realign {
+            a: unaligned(shape.lda) && shape.n >= Self::MIN_USES,
+            b: unaligned(shape.ldb) && shape.m >= Self::MIN_USES,
+        }
+    }
+
+    /// The leading dimension of the copy of rows `row_len` elements long: the next multiple
+    /// of 16 bytes.
+    pub fn leading_dimension<T: Float>(row_len: usize) -> usize {
+        row_len.next_multiple_of(16 / size_of::<T>())
     }
 }
 
@@ -705,6 +769,9 @@ impl Gpu {
         shape: MatmulShape,
     ) -> Result<()> {
         let launch = plan::<T>(tuned.kernel, tuned.tile, shape, a.len(), b.len(), c.len())?;
+        if tuned.realign != Realign::default() {
+            return self.matmul_realigned(tuned, alpha, a, b, beta, c, shape);
+        }
         if let Some(split) = tuned.split {
             if !split.fits(shape) {
                 return Err(Error::TunedPlanUnfit { what: "its split of k was made for another shape" });
@@ -726,6 +793,43 @@ impl Gpu {
             first += products;
         }
         Ok(())
+    }
+
+    /// [`matmul_tuned`](Self::matmul_tuned) after copying the plan's [`Realign`] operands
+    /// into workspaces (stream-ordered) whose rows start on 16 bytes; where the device has no
+    /// memory for a workspace, the operand is read where it is.
+    #[allow(clippy::too_many_arguments)] // the BLAS argument list
+    fn matmul_realigned<T: Float>(
+        &self,
+        tuned: TunedPlan,
+        alpha: T,
+        a: &DeviceBuffer<T>,
+        b: &DeviceBuffer<T>,
+        beta: T,
+        c: &mut DeviceBuffer<T>,
+        shape: MatmulShape,
+    ) -> Result<()> {
+        let [sa, sb, _] = shape.stored();
+        let copy = |s: &Stored, from: &DeviceBuffer<T>| -> Result<Option<(DeviceBuffer<T>, usize)>> {
+            let ld = Realign::leading_dimension::<T>(s.row_len);
+            // Safety: the copy writes every element the kernel reads (each row's first
+            // `row_len`); the padding after each row is never read.
+            let mut to = match unsafe { self.alloc_uninit::<T>(s.rows * ld) } {
+                Ok(to) => to,
+                Err(bankwise_runtime::Error::Driver(e)) if e.0 == CUresult::CUDA_ERROR_OUT_OF_MEMORY => {
+                    return Ok(None);
+                }
+                Err(e) => return Err(e.into()),
+            };
+            self.copy_rows(from, s.ld, &mut to, ld, (s.rows, s.row_len))?;
+            Ok(Some((to, ld)))
+        };
+        let new_a = if tuned.realign.a { copy(&sa, a)? } else { None };
+        let new_b = if tuned.realign.b { copy(&sb, b)? } else { None };
+        let (a, lda) = new_a.as_ref().map_or((a, shape.lda), |(buf, ld)| (buf, *ld));
+        let (b, ldb) = new_b.as_ref().map_or((b, shape.ldb), |(buf, ld)| (buf, *ld));
+        let shape = MatmulShape { lda, ldb, ..shape };
+        self.matmul_tuned(tuned.without_realign(), alpha, a, b, beta, c, shape)
     }
 
     /// The tuned rung over `split`'s slices of `k` into a workspace it allocates (stream-
@@ -982,6 +1086,35 @@ mod tests {
             TunedPlan::for_shape::<f32>(MatmulKernel::Multistage, MatmulShape::new(9, 9, 9), 132).kernel(),
             MatmulKernel::Multistage
         );
+    }
+
+    #[test]
+    fn operands_are_realigned_where_their_rows_are_unaligned_and_each_element_is_used_often() {
+        use proptest::prelude::*;
+        let min = Realign::MIN_USES;
+        proptest!(|(m in 1usize..3000, n in 1usize..3000, k in 1usize..3000, pad in 0usize..5, ta: bool, tb: bool, batch in 1usize..3)| {
+            let (op_a, op_b) = (if ta { Op::T } else { Op::N }, if tb { Op::T } else { Op::N });
+            let s = MatmulShape::new(m, n, k).with_ops(op_a, op_b);
+            let s = s.with_leading_dimensions(s.lda + pad, s.ldb + pad, s.ldc).batched_packed(batch);
+            let r = Realign::for_shape::<f32>(MatmulKernel::Tuned, s);
+            prop_assert_eq!(r.a, batch == 1 && !s.lda.is_multiple_of(4) && n >= min);
+            prop_assert_eq!(r.b, batch == 1 && !s.ldb.is_multiple_of(4) && m >= min);
+            // Measured slower for f64 and for the multistage rung.
+            prop_assert_eq!(Realign::for_shape::<f64>(MatmulKernel::Tuned, s), Realign::default());
+            prop_assert_eq!(Realign::for_shape::<f32>(MatmulKernel::Multistage, s), Realign::default());
+            let ld = Realign::leading_dimension::<f32>(k);
+            prop_assert!(ld >= k && ld < k + 4 && ld.is_multiple_of(4));
+            let ld = Realign::leading_dimension::<f64>(k);
+            prop_assert!(ld >= k && ld < k + 2 && ld.is_multiple_of(2));
+            // The plans carry it, at either tile size.
+            prop_assert_eq!(TunedPlan::for_shape::<f32>(MatmulKernel::Tuned, s, 132).realign(), r);
+            let plan = TunedPlan::new::<f32>(MatmulKernel::Tuned, TunedTile::Square, s, 132).unwrap();
+            prop_assert_eq!(plan.realign(), r);
+            prop_assert_eq!(plan.without_realign().realign(), Realign::default());
+        });
+        // 4095×4097×4093, the goal's odd shape: both operands.
+        let odd = MatmulShape::new(4095, 4097, 4093);
+        assert_eq!(Realign::for_shape::<f32>(MatmulKernel::Tuned, odd), Realign { a: true, b: true });
     }
 
     #[test]

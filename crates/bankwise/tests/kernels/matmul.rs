@@ -69,6 +69,18 @@ const SPLIT_SHAPES: [(Dims, (Op, Op)); 5] = [
     ((1, 1, 513), (Op::N, Op::N)),
 ];
 
+/// Shapes whose operands the tuned rung's plan copies to aligned rows first
+/// (`bankwise::matmul::Realign`): rows that do not start on 16 bytes, each element used at
+/// least 2048 times (`f32`); with the padding of [`Case`] (`pad`), the `op`s. The first two are
+/// small enough for the emulator; the last copies `B` only and splits `k`.
+const REALIGN_SHAPES: [(Dims, (Op, Op), usize); 5] = [
+    ((1, 2048, 3), (Op::N, Op::N), 0),
+    ((2048, 1, 3), (Op::N, Op::T), 0),
+    ((2100, 2050, 77), (Op::N, Op::N), 1),
+    ((2050, 2053, 65), (Op::T, Op::T), 0),
+    ((2048, 3, 1031), (Op::N, Op::N), 0),
+];
+
 /// What a trial varies besides the shape.
 #[derive(Clone, Copy, Debug)]
 struct Case {
@@ -192,6 +204,13 @@ pub fn trials(add: &mut AddTrial<'_>, target: Target) {
             add(format!("{k}/f64/{shape} picked"), Box::new(move |g| check_picked::<f64>(g, kernel, shape, case)));
         }
     }
+    // `f32` through the tuned rung only: the copies were measured slower elsewhere.
+    let shapes = if target == Target::Gpu { &REALIGN_SHAPES[..] } else { &REALIGN_SHAPES[..2] };
+    for (i, &(dims, ops, pad)) in shapes.iter().enumerate() {
+        let case = Case { alpha: 1.25, beta: [0.0, 0.5][i % 2], pad, integers: i % 2 == 1 };
+        let shape = shape_of(dims, case, Extra { ops, batch: 1, shared_b: false });
+        add(format!("matmul_tuned/f32/{shape} realigned"), Box::new(move |g| check_realigned(g, shape, case)));
+    }
     if target == Target::Gpu {
         // More products than one grid holds (65,535): the host launches two grids.
         let case = Case { alpha: 1.0, beta: 0.0, pad: 0, integers: true };
@@ -308,6 +327,16 @@ fn check_picked<T: Float>(gpu: &Gpu, kernel: MatmulKernel, shape: MatmulShape, c
         return Err(format!("{shape}: {} does not split k here", kernel.name()).into());
     }
     check::<T>(gpu, Run::Rung(kernel), shape, case)
+}
+
+/// [`check`] of the tuned rung in `f32` with the plan it picks, which must copy an operand to
+/// aligned rows first.
+fn check_realigned(gpu: &Gpu, shape: MatmulShape, case: Case) -> Check {
+    let kernel = MatmulKernel::Tuned;
+    if TunedPlan::for_shape::<f32>(kernel, shape, gpu.info().multiprocessors).realign() == Default::default() {
+        return Err(format!("{shape}: the tuned rung copies no operand to aligned rows here").into());
+    }
+    check::<f32>(gpu, Run::Rung(kernel), shape, case)
 }
 
 /// A rejected call: its kernel, its shape, and the error it must get.
