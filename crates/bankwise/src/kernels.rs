@@ -175,6 +175,23 @@ pub const MATMUL_TUNED: [[&str; 4]; 2] = [
 /// `op`s like [`MATMUL_TUNED`].
 pub const MATMUL_TUNED_WIDE: [&str; 4] =
     ["matmul_tuned_wide_nn_f32", "matmul_tuned_wide_nt_f32", "matmul_tuned_wide_tn_f32", "matmul_tuned_wide_tt_f32"];
+/// `matmul_tuned_whole_<op(A)><op(B)>_f32`: the tuned rung's square `f32` tiles with the
+/// whole-tile path (a block whose tiles lie inside `A` and `B`, rows aligned, loads without
+/// bounds checks), indexed by the `op`s like [`MATMUL_TUNED`].
+pub const MATMUL_TUNED_WHOLE: [&str; 4] = [
+    "matmul_tuned_whole_nn_f32",
+    "matmul_tuned_whole_nt_f32",
+    "matmul_tuned_whole_tn_f32",
+    "matmul_tuned_whole_tt_f32",
+];
+/// `matmul_tuned_wide_whole_<op(A)><op(B)>_f32`: [`MATMUL_TUNED_WIDE`] with the whole-tile
+/// path of [`MATMUL_TUNED_WHOLE`].
+pub const MATMUL_TUNED_WIDE_WHOLE: [&str; 4] = [
+    "matmul_tuned_wide_whole_nn_f32",
+    "matmul_tuned_wide_whole_nt_f32",
+    "matmul_tuned_wide_whole_tn_f32",
+    "matmul_tuned_wide_whole_tt_f32",
+];
 /// `matmul_multistage_<op(A)><op(B)>_*` ([`SM80`]'s): indexed like [`MATMUL_TUNED`].
 pub const MATMUL_MULTISTAGE: [[&str; 4]; 2] = [
     ["matmul_multistage_nn_f32", "matmul_multistage_nt_f32", "matmul_multistage_tn_f32", "matmul_multistage_tt_f32"],
@@ -244,6 +261,8 @@ mod tests {
         }
         names.extend(MATMUL_TUNED.as_flattened());
         names.extend(MATMUL_TUNED_WIDE);
+        names.extend(MATMUL_TUNED_WHOLE);
+        names.extend(MATMUL_TUNED_WIDE_WHOLE);
         names.extend(MATMUL_MULTISTAGE.as_flattened());
         names.extend(MATMUL_MULTISTAGE_WIDE.as_flattened());
         names.extend(PROBE_LOAD);

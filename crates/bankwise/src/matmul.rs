@@ -395,12 +395,34 @@ impl TunedTile {
         }
     }
 
-    /// The entry of `kernel` for `T` and `shape`'s `op`s; `None` as for
-    /// [`tiles`](Self::tiles).
+    /// Whether `kernel` runs `shape` for `T` with this size's whole-tile entries: the tuned
+    /// rung's `f32`, where the tiles divide `m` and `n` and every row of `A` and `B`, in every
+    /// product, starts on 16 bytes (the kernel checks the same again per block, so the choice
+    /// only decides speed). Every block then loads every step but a partial last one without
+    /// bounds checks.
+    pub fn whole<T: Float>(self, kernel: MatmulKernel, shape: MatmulShape) -> bool {
+        let Some(t) = self.tiles::<T>(kernel) else { return false };
+        let s = t.warps.tiles;
+        let aligned = |x: usize| x.is_multiple_of(16 / size_of::<T>());
+        let strides = shape.batch == 1 || (aligned(shape.stride_a) && aligned(shape.stride_b));
+        kernel == MatmulKernel::Tuned
+            && T::INDEX == 0
+            && shape.m.is_multiple_of(s.bm as usize)
+            && shape.n.is_multiple_of(s.bn as usize)
+            && aligned(shape.lda)
+            && aligned(shape.ldb)
+            && strides
+    }
+
+    /// The entry of `kernel` for `T` and `shape`'s `op`s ([`whole`](Self::whole) tiles where
+    /// they fit); `None` as for [`tiles`](Self::tiles).
     pub fn entry<T: Float>(self, kernel: MatmulKernel, shape: MatmulShape) -> Option<&'static str> {
         let ops = 2 * (shape.op_a == Op::T) as usize + (shape.op_b == Op::T) as usize;
         let f32_only = |name| (T::INDEX == 0).then_some(name);
+        let whole = self.whole::<T>(kernel, shape);
         match (kernel, self) {
+            (MatmulKernel::Tuned, TunedTile::Square) if whole => Some(kernels::MATMUL_TUNED_WHOLE[ops]),
+            (MatmulKernel::Tuned, TunedTile::Wide) if whole => Some(kernels::MATMUL_TUNED_WIDE_WHOLE[ops]),
             (MatmulKernel::Tuned, TunedTile::Square) => Some(kernels::MATMUL_TUNED[T::INDEX][ops]),
             (MatmulKernel::Tuned, TunedTile::Wide) => f32_only(kernels::MATMUL_TUNED_WIDE[ops]),
             (MatmulKernel::Multistage, TunedTile::Square) => Some(kernels::MATMUL_MULTISTAGE[T::INDEX][ops]),
@@ -417,28 +439,32 @@ impl TunedTile {
         }
     }
 
-    /// TFLOP/s of `kernel` for `T` at 4096³ with `op`s `op_a`, `op_b` on the H100, both sizes
-    /// in one run (`docs/benchmarks.md`, 2026-11-23; each rung's in the run that measured it):
-    /// what [`TunedPlan::for_shape`] weighs the sizes by.
-    pub fn measured_tflops<T: Float>(self, kernel: MatmulKernel, op_a: Op, op_b: Op) -> f64 {
-        let ops = 2 * matches!(op_a, Op::T) as usize + matches!(op_b, Op::T) as usize;
+    /// TFLOP/s of `kernel` for `T` at 4096³ with `shape`'s `op`s on the H100, with the
+    /// [`whole`](Self::whole)-tile entries where `shape` takes them, both sizes in one run
+    /// (`docs/benchmarks.md`; each rung's in the run that measured it): what
+    /// [`TunedPlan::for_shape`] weighs the sizes by.
+    pub fn measured_tflops<T: Float>(self, kernel: MatmulKernel, shape: MatmulShape) -> f64 {
+        let ops = 2 * matches!(shape.op_a, Op::T) as usize + matches!(shape.op_b, Op::T) as usize;
         let table = match (T::INDEX, kernel, self) {
             (1, MatmulKernel::Multistage, TunedTile::Square) => [18.43, 18.41, 18.39, 18.21],
             (1, MatmulKernel::Multistage, TunedTile::Wide) => [20.10, 19.92, 19.62, 20.10],
             // `f64` has one size in the tuned rung.
             (1, _, _) => [12.21, 11.57, 17.87, 15.66],
-            (_, kernel, tile) => Self::f32_tflops(kernel, tile),
+            (_, kernel, tile) => Self::f32_tflops(kernel, tile, tile.whole::<T>(kernel, shape)),
         };
         table[ops]
     }
 
-    /// [`measured_tflops`](Self::measured_tflops)' `f32` rows.
-    const fn f32_tflops(kernel: MatmulKernel, tile: TunedTile) -> [f64; 4] {
-        match (kernel, tile) {
-            (MatmulKernel::Multistage, TunedTile::Square) => [35.85, 33.01, 37.84, 36.33],
-            (MatmulKernel::Multistage, TunedTile::Wide) => [43.14, 39.80, 43.67, 39.72],
-            (_, TunedTile::Square) => [43.21, 39.32, 43.38, 40.89],
-            (_, TunedTile::Wide) => [43.97, 43.23, 44.42, 43.89],
+    /// [`measured_tflops`](Self::measured_tflops)' `f32` rows (2026-11-23; the whole-tile
+    /// entries 2026-11-24).
+    const fn f32_tflops(kernel: MatmulKernel, tile: TunedTile, whole: bool) -> [f64; 4] {
+        match (kernel, tile, whole) {
+            (MatmulKernel::Multistage, TunedTile::Square, _) => [35.85, 33.01, 37.84, 36.33],
+            (MatmulKernel::Multistage, TunedTile::Wide, _) => [43.14, 39.80, 43.67, 39.72],
+            (_, TunedTile::Square, true) => [44.34, 40.47, 45.23, 44.29],
+            (_, TunedTile::Wide, true) => [46.56, 45.86, 47.81, 45.74],
+            (_, TunedTile::Square, false) => [43.21, 39.32, 43.38, 40.89],
+            (_, TunedTile::Wide, false) => [43.97, 43.23, 44.42, 43.89],
         }
     }
 }
@@ -493,7 +519,7 @@ impl TunedPlan {
             let waves = plan.blocks::<T>(shape).div_ceil(resident) as f64;
             let depth = plan.split.map_or(shape.k, |s| s.depth) as f64;
             let per_wave = f64::from(t.min_blocks) * f64::from(s.bm) * f64::from(s.bn) * depth;
-            let cost = waves * per_wave / tile.measured_tflops::<T>(kernel, shape.op_a, shape.op_b);
+            let cost = waves * per_wave / tile.measured_tflops::<T>(kernel, shape);
             if cost < best.0 {
                 best = (cost, plan);
             }
@@ -1115,6 +1141,32 @@ mod tests {
         // 4095×4097×4093, the goal's odd shape: both operands.
         let odd = MatmulShape::new(4095, 4097, 4093);
         assert_eq!(Realign::for_shape::<f32>(MatmulKernel::Tuned, odd), Realign { a: true, b: true });
+    }
+
+    #[test]
+    fn whole_tile_entries_run_where_the_tiles_divide_c_and_rows_are_aligned() {
+        use proptest::prelude::*;
+        let (tuned, wide, square) = (MatmulKernel::Tuned, TunedTile::Wide, TunedTile::Square);
+        proptest!(|(mt in 1usize..5, nt in 1usize..5, k in 1usize..100, dm in 0usize..2, dn in 0usize..2, pad in 0usize..5, batch in 1usize..3)| {
+            let (m, n) = (mt * 128 + dm, nt * 256 + dn);
+            let s = MatmulShape::new(m, n, k);
+            let s = s.with_leading_dimensions(s.lda + pad, s.ldb + pad, s.ldc).batched_packed(batch);
+            let aligned = [s.lda, s.ldb].iter().all(|x| x.is_multiple_of(4))
+                && (batch == 1 || [s.stride_a, s.stride_b].iter().all(|x| x.is_multiple_of(4)));
+            prop_assert_eq!(square.whole::<f32>(tuned, s), aligned && dm == 0 && dn == 0);
+            prop_assert_eq!(wide.whole::<f32>(tuned, s), aligned && dm == 0 && dn == 0);
+            let whole = square.entry::<f32>(tuned, s).unwrap().contains("_whole_");
+            prop_assert_eq!(whole, square.whole::<f32>(tuned, s));
+            // f64 and the multistage rung have none.
+            prop_assert!(!square.whole::<f64>(tuned, s) && !square.whole::<f32>(MatmulKernel::Multistage, s));
+        });
+        // 128 × 128 square tiles divide 128 × 384; the wide ones, 256 across, do not.
+        let s = MatmulShape::new(128, 384, 64);
+        assert!(square.whole::<f32>(tuned, s) && !wide.whole::<f32>(tuned, s));
+        assert_eq!(
+            wide.entry::<f32>(tuned, MatmulShape::new(4096, 4096, 4096)),
+            Some("matmul_tuned_wide_whole_nn_f32")
+        );
     }
 
     #[test]

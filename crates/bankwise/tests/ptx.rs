@@ -65,8 +65,9 @@ fn ptxas_accepts_the_ptx_for_sm70_and_sm90_without_spills_or_local_memory_but_th
 /// The spill bytes (each way) and stack bytes that `kernel` is known to take on `arch`; none
 /// but these:
 /// - on `sm_70` (CUDA 12.9's ptxas), the square `f32` tuned tiles capped at 128 registers
-///   (two blocks per SM) spill a few words: NN 20 bytes, TN 4. Volta is not measured here;
-///   the `sm_80` and `sm_90` builds of the same PTX spill nothing.
+///   (two blocks per SM) spill a few words: NN 20 bytes, TN 4, and with the whole-tile path
+///   NN 32, TN 56, TT 28. Volta is not measured here; the `sm_80` and `sm_90` builds of the
+///   same PTX spill nothing.
 /// - the multistage rung's wide `f64` entries keep their results array (1024 bytes, sized for
 ///   the wide `f32` tiles' 2 × 4 sub-tiles, of which `f64` uses 2 × 2) in a stack frame for
 ///   the epilogue only: LLVM does not unroll its 16 rows of two 16-byte read-modify-writes,
@@ -74,6 +75,8 @@ fn ptxas_accepts_the_ptx_for_sm70_and_sm90_without_spills_or_local_memory_but_th
 fn known_local_memory(kernel: &str, arch: &str) -> (u32, u32) {
     match (kernel, arch) {
         ("matmul_tuned_nn_f32" | "matmul_tuned_tn_f32", "sm_70") => (20, 24),
+        ("matmul_tuned_whole_nn_f32" | "matmul_tuned_whole_tt_f32", "sm_70") => (32, 32),
+        ("matmul_tuned_whole_tn_f32", "sm_70") => (56, 56),
         (k, _) if k.starts_with("matmul_multistage_wide_") && k.ends_with("_f64") => (0, 1024),
         _ => (0, 0),
     }
@@ -94,13 +97,18 @@ fn register_budget(kernel: &str) -> u32 {
 
 #[test]
 fn launch_bounds_reach_the_ptx() {
-    use bankwise::kernels::{MATMUL_MULTISTAGE, MATMUL_MULTISTAGE_WIDE, MATMUL_TUNED, MATMUL_TUNED_WIDE};
+    use bankwise::kernels::{
+        MATMUL_MULTISTAGE, MATMUL_MULTISTAGE_WIDE, MATMUL_TUNED, MATMUL_TUNED_WHOLE, MATMUL_TUNED_WIDE,
+        MATMUL_TUNED_WIDE_WHOLE,
+    };
     // `#[kernel(launch_bounds(256, 2))]` on the tuned f32 entries, `(256, 1)` on the f64 ones,
     // on the wide tiles' and on every multistage entry.
     for (entries, blocks) in [
         (MATMUL_TUNED[0], 2),
+        (MATMUL_TUNED_WHOLE, 2),
         (MATMUL_TUNED[1], 1),
         (MATMUL_TUNED_WIDE, 1),
+        (MATMUL_TUNED_WIDE_WHOLE, 1),
         (MATMUL_MULTISTAGE[0], 1),
         (MATMUL_MULTISTAGE[1], 1),
         (MATMUL_MULTISTAGE_WIDE[0], 1),
@@ -121,7 +129,10 @@ fn launch_bounds_reach_the_ptx() {
 
 #[test]
 fn matmul_rungs_fuse_multiply_adds_and_the_vectorized_ones_move_16_byte_vectors() {
-    use bankwise::kernels::{MATMUL_MULTISTAGE, MATMUL_MULTISTAGE_WIDE, MATMUL_TUNED, MATMUL_TUNED_WIDE};
+    use bankwise::kernels::{
+        MATMUL_MULTISTAGE, MATMUL_MULTISTAGE_WIDE, MATMUL_TUNED, MATMUL_TUNED_WHOLE, MATMUL_TUNED_WIDE,
+        MATMUL_TUNED_WIDE_WHOLE,
+    };
     use bankwise::matmul::MatmulKernel;
     for rung in MatmulKernel::ALL {
         let mut entries = vec![(rung.entries()[0], "FFMA", "FMUL"), (rung.entries()[1], "DFMA", "DMUL")];
@@ -137,6 +148,10 @@ fn matmul_rungs_fuse_multiply_adds_and_the_vectorized_ones_move_16_byte_vectors(
             entries.extend(square[1].map(|e| (e, "DFMA", "DMUL")));
             entries.extend(wide.map(|e| (e, "FFMA", "FMUL")));
             entries.extend(wide_f64.iter().map(|&e| (e, "DFMA", "DMUL")));
+            if rung == MatmulKernel::Tuned {
+                entries
+                    .extend(MATMUL_TUNED_WHOLE.into_iter().chain(MATMUL_TUNED_WIDE_WHOLE).map(|e| (e, "FFMA", "FMUL")));
+            }
             for (entry, _, _) in &entries {
                 assert!(sass_of(entry).contains("STG.E.128"), "{entry} has no STG.E.128");
             }
@@ -182,8 +197,7 @@ fn matmul_rungs_fuse_multiply_adds_and_the_vectorized_ones_move_16_byte_vectors(
             } else if vectorized {
                 // Tiles whose stored rows run along `k` are transposed by scalar stores: both
                 // of the tuned NT entry's (A as stored, B transposed).
-                let vector_stores =
-                    !entry.starts_with("matmul_tuned_nt_") && !entry.starts_with("matmul_tuned_wide_nt_");
+                let vector_stores = !entry.contains("_nt_");
                 assert_eq!(sass.contains("STS.128"), vector_stores, "{entry}: STS.128 expected: {vector_stores}");
             }
         }

@@ -3,7 +3,7 @@
 //! (it must not be read) and random where `β ≠ 0`; padded leading dimensions, with the padding
 //! checked untouched. The tuned kernel at each tile size (square; wide, `f32` only), also over
 //! every pair of `op`s and over batches whose matrices have gaps between them (checked
-//! untouched) or share one `B`.
+//! untouched) or share one `B`; its whole-tile entries on shapes its tiles divide.
 
 use bankwise::matmul::{Float, MatmulKernel, MatmulShape, Op, TunedPlan, TunedTile};
 use bankwise::{Error, Gpu, cpu};
@@ -79,6 +79,19 @@ const REALIGN_SHAPES: [(Dims, (Op, Op), usize); 5] = [
     ((2100, 2050, 77), (Op::N, Op::N), 1),
     ((2050, 2053, 65), (Op::T, Op::T), 0),
     ((2048, 3, 1031), (Op::N, Op::N), 0),
+];
+
+/// Shapes the tuned rung's `f32` tiles divide, rows aligned, so that it runs its whole-tile
+/// entries (`TunedTile::whole`): `(dims, ops, pad, batch)`, the padding keeping rows aligned;
+/// enough steps along `k` for the unchecked path, a partial last step, a batch of packed
+/// products. The first three are small enough for the emulator.
+const WHOLE_SHAPES: [(Dims, (Op, Op), usize, usize); 6] = [
+    ((128, 256, 40), (Op::N, Op::N), 0, 1),
+    ((128, 256, 45), (Op::N, Op::T), 3, 1),
+    ((256, 256, 29), (Op::T, Op::N), 0, 2),
+    ((128, 512, 76), (Op::T, Op::T), 8, 1),
+    ((384, 256, 1000), (Op::N, Op::N), 0, 1),
+    ((256, 768, 128), (Op::N, Op::T), 0, 3),
 ];
 
 /// What a trial varies besides the shape.
@@ -204,6 +217,16 @@ pub fn trials(add: &mut AddTrial<'_>, target: Target) {
             add(format!("{k}/f64/{shape} picked"), Box::new(move |g| check_picked::<f64>(g, kernel, shape, case)));
         }
     }
+    let shapes = if target == Target::Gpu { &WHOLE_SHAPES[..] } else { &WHOLE_SHAPES[..3] };
+    for (i, &((m, n, k), (op_a, op_b), pad, batch)) in shapes.iter().enumerate() {
+        let case = Case { alpha: [1.0, -0.5][i % 2], beta: [0.0, 0.25, 1.0][i % 3], pad, integers: i % 2 == 0 };
+        let s = MatmulShape::new(m, n, k).with_ops(op_a, op_b);
+        let shape = s.with_leading_dimensions(s.lda + pad, s.ldb + pad, s.ldc + pad).batched_packed(batch);
+        for tile in TunedTile::ALL {
+            let run = Run::Tuned(MatmulKernel::Tuned, tile);
+            add(format!("{}/f32/{shape} whole", run.name()), Box::new(move |g| check_whole(g, tile, shape, case)));
+        }
+    }
     // `f32` through the tuned rung only: the copies were measured slower elsewhere.
     let shapes = if target == Target::Gpu { &REALIGN_SHAPES[..] } else { &REALIGN_SHAPES[..2] };
     for (i, &(dims, ops, pad)) in shapes.iter().enumerate() {
@@ -327,6 +350,15 @@ fn check_picked<T: Float>(gpu: &Gpu, kernel: MatmulKernel, shape: MatmulShape, c
         return Err(format!("{shape}: {} does not split k here", kernel.name()).into());
     }
     check::<T>(gpu, Run::Rung(kernel), shape, case)
+}
+
+/// [`check`] of the tuned rung in `f32` at `tile`, which must run its whole-tile entry.
+fn check_whole(gpu: &Gpu, tile: TunedTile, shape: MatmulShape, case: Case) -> Check {
+    let kernel = MatmulKernel::Tuned;
+    match tile.entry::<f32>(kernel, shape) {
+        Some(entry) if entry.contains("_whole_") => check::<f32>(gpu, Run::Tuned(kernel, tile), shape, case),
+        other => Err(format!("{shape}: the {} tiles run {other:?}, not a whole-tile entry", tile.name()).into()),
+    }
 }
 
 /// [`check`] of the tuned rung in `f32` with the plan it picks, which must copy an operand to

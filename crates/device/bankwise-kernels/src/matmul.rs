@@ -839,6 +839,54 @@ unsafe fn fetch_tiles<T: Scalar>(
     }
 }
 
+/// Where thread `t`'s vectors of the operand tile `width` wide at `(x0, 0)` of the stored
+/// matrix `p` (its rows along `k` where `along_k`) start: the first step's, to which
+/// [`fetch_whole`] adds each step's offset. Only computed (`wrapping_add`), not read.
+#[inline(always)]
+fn vector_starts<T: Scalar>(
+    tt: TunedTiles,
+    width: u32,
+    along_k: bool,
+    t: u32,
+    (p, ld): (*const T, u64),
+    x0: u64,
+) -> [*const T; MAX_LOADS] {
+    let mut starts = [p; MAX_LOADS];
+    for i in 0..tt.vector_loads(width) as usize {
+        if let Some((x, k)) = tt.operand_vector(width, along_k, t, i as u32) {
+            let (x, k) = (x0 + x as u64, k as u64);
+            starts[i] = p.wrapping_add(if along_k { at(x, k, ld) } else { at(k, x, ld) } as usize);
+        }
+    }
+    starts
+}
+
+/// [`fetch_operand`] for a step whose tile lies whole inside the matrix, its rows starting on
+/// 16 bytes: one 16-byte load per vector from `starts[i] + offset`, no bounds checks. The
+/// general path's checks (64-bit compares feeding branches, with fixed stalls of up to 13
+/// cycles) fall in the same phase of every warp, just after the step's barrier.
+///
+/// # Safety
+/// Each vector's `VEC` elements at `starts[i] + offset` are inside the matrix, 16-byte
+/// aligned.
+#[inline(always)]
+unsafe fn fetch_whole<T: Scalar>(
+    tt: TunedTiles,
+    width: u32,
+    along_k: bool,
+    t: u32,
+    starts: &[*const T; MAX_LOADS],
+    offset: u64,
+    regs: &mut [[T; VEC as usize]; MAX_LOADS],
+) {
+    for i in 0..tt.vector_loads(width) as usize {
+        if tt.operand_vector(width, along_k, t, i as u32).is_some() {
+            // Safety: inside the matrix and aligned (the caller's contract).
+            regs[i] = unsafe { read_global_vector(starts[i].wrapping_add(offset as usize)) };
+        }
+    }
+}
+
 /// [`put_operand`] of thread `t`'s fetched vectors of both tiles into stage `stage`.
 ///
 /// # Safety
@@ -906,13 +954,25 @@ unsafe fn block_product<T: Scalar>(g: Gemm<T>, batch: Batch, s: BlockTiles) -> O
 /// Where `C` has too few tiles to fill the GPU, the host splits `k` over a batch of this
 /// kernel ([`matmul_split_sum`], `bankwise::matmul::SplitK`).
 ///
-/// Measured (H100, 2026-11-23, beside cuBLAS in the same run), `f32` with the tiles the host
-/// picks: 43.72 TFLOP/s at 4096³ (84.8% of cuBLAS, 1.30× rung 8), 42.92 at 2048³ (85.5%),
-/// 38.79 at 4095×4097×4093 (81.1%, square tiles), 38.64 at 4096×4096×256 (87.7%); with `k`
-/// split, 29.12 at 1024³ (81.7%) and 39.26 at 256×4096×4096 (82.7%). At 4096³ the square
-/// tiles run 43.21 NN, 39.32 NT, 43.38 TN, 40.89 TT; the wide ones 43.97, 43.23, 44.42, 43.89
-/// (84.5–88.5%): transposing an operand on its way in costs the square tiles most where it is
-/// `B`. `f64` 12.15 at 4096³ (36.3% of the FP64 CUDA cores' peak; TN 18.34, 54.8%).
+/// `WHOLE` entries (`f32`, which the host picks where the tiles divide `m` and `n` and rows
+/// are aligned: `bankwise::matmul::TunedTile::whole`) load every step of a block whose tiles
+/// lie inside `A` and `B` but a partial last one from pointers computed once, without bounds
+/// checks ([`fetch_whole`]). The checked loads' 64-bit compares and branches carry fixed
+/// stalls of up to 13 cycles and fall in the same phase of every warp, after the barrier:
+/// Nsight Compute at 4096³ (wide tiles) counted 0.24 cycles of `wait` stall per issued
+/// instruction with them, 0.13 without (cuBLAS's kernel 0.01), issue slots busy 77.6% → 79.5%
+/// (cuBLAS 90.1%), 2.47 G → 2.37 G instructions (cuBLAS 2.43 G). The other entries keep the
+/// checked loads alone: beside the unchecked path, ptxas made their checked path 10% slower.
+///
+/// Measured (H100, 2026-11-24, beside cuBLAS in the same run), `f32` with the tiles the host
+/// picks: 46.52 TFLOP/s at 4096³ (90.3% of cuBLAS; 1.38× rung 8), 45.88 at 2048³ (91.7%),
+/// 41.15 at 4096×4096×256 (92.7%); with `k` split, 29.93 at 1024³ (85.1%) and 41.62 at
+/// 256×4096×4096 (87.5%); 40.13 at 4095×4097×4093 (83.4%, square tiles without the whole-tile
+/// path, after the host copied both operands to aligned rows; 38.80 reading them in place).
+/// At 4096³ the wide whole-tile entries run 46.56 NN, 45.86 NT, 47.81 TN, 45.74 TT
+/// (89.6–92.6%), the square ones 44.34, 40.47, 45.23, 44.29; without the whole-tile path the
+/// wide ones ran 44.05, 43.24, 44.40, 43.99 in the same session. `f64` 12.26 at 4096³ (36.6%
+/// of the FP64 CUDA cores' peak; TN 17.79).
 ///
 /// # Safety
 /// The matrices of each product of the batch hold their stored shapes (`A` `k × m` where
@@ -926,6 +986,7 @@ pub unsafe fn matmul_tuned<
     const TRANS_A: bool,
     const TRANS_B: bool,
     const WIDE: bool,
+    const WHOLE: bool,
     const MI: usize,
     const NI: usize,
 >(
@@ -978,11 +1039,27 @@ pub unsafe fn matmul_tuned<
     }
     sync_threads();
     let steps = g.k.div_ceil(s.bk as u64);
+    // The `WHOLE` entries load every step of a block whose tiles lie whole inside `A` and `B`,
+    // rows aligned, but a partial last one, without bounds checks (`fetch_whole`); the others
+    // always check (adding the unchecked path slowed their checked one by 10%).
+    let whole = WHOLE && aligned.0 && aligned.1 && m0 + s.bm as u64 <= g.m && n0 + s.bn as u64 <= g.n;
+    let whole_steps = if whole { g.k / s.bk as u64 } else { 0 };
+    let a_starts = vector_starts(tt, s.bm, along_k.0, t, (g.a, g.lda), m0);
+    let b_starts = vector_starts(tt, s.bn, along_k.1, t, (g.b, g.ldb), n0);
     let mut stage = 0;
     let mut step = 0;
     while step < steps {
         let more = step + 1 < steps;
-        if more {
+        if WHOLE && step + 1 < whole_steps {
+            // The element offset of step `step + 1` in each operand.
+            let k0 = (step + 1) * s.bk as u64;
+            let (da, db) = (if along_k.0 { k0 } else { k0 * g.lda }, if along_k.1 { k0 } else { k0 * g.ldb });
+            // Safety: the step's tiles lie inside `A` and `B`, rows aligned (`whole`).
+            unsafe {
+                fetch_whole(tt, s.bm, along_k.0, t, &a_starts, da, &mut ra);
+                fetch_whole(tt, s.bn, along_k.1, t, &b_starts, db, &mut rb);
+            }
+        } else if more {
             let k0 = (step + 1) * s.bk as u64;
             unsafe { fetch_tiles(tt, t, &g, along_k, aligned, (m0, n0, k0), &mut ra, &mut rb) };
         }
@@ -1293,13 +1370,14 @@ pub unsafe fn matmul_split_sum<T: Scalar>(g: Gemm<T>, w: *const T, slices: u64) 
 }
 
 /// Instantiates a tuned rung (`$rung`: [`matmul_tuned`] or [`matmul_multistage`]) as entries,
-/// each for one type, one pair of `op`s and one tile size (wide: 128 × 256, `f32` only), with
+/// each for one type, one pair of `op`s and one tile size (wide: 128 × 256, `f32` only), and
+/// for [`matmul_tuned`] whether it has the whole-tile path (`WHOLE`, the last literal), with
 /// `Gemm`'s arguments followed by the batch's, and the launch bounds of the rung's tiles
 /// (`$tiles`: `bankwise_layout::matmul::tuned` or `multistage`). The calling crate must depend
 /// on `bankwise_device` (which `#[kernel]`'s expansion names) and `bankwise_layout`.
 #[macro_export]
 macro_rules! tuned_matmul_entries {
-    ($rung:ident, $tiles:ident: $($name:ident => $t:ty, $trans_a:literal, $trans_b:literal, $wide:literal;)+) => {$(
+    ($rung:ident, $tiles:ident: $($name:ident => $t:ty, $trans_a:literal, $trans_b:literal, $wide:literal $(, $whole:literal)?;)+) => {$(
         /// # Safety
         /// As for the rung in `bankwise_kernels::matmul`: the matrices of each product hold
         /// their stored shapes with their leading dimensions, and the launch uses the rung's
@@ -1316,7 +1394,7 @@ macro_rules! tuned_matmul_entries {
         ) {
             let g = $crate::matmul::Gemm { c, a, b, m, n, k, lda, ldb, ldc, alpha, beta };
             let batch = $crate::matmul::Batch { count, first, stride_a, stride_b, stride_c };
-            unsafe { $crate::matmul::$rung::<$t, $trans_a, $trans_b, $wide, 2, { if $wide { 4 } else { 2 } }>(g, batch) }
+            unsafe { $crate::matmul::$rung::<$t, $trans_a, $trans_b, $wide, $($whole,)? 2, { if $wide { 4 } else { 2 } }>(g, batch) }
         }
     )+};
 }
