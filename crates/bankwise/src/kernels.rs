@@ -192,6 +192,15 @@ pub const MATMUL_TUNED_WIDE_WHOLE: [&str; 4] = [
     "matmul_tuned_wide_whole_tn_f32",
     "matmul_tuned_wide_whole_tt_f32",
 ];
+/// `matmul_multistage_wide_whole_<op(A)><op(B)>_f64` ([`SM80`]'s): the multistage rung's wide
+/// `f64` tiles with the whole-tile path (a block whose tiles lie inside `A` and `B`, rows
+/// aligned, copies without bounds checks), indexed by the `op`s like [`MATMUL_TUNED`].
+pub const MATMUL_MULTISTAGE_WIDE_WHOLE: [&str; 4] = [
+    "matmul_multistage_wide_whole_nn_f64",
+    "matmul_multistage_wide_whole_nt_f64",
+    "matmul_multistage_wide_whole_tn_f64",
+    "matmul_multistage_wide_whole_tt_f64",
+];
 /// `matmul_multistage_<op(A)><op(B)>_*` ([`SM80`]'s): indexed like [`MATMUL_TUNED`].
 pub const MATMUL_MULTISTAGE: [[&str; 4]; 2] = [
     ["matmul_multistage_nn_f32", "matmul_multistage_nt_f32", "matmul_multistage_tn_f32", "matmul_multistage_tt_f32"],
@@ -265,6 +274,7 @@ mod tests {
         names.extend(MATMUL_TUNED_WIDE_WHOLE);
         names.extend(MATMUL_MULTISTAGE.as_flattened());
         names.extend(MATMUL_MULTISTAGE_WIDE.as_flattened());
+        names.extend(MATMUL_MULTISTAGE_WIDE_WHOLE);
         names.extend(PROBE_LOAD);
         names.extend(PROBE_STORE);
         names

@@ -395,19 +395,22 @@ impl TunedTile {
         }
     }
 
-    /// Whether `kernel` runs `shape` for `T` with this size's whole-tile entries: the tuned
-    /// rung's `f32`, where the tiles divide `m` and `n` and every row of `A` and `B`, in every
-    /// product, starts on 16 bytes (the kernel checks the same again per block, so the choice
-    /// only decides speed). Every block then loads every step but a partial last one without
-    /// bounds checks.
+    /// Whether `kernel` runs `shape` for `T` with this size's whole-tile entries (the tuned
+    /// rung's `f32` ones, the multistage rung's wide `f64` ones), where the tiles divide `m`
+    /// and `n` and every row of `A` and `B`, in every product, starts on 16 bytes (the kernel
+    /// checks the same again per block, so the choice only decides speed). Every block then
+    /// loads every step but a partial last one without bounds checks.
     pub fn whole<T: Float>(self, kernel: MatmulKernel, shape: MatmulShape) -> bool {
         let Some(t) = self.tiles::<T>(kernel) else { return false };
         let s = t.warps.tiles;
         let aligned = |x: usize| x.is_multiple_of(16 / size_of::<T>());
         let strides = shape.batch == 1 || (aligned(shape.stride_a) && aligned(shape.stride_b));
-        kernel == MatmulKernel::Tuned
-            && T::INDEX == 0
-            && shape.m.is_multiple_of(s.bm as usize)
+        let has = match kernel {
+            MatmulKernel::Tuned => T::INDEX == 0,
+            MatmulKernel::Multistage => T::INDEX == 1 && self == TunedTile::Wide,
+            _ => false,
+        };
+        has && shape.m.is_multiple_of(s.bm as usize)
             && shape.n.is_multiple_of(s.bn as usize)
             && aligned(shape.lda)
             && aligned(shape.ldb)
@@ -425,6 +428,7 @@ impl TunedTile {
             (MatmulKernel::Tuned, TunedTile::Wide) if whole => Some(kernels::MATMUL_TUNED_WIDE_WHOLE[ops]),
             (MatmulKernel::Tuned, TunedTile::Square) => Some(kernels::MATMUL_TUNED[T::INDEX][ops]),
             (MatmulKernel::Tuned, TunedTile::Wide) => f32_only(kernels::MATMUL_TUNED_WIDE[ops]),
+            (MatmulKernel::Multistage, TunedTile::Wide) if whole => Some(kernels::MATMUL_MULTISTAGE_WIDE_WHOLE[ops]),
             (MatmulKernel::Multistage, TunedTile::Square) => Some(kernels::MATMUL_MULTISTAGE[T::INDEX][ops]),
             (MatmulKernel::Multistage, TunedTile::Wide) => Some(kernels::MATMUL_MULTISTAGE_WIDE[T::INDEX][ops]),
             _ => None,
@@ -441,13 +445,14 @@ impl TunedTile {
 
     /// TFLOP/s of `kernel` for `T` at 4096³ with `shape`'s `op`s on the H100, with the
     /// [`whole`](Self::whole)-tile entries where `shape` takes them, both sizes in one run
-    /// (`docs/benchmarks.md`; each rung's in the run that measured it): what
+    /// (`docs/benchmarks.md`; each rung's in the run that measured it; the multistage rung's
+    /// wide `f64` row, whole tiles, the mean of two runs of 2026-11-24): what
     /// [`TunedPlan::for_shape`] weighs the sizes by.
     pub fn measured_tflops<T: Float>(self, kernel: MatmulKernel, shape: MatmulShape) -> f64 {
         let ops = 2 * matches!(shape.op_a, Op::T) as usize + matches!(shape.op_b, Op::T) as usize;
         let table = match (T::INDEX, kernel, self) {
             (1, MatmulKernel::Multistage, TunedTile::Square) => [18.43, 18.41, 18.39, 18.21],
-            (1, MatmulKernel::Multistage, TunedTile::Wide) => [20.10, 19.92, 19.62, 20.10],
+            (1, MatmulKernel::Multistage, TunedTile::Wide) => [20.07, 20.07, 19.97, 20.75],
             // `f64` has one size in the tuned rung.
             (1, _, _) => [12.21, 11.57, 17.87, 15.66],
             (_, kernel, tile) => Self::f32_tflops(kernel, tile, tile.whole::<T>(kernel, shape)),
@@ -1157,8 +1162,13 @@ mod tests {
             prop_assert_eq!(wide.whole::<f32>(tuned, s), aligned && dm == 0 && dn == 0);
             let whole = square.entry::<f32>(tuned, s).unwrap().contains("_whole_");
             prop_assert_eq!(whole, square.whole::<f32>(tuned, s));
-            // f64 and the multistage rung have none.
-            prop_assert!(!square.whole::<f64>(tuned, s) && !square.whole::<f32>(MatmulKernel::Multistage, s));
+            // f64 has them in the multistage rung's wide tiles (128 × 128) only, f32 in the tuned rung.
+            let multistage = MatmulKernel::Multistage;
+            prop_assert!(!square.whole::<f64>(tuned, s) && !square.whole::<f32>(multistage, s));
+            prop_assert!(!square.whole::<f64>(multistage, s) && !wide.whole::<f32>(multistage, s));
+            let aligned_f64 = [s.lda, s.ldb].iter().all(|x| x.is_multiple_of(2))
+                && (batch == 1 || [s.stride_a, s.stride_b].iter().all(|x| x.is_multiple_of(2)));
+            prop_assert_eq!(wide.whole::<f64>(multistage, s), aligned_f64 && dm == 0 && dn == 0);
         });
         // 128 × 128 square tiles divide 128 × 384; the wide ones, 256 across, do not.
         let s = MatmulShape::new(128, 384, 64);

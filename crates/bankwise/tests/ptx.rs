@@ -68,10 +68,11 @@ fn ptxas_accepts_the_ptx_for_sm70_and_sm90_without_spills_or_local_memory_but_th
 ///   (two blocks per SM) spill a few words: NN 20 bytes, TN 4, and with the whole-tile path
 ///   NN 32, TN 56, TT 28. Volta is not measured here; the `sm_80` and `sm_90` builds of the
 ///   same PTX spill nothing.
-/// - the multistage rung's wide `f64` entries keep their results array (1024 bytes, sized for
-///   the wide `f32` tiles' 2 × 4 sub-tiles, of which `f64` uses 2 × 2) in a stack frame for
-///   the epilogue only: LLVM does not unroll its 16 rows of two 16-byte read-modify-writes,
-///   so the rows index the results at run time. The loop over `k` keeps them in registers.
+/// - the multistage rung's wide `f64` entries (the whole-tile ones too) keep their results
+///   array (1024 bytes, sized for the wide `f32` tiles' 2 × 4 sub-tiles, of which `f64` uses
+///   2 × 2) in a stack frame for the epilogue only: LLVM does not unroll its 16 rows of two
+///   16-byte read-modify-writes, so the rows index the results at run time. The loop over `k`
+///   keeps them in registers.
 fn known_local_memory(kernel: &str, arch: &str) -> (u32, u32) {
     match (kernel, arch) {
         ("matmul_tuned_nn_f32" | "matmul_tuned_tn_f32", "sm_70") => (20, 24),
@@ -98,8 +99,8 @@ fn register_budget(kernel: &str) -> u32 {
 #[test]
 fn launch_bounds_reach_the_ptx() {
     use bankwise::kernels::{
-        MATMUL_MULTISTAGE, MATMUL_MULTISTAGE_WIDE, MATMUL_TUNED, MATMUL_TUNED_WHOLE, MATMUL_TUNED_WIDE,
-        MATMUL_TUNED_WIDE_WHOLE,
+        MATMUL_MULTISTAGE, MATMUL_MULTISTAGE_WIDE, MATMUL_MULTISTAGE_WIDE_WHOLE, MATMUL_TUNED, MATMUL_TUNED_WHOLE,
+        MATMUL_TUNED_WIDE, MATMUL_TUNED_WIDE_WHOLE,
     };
     // `#[kernel(launch_bounds(256, 2))]` on the tuned f32 entries, `(256, 1)` on the f64 ones,
     // on the wide tiles' and on every multistage entry.
@@ -113,6 +114,7 @@ fn launch_bounds_reach_the_ptx() {
         (MATMUL_MULTISTAGE[1], 1),
         (MATMUL_MULTISTAGE_WIDE[0], 1),
         (MATMUL_MULTISTAGE_WIDE[1], 1),
+        (MATMUL_MULTISTAGE_WIDE_WHOLE, 1),
     ] {
         for entry in entries {
             let ptx = entry_ptx(entry);
@@ -130,8 +132,8 @@ fn launch_bounds_reach_the_ptx() {
 #[test]
 fn matmul_rungs_fuse_multiply_adds_and_the_vectorized_ones_move_16_byte_vectors() {
     use bankwise::kernels::{
-        MATMUL_MULTISTAGE, MATMUL_MULTISTAGE_WIDE, MATMUL_TUNED, MATMUL_TUNED_WHOLE, MATMUL_TUNED_WIDE,
-        MATMUL_TUNED_WIDE_WHOLE,
+        MATMUL_MULTISTAGE, MATMUL_MULTISTAGE_WIDE, MATMUL_MULTISTAGE_WIDE_WHOLE, MATMUL_TUNED, MATMUL_TUNED_WHOLE,
+        MATMUL_TUNED_WIDE, MATMUL_TUNED_WIDE_WHOLE,
     };
     use bankwise::matmul::MatmulKernel;
     for rung in MatmulKernel::ALL {
@@ -151,6 +153,8 @@ fn matmul_rungs_fuse_multiply_adds_and_the_vectorized_ones_move_16_byte_vectors(
             if rung == MatmulKernel::Tuned {
                 entries
                     .extend(MATMUL_TUNED_WHOLE.into_iter().chain(MATMUL_TUNED_WIDE_WHOLE).map(|e| (e, "FFMA", "FMUL")));
+            } else {
+                entries.extend(MATMUL_MULTISTAGE_WIDE_WHOLE.map(|e| (e, "DFMA", "DMUL")));
             }
             for (entry, _, _) in &entries {
                 assert!(sass_of(entry).contains("STG.E.128"), "{entry} has no STG.E.128");

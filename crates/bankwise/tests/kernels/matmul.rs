@@ -81,8 +81,8 @@ const REALIGN_SHAPES: [(Dims, (Op, Op), usize); 5] = [
     ((2048, 3, 1031), (Op::N, Op::N), 0),
 ];
 
-/// Shapes the tuned rung's `f32` tiles divide, rows aligned, so that it runs its whole-tile
-/// entries (`TunedTile::whole`): `(dims, ops, pad, batch)`, the padding keeping rows aligned;
+/// Shapes the tuned rung's `f32` tiles (and the multistage rung's wide `f64` ones) divide,
+/// rows aligned, so that they run their whole-tile entries (`TunedTile::whole`): `(dims, ops, pad, batch)`, the padding keeping rows aligned;
 /// enough steps along `k` for the unchecked path, a partial last step, a batch of packed
 /// products. The first three are small enough for the emulator.
 const WHOLE_SHAPES: [(Dims, (Op, Op), usize, usize); 6] = [
@@ -224,8 +224,13 @@ pub fn trials(add: &mut AddTrial<'_>, target: Target) {
         let shape = s.with_leading_dimensions(s.lda + pad, s.ldb + pad, s.ldc + pad).batched_packed(batch);
         for tile in TunedTile::ALL {
             let run = Run::Tuned(MatmulKernel::Tuned, tile);
-            add(format!("{}/f32/{shape} whole", run.name()), Box::new(move |g| check_whole(g, tile, shape, case)));
+            add(
+                format!("{}/f32/{shape} whole", run.name()),
+                Box::new(move |g| check_whole::<f32>(g, run, shape, case)),
+            );
         }
+        let run = Run::Tuned(MatmulKernel::Multistage, TunedTile::Wide);
+        add(format!("{}/f64/{shape} whole", run.name()), Box::new(move |g| check_whole::<f64>(g, run, shape, case)));
     }
     // `f32` through the tuned rung only: the copies were measured slower elsewhere.
     let shapes = if target == Target::Gpu { &REALIGN_SHAPES[..] } else { &REALIGN_SHAPES[..2] };
@@ -352,12 +357,12 @@ fn check_picked<T: Float>(gpu: &Gpu, kernel: MatmulKernel, shape: MatmulShape, c
     check::<T>(gpu, Run::Rung(kernel), shape, case)
 }
 
-/// [`check`] of the tuned rung in `f32` at `tile`, which must run its whole-tile entry.
-fn check_whole(gpu: &Gpu, tile: TunedTile, shape: MatmulShape, case: Case) -> Check {
-    let kernel = MatmulKernel::Tuned;
-    match tile.entry::<f32>(kernel, shape) {
-        Some(entry) if entry.contains("_whole_") => check::<f32>(gpu, Run::Tuned(kernel, tile), shape, case),
-        other => Err(format!("{shape}: the {} tiles run {other:?}, not a whole-tile entry", tile.name()).into()),
+/// [`check`] of a tuned rung at a tile size, which must run its whole-tile entry.
+fn check_whole<T: Float>(gpu: &Gpu, run: Run, shape: MatmulShape, case: Case) -> Check {
+    let Run::Tuned(kernel, tile) = run else { return Err("not a tuned rung at a tile size".into()) };
+    match tile.entry::<T>(kernel, shape) {
+        Some(entry) if entry.contains("_whole_") => check::<T>(gpu, run, shape, case),
+        other => Err(format!("{shape}: {} runs {other:?}, not a whole-tile entry", run.name()).into()),
     }
 }
 

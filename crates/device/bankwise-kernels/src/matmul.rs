@@ -1227,6 +1227,73 @@ unsafe fn copy_tiles<T: Scalar>(
     }
 }
 
+/// The most copies a thread of the multistage rung's whole-tile entries starts per operand
+/// and step.
+const MAX_COPIES: usize = 4;
+
+/// Where thread `t`'s copies of the operand tile `width` wide at `(x0, 0)` of the stored
+/// matrix `p` read in the first step, as [`copy_operand`] makes them (its elements where the
+/// stored rows run along `k`, its vectors otherwise); [`copy_whole`] adds each step's offset.
+/// Only computed (`wrapping_add`), not read.
+#[inline(always)]
+fn copy_starts<T: Scalar>(
+    tt: TunedTiles,
+    width: u32,
+    along_k: bool,
+    t: u32,
+    (p, ld): (*const T, u64),
+    x0: u64,
+) -> [*const T; MAX_COPIES] {
+    let mut starts = [p; MAX_COPIES];
+    for i in 0..MAX_COPIES {
+        let at_start = if along_k {
+            tt.operand_element(width, t, i as u32).map(|(x, k)| at(x0 + x as u64, k as u64, ld))
+        } else {
+            tt.operand_vector(width, false, t, i as u32).map(|(x, k)| at(k as u64, x0 + x as u64, ld))
+        };
+        if let Some(e) = at_start {
+            starts[i] = p.wrapping_add(e as usize);
+        }
+    }
+    starts
+}
+
+/// [`copy_operand`] for a step whose tile lies whole inside the matrix, its rows starting on
+/// 16 bytes: each copy from `starts[i] + offset`, with no bounds checks.
+///
+/// # Safety
+/// Every copy's source at `starts[i] + offset` is inside the matrix; as [`copy_operand`].
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn copy_whole<T: Scalar>(
+    tt: TunedTiles,
+    width: u32,
+    along_k: bool,
+    t: u32,
+    smem: SharedSlice<T>,
+    starts: &[*const T; MAX_COPIES],
+    offset: u64,
+    at_tile: impl Fn(u32, u32) -> u32,
+) {
+    let size = size_of::<T>() as u32;
+    for i in 0..MAX_COPIES {
+        let src = starts[i].wrapping_add(offset as usize);
+        if along_k {
+            if let Some((x, k)) = tt.operand_element(width, t, i as u32) {
+                // Safety: inside the matrix (the contract).
+                unsafe { smem.at(at_tile(x, k) as usize).load_async(src, size) };
+            }
+        } else if let Some((x, k)) = tt.operand_vector(width, false, t, i as u32) {
+            let per_piece = 16 / size;
+            for h in 0..VEC / per_piece {
+                // Safety: the vector is inside the matrix, 16-byte aligned (the contract).
+                let (src, dst) = (src.wrapping_add((h * per_piece) as usize), (at_tile(x, k) + h * per_piece) as usize);
+                unsafe { smem.at(dst).cast::<Vector>().load_async(src.cast::<Vector>(), 16) };
+            }
+        }
+    }
+}
+
 /// Rung 10, `matmul_multistage`: [`matmul_tuned`] with its tiles copied from global to shared
 /// memory asynchronously (`cp.async`, SASS `LDGSTS`; `sm_80` and later), through
 /// [`MULTISTAGE_STAGES`] stages.
@@ -1252,6 +1319,14 @@ unsafe fn copy_tiles<T: Scalar>(
 /// 39.4 M at 2048³); NT and TT, with `B` copied that way, lose 7–9%. The square `f32` tiles run
 /// 35.85 (one block per SM, against rung 9's two).
 ///
+/// `WHOLE` entries (wide `f64`, which the host picks where the tiles divide `m` and `n` and
+/// rows are aligned) copy every step of a block whose tiles lie inside `A` and `B` but a
+/// partial last one from addresses computed once, without bounds checks ([`copy_whole`]), as
+/// rung 9's whole-tile entries load. Measured (2026-11-24, two runs against one without
+/// them): 4096³ NN 20.23–20.31 against 20.29, TN 20.02–20.32 against 19.63, TT 21.02–21.05
+/// against 20.39 (62.9% of the FP64 peak): smaller gains than `f32`'s, its copies being fewer
+/// and its steps longer.
+///
 /// # Safety
 /// As [`matmul_tuned`], with `multistage(…).shared_elements()` elements of dynamic shared
 /// memory, on a GPU of compute capability 8.0 or later.
@@ -1261,6 +1336,7 @@ pub unsafe fn matmul_multistage<
     const TRANS_A: bool,
     const TRANS_B: bool,
     const WIDE: bool,
+    const WHOLE: bool,
     const MI: usize,
     const NI: usize,
 >(
@@ -1273,6 +1349,13 @@ pub unsafe fn matmul_multistage<
         let w = tt.warps;
         assert!(w.wmiter as usize <= MI && w.wniter as usize <= NI && w.tm == VEC && w.tn == VEC);
         assert!(tt.stages == STAGES && STAGES >= 2 && STAGES.is_power_of_two());
+        let s = w.tiles;
+        let most = MAX_COPIES as u32;
+        let (a_fits, b_fits) = (
+            tt.element_copies(s.bm) <= most && tt.vector_loads(s.bm) <= most,
+            tt.element_copies(s.bn) <= most && tt.vector_loads(s.bn) <= most,
+        );
+        assert!(!WHOLE || (a_fits && b_fits));
         tt
     };
     let (w, s) = (tt.warps, tt.warps.tiles);
@@ -1293,6 +1376,12 @@ pub unsafe fn matmul_multistage<
         }
         pipeline::commit();
     }
+    // The `WHOLE` entries copy every step of a block whose tiles lie whole inside `A` and `B`,
+    // rows aligned, but a partial last one, without bounds checks (`copy_whole`).
+    let whole = WHOLE && aligned.0 && aligned.1 && m0 + s.bm as u64 <= g.m && n0 + s.bn as u64 <= g.n;
+    let whole_steps = if whole { g.k / s.bk as u64 } else { 0 };
+    let a_starts = copy_starts(tt, s.bm, along_k.0, t, (g.a, g.lda), m0);
+    let b_starts = copy_starts(tt, s.bn, along_k.1, t, (g.b, g.ldb), n0);
     let mut stage = 0;
     let mut step = 0;
     while step < steps {
@@ -1302,9 +1391,18 @@ pub unsafe fn matmul_multistage<
         pipeline::wait_prior::<{ STAGES - 2 }>();
         sync_threads();
         let ahead = step + (STAGES - 1) as u64;
-        if ahead < steps {
+        let into = (stage + STAGES - 1) % STAGES;
+        if WHOLE && ahead < whole_steps {
+            // The element offset of step `ahead` in each operand.
             let k0 = ahead * s.bk as u64;
-            let into = (stage + STAGES - 1) % STAGES;
+            let (da, db) = (if along_k.0 { k0 } else { k0 * g.lda }, if along_k.1 { k0 } else { k0 * g.ldb });
+            // Safety: the step's tiles lie inside `A` and `B`, rows aligned (`whole`).
+            unsafe {
+                copy_whole(tt, s.bm, along_k.0, t, smem, &a_starts, da, |m, k| tt.a_at(into, m, k));
+                copy_whole(tt, s.bn, along_k.1, t, smem, &b_starts, db, |n, k| tt.b_at(into, k, n));
+            }
+        } else if ahead < steps {
+            let k0 = ahead * s.bk as u64;
             unsafe { copy_tiles(tt, t, &g, smem, along_k, aligned, (m0, n0, k0), into) };
         }
         pipeline::commit();
@@ -1370,14 +1468,14 @@ pub unsafe fn matmul_split_sum<T: Scalar>(g: Gemm<T>, w: *const T, slices: u64) 
 }
 
 /// Instantiates a tuned rung (`$rung`: [`matmul_tuned`] or [`matmul_multistage`]) as entries,
-/// each for one type, one pair of `op`s and one tile size (wide: 128 × 256, `f32` only), and
-/// for [`matmul_tuned`] whether it has the whole-tile path (`WHOLE`, the last literal), with
+/// each for one type, one pair of `op`s, one tile size (wide: 128 × 256, `f32` only) and
+/// whether it has the whole-tile path (`WHOLE`, the last literal), with
 /// `Gemm`'s arguments followed by the batch's, and the launch bounds of the rung's tiles
 /// (`$tiles`: `bankwise_layout::matmul::tuned` or `multistage`). The calling crate must depend
 /// on `bankwise_device` (which `#[kernel]`'s expansion names) and `bankwise_layout`.
 #[macro_export]
 macro_rules! tuned_matmul_entries {
-    ($rung:ident, $tiles:ident: $($name:ident => $t:ty, $trans_a:literal, $trans_b:literal, $wide:literal $(, $whole:literal)?;)+) => {$(
+    ($rung:ident, $tiles:ident: $($name:ident => $t:ty, $trans_a:literal, $trans_b:literal, $wide:literal, $whole:literal;)+) => {$(
         /// # Safety
         /// As for the rung in `bankwise_kernels::matmul`: the matrices of each product hold
         /// their stored shapes with their leading dimensions, and the launch uses the rung's
@@ -1394,7 +1492,7 @@ macro_rules! tuned_matmul_entries {
         ) {
             let g = $crate::matmul::Gemm { c, a, b, m, n, k, lda, ldb, ldc, alpha, beta };
             let batch = $crate::matmul::Batch { count, first, stride_a, stride_b, stride_c };
-            unsafe { $crate::matmul::$rung::<$t, $trans_a, $trans_b, $wide, $($whole,)? 2, { if $wide { 4 } else { 2 } }>(g, batch) }
+            unsafe { $crate::matmul::$rung::<$t, $trans_a, $trans_b, $wide, $whole, 2, { if $wide { 4 } else { 2 } }>(g, batch) }
         }
     )+};
 }
