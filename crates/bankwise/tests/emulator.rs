@@ -193,7 +193,12 @@ mod insight {
         for (kernel, tile, t, entry, shape) in launches {
             let got =
                 if t == 0 { run::<f32>(gpu, kernel, tile, shape)? } else { run::<f64>(gpu, kernel, tile, shape)? };
-            let want = MATMUL_NSIGHT.iter().find(|(e, _)| *e == entry).ok_or(format!("no Nsight counts of {entry}"))?.1;
+            // A whole-tile entry (here the multistage rung's wide `f64` TN, whose tiles divide
+            // 128 × 128 with even leading dimensions) makes its checked twin's shared-memory
+            // accesses: held to the twin's Nsight counts.
+            let measured = entry.replace("_whole_", "_");
+            let want =
+                MATMUL_NSIGHT.iter().find(|(e, _)| *e == measured).ok_or(format!("no Nsight counts of {measured}"))?.1;
             let stores_close = got[2] == want[2] && got[3] <= want[3] && want[3] * 100 <= got[3] * 111;
             let stores_close = stores_close && (t == 1 || want[3] <= got[3] + 8);
             // The multistage rung: the emulator's stores are its copies, one request per

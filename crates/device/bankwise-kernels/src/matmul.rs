@@ -971,8 +971,8 @@ unsafe fn block_product<T: Scalar>(g: Gemm<T>, batch: Batch, s: BlockTiles) -> O
 /// path, after the host copied both operands to aligned rows; 38.80 reading them in place).
 /// At 4096³ the wide whole-tile entries run 46.56 NN, 45.86 NT, 47.81 TN, 45.74 TT
 /// (89.6–92.6%), the square ones 44.34, 40.47, 45.23, 44.29; without the whole-tile path the
-/// wide ones ran 44.05, 43.24, 44.40, 43.99 in the same session. `f64` 12.26 at 4096³ (36.6%
-/// of the FP64 CUDA cores' peak; TN 17.79).
+/// wide ones ran 44.05, 43.24, 44.40, 43.99 the same day. `f64` 12.26 at 4096³ (36.6% of the
+/// FP64 CUDA cores' peak; TN 17.79).
 ///
 /// # Safety
 /// The matrices of each product of the batch hold their stored shapes (`A` `k × m` where
