@@ -669,7 +669,7 @@ impl Stream {
                 unsafe { sys::cuMemcpy2DAsync_v2(&copy, s.cu_stream()).result()? };
             }
             StreamKind::Emulated(_) => {
-                let from = src.host_bytes().ok_or(Error::ForeignStream)?.to_vec();
+                let from = src.host_bytes().ok_or(Error::ForeignStream)?;
                 let to = dst.host_bytes_mut().ok_or(Error::ForeignStream)?;
                 for r in 0..rows {
                     let (f, t) = (r * src_ld * size, r * dst_ld * size);

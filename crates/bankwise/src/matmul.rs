@@ -403,7 +403,7 @@ impl TunedTile {
     pub fn whole<T: Float>(self, kernel: MatmulKernel, shape: MatmulShape) -> bool {
         let Some(t) = self.tiles::<T>(kernel) else { return false };
         let s = t.warps.tiles;
-        let aligned = |x: usize| x.is_multiple_of(16 / size_of::<T>());
+        let aligned = starts_on_16_bytes::<T>;
         let strides = shape.batch == 1 || (aligned(shape.stride_a) && aligned(shape.stride_b));
         let has = match kernel {
             MatmulKernel::Tuned => T::INDEX == 0,
@@ -621,6 +621,13 @@ impl SplitK {
     }
 }
 
+/// Whether `elements` of `T` span a multiple of 16 bytes: a leading dimension (or batch
+/// stride) after which every row (or matrix) of a buffer starts on 16 bytes, as the tuned
+/// rungs' vector loads need (the buffers themselves start on 256).
+fn starts_on_16_bytes<T: Float>(elements: usize) -> bool {
+    elements.is_multiple_of(16 / size_of::<T>())
+}
+
 /// Which operands the tuned rung copies, before multiplying, into a workspace whose rows start
 /// on 16 bytes. The kernel reads an operand as 16-byte vectors only where every stored row
 /// starts on 16 bytes (a leading dimension of a multiple of 4 `f32`); other rows it reads
@@ -654,10 +661,9 @@ impl Realign {
         if kernel != MatmulKernel::Tuned || size_of::<T>() != 4 || shape.batch != 1 {
             return Realign::default();
         }
-        let unaligned = |ld: usize| !ld.is_multiple_of(16 / size_of::<T>());
         Realign {
-            a: unaligned(shape.lda) && shape.n >= Self::MIN_USES,
-            b: unaligned(shape.ldb) && shape.m >= Self::MIN_USES,
+            a: !starts_on_16_bytes::<T>(shape.lda) && shape.n >= Self::MIN_USES,
+            b: !starts_on_16_bytes::<T>(shape.ldb) && shape.m >= Self::MIN_USES,
         }
     }
 
