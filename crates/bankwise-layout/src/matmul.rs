@@ -252,16 +252,48 @@ pub struct WarpTiles {
     pub tm: u32,
     /// Columns of a sub-tile: one vector.
     pub tn: u32,
+    /// How the warp's lanes are laid over its part.
+    pub lanes: Lanes,
+}
+
+/// How a warp's 32 lanes are laid over its part of the block's tile, `lanes_n` across
+/// ([`WarpTiles::lanes_n`]) and the rest down. A warp reads its fragments with `LDS.128`,
+/// which shared memory serves a quarter-warp (8 lanes) at a time, and merges the two
+/// quarters of a half-warp into one wavefront only if, over the whole warp, every lane reads
+/// what lane `l ^ 1` reads, or every lane what lane `l ^ 2` reads (the rule of the article
+/// "Cuda 中的bank conflict 和 向量化访存", which the bank model follows). A read of the `A`
+/// tile depends on the lane's row alone, one of the `B` tile on its column alone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Lanes {
+    /// Lane `l` at row `l / lanes_n`, column `l % lanes_n`: lanes `l` and `l ^ 1` share a row,
+    /// so `A`'s reads merge (2 wavefronts), but no two of the pairs share a column, so `B`'s
+    /// take 4.
+    RowMajor,
+    /// Bit 0 of the lane picks its column's lowest bit and bit 1 its row's, the higher bits
+    /// the rest of both: lanes `l` and `l ^ 1` share a row and lanes `l` and `l ^ 2` a
+    /// column, so both tiles' reads merge (2 wavefronts each: a third fewer in all for
+    /// 8 × 8 lanes' tiles, two fifths for 8 × 16). The
+    /// same addresses in each read, and the same results in each lane's registers, only in
+    /// other lanes.
+    Interleaved,
+}
+
+/// The row and column of lane `l` among `across` lanes across a warp's part, interleaved
+/// ([`Lanes::Interleaved`]).
+const fn interleaved(l: u32, across: u32) -> (u32, u32) {
+    let half = across / 2;
+    (((l >> 1) & 1) + 2 * ((l >> 2) / half), (l & 1) + 2 * ((l >> 2) % half))
 }
 
 /// The warp-tiled rung's tiles for elements of `elem_bytes`: [`blocktile_2d`]'s block tiles;
-/// warps of 64 × 32 (`f32`) or 64 × 16 (`f64`), lanes 8 down × 4 across, sub-tiles 4 × 4.
+/// warps of 64 × 32 (`f32`) or 64 × 16 (`f64`), lanes 8 down × 4 across ([`Lanes::RowMajor`]),
+/// sub-tiles 4 × 4.
 pub const fn warptile(elem_bytes: u32) -> WarpTiles {
     let tiles = blocktile_2d(elem_bytes);
     if elem_bytes == 8 {
-        WarpTiles { tiles, wm: 64, wn: 16, wmiter: 2, wniter: 1, tm: VEC, tn: VEC }
+        WarpTiles { tiles, wm: 64, wn: 16, wmiter: 2, wniter: 1, tm: VEC, tn: VEC, lanes: Lanes::RowMajor }
     } else {
-        WarpTiles { tiles, wm: 64, wn: 32, wmiter: 2, wniter: 2, tm: VEC, tn: VEC }
+        WarpTiles { tiles, wm: 64, wn: 32, wmiter: 2, wniter: 2, tm: VEC, tn: VEC, lanes: Lanes::RowMajor }
     }
 }
 
@@ -275,12 +307,22 @@ impl WarpTiles {
     pub const fn lanes_n(self) -> u32 {
         self.wn / self.wniter / self.tn
     }
+    /// These tiles with their lanes laid out as `lanes`. Interleaving needs an even number
+    /// of lanes across and down (every tile here has 4 across, 8 down).
+    pub const fn with_lanes(self, lanes: Lanes) -> WarpTiles {
+        let across = self.lanes_n();
+        assert!(across >= 2 && across <= 16 && 32 % across == 0 || matches!(lanes, Lanes::RowMajor));
+        WarpTiles { lanes, ..self }
+    }
     /// The first row and column of `C` (in the block's tile) of thread `t`'s sub-tile `(i, j)`.
     pub const fn c_origin(self, t: u32, i: u32, j: u32) -> (u32, u32) {
         let (w, l) = (t / 32, t % 32);
         let warps_n = self.tiles.bn / self.wn;
         let (wm, wn) = (w / warps_n, w % warps_n);
-        let (lm, ln) = (l / self.lanes_n(), l % self.lanes_n());
+        let (lm, ln) = match self.lanes {
+            Lanes::RowMajor => (l / self.lanes_n(), l % self.lanes_n()),
+            Lanes::Interleaved => interleaved(l, self.lanes_n()),
+        };
         (
             wm * self.wm + i * (self.wm / self.wmiter) + lm * self.tm,
             wn * self.wn + j * (self.wn / self.wniter) + ln * self.tn,
@@ -365,10 +407,13 @@ pub const fn multistage(elem_bytes: u32, wide: bool) -> TunedTiles {
 ///   to 255 registers: 1.5 shared loads per 16 multiply-adds instead of 2, and the SM's
 ///   time between barriers doubled; as many multiply-adds per SM at once as the square
 ///   tiles, in half as many blocks.
+///
+/// The lanes are row-major here; each entry of the tuned rungs lays them out as measured
+/// fastest for it (`WarpTiles::with_lanes`, [`Lanes`]).
 pub const fn tuned(elem_bytes: u32, wide: bool) -> TunedTiles {
     if wide && elem_bytes == 4 {
         let tiles = BlockTiles { bm: 128, bn: 256, bk: 8, tm: 8, tn: 16 };
-        let warps = WarpTiles { tiles, wm: 64, wn: 64, wmiter: 2, wniter: 4, tm: VEC, tn: VEC };
+        let warps = WarpTiles { tiles, wm: 64, wn: 64, wmiter: 2, wniter: 4, tm: VEC, tn: VEC, lanes: Lanes::RowMajor };
         TunedTiles { warps, elem_bytes, min_blocks: 1, stages: 2 }
     } else {
         let min_blocks = if elem_bytes == 4 { 2 } else { 1 };
@@ -494,6 +539,31 @@ mod tests {
         }
         // Consecutive blocks run down a group of GROUP_M rows of tiles first.
         assert_eq!([0, 1, 7, 8].map(|id| grouped_tile(id, 16, 16)), [(0, 0), (1, 0), (7, 0), (0, 1)]);
+    }
+
+    #[test]
+    fn lanes_cover_each_result_once_and_interleaved_pairs_share_a_row_or_a_column() {
+        let tiles = [warptile(4), warptile(8), tuned(4, true).warps, multistage(8, true).warps];
+        for w in tiles.into_iter().flat_map(|w| [Lanes::RowMajor, Lanes::Interleaved].map(|l| w.with_lanes(l))) {
+            let s = w.tiles;
+            let mut seen = vec![0u32; (s.bm * s.bn) as usize];
+            for t in 0..s.threads() {
+                for (i, j) in (0..w.wmiter).flat_map(|i| (0..w.wniter).map(move |j| (i, j))) {
+                    let (r0, c0) = w.c_origin(t, i, j);
+                    for (r, c) in (0..w.tm).flat_map(|r| (0..w.tn).map(move |c| (r, c))) {
+                        seen[((r0 + r) * s.bn + c0 + c) as usize] += 1;
+                    }
+                }
+            }
+            assert!(seen.iter().all(|&n| n == 1), "{w:?}");
+            // The merge rule for `LDS.128`: across the warp, lane `l` reads what `l ^ 1` reads
+            // (`A`: its row) or what `l ^ 2` reads (`B`: its column).
+            let origin = |l: u32| w.c_origin(l, 0, 0);
+            let rows_pair = (0..32).all(|l| origin(l).0 == origin(l ^ 1).0);
+            let columns_pair = (0..32).all(|l| origin(l).1 == origin(l ^ 2).1);
+            assert!(rows_pair, "{w:?}");
+            assert_eq!(columns_pair, w.lanes == Lanes::Interleaved, "{w:?}");
+        }
     }
 
     #[test]

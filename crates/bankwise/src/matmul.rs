@@ -445,29 +445,31 @@ impl TunedTile {
 
     /// TFLOP/s of `kernel` for `T` at 4096³ with `shape`'s `op`s on the H100, with the
     /// [`whole`](Self::whole)-tile entries where `shape` takes them, both sizes in one run
-    /// (`docs/benchmarks.md`; each rung's in the run that measured it; the multistage rung's
-    /// wide `f64` row, whole tiles, the mean of two runs of 2026-11-24): what
-    /// [`TunedPlan::for_shape`] weighs the sizes by.
+    /// (`docs/benchmarks.md`; each rung's in the run that measured it, the `f64` rows and
+    /// the `f32` whole-tile ones in the ladder run of 2026-11-24 with interleaved lanes):
+    /// what [`TunedPlan::for_shape`] weighs the sizes by.
     pub fn measured_tflops<T: Float>(self, kernel: MatmulKernel, shape: MatmulShape) -> f64 {
         let ops = 2 * matches!(shape.op_a, Op::T) as usize + matches!(shape.op_b, Op::T) as usize;
         let table = match (T::INDEX, kernel, self) {
-            (1, MatmulKernel::Multistage, TunedTile::Square) => [18.43, 18.41, 18.39, 18.21],
-            (1, MatmulKernel::Multistage, TunedTile::Wide) => [20.07, 20.07, 19.97, 20.75],
+            (1, MatmulKernel::Multistage, TunedTile::Square) => [18.75, 18.74, 18.82, 18.83],
+            (1, MatmulKernel::Multistage, TunedTile::Wide) => [20.75, 20.54, 20.84, 21.04],
             // `f64` has one size in the tuned rung.
-            (1, _, _) => [12.21, 11.57, 17.87, 15.66],
+            (1, _, _) => [12.43, 11.58, 19.44, 15.79],
             (_, kernel, tile) => Self::f32_tflops(kernel, tile, tile.whole::<T>(kernel, shape)),
         };
         table[ops]
     }
 
     /// [`measured_tflops`](Self::measured_tflops)' `f32` rows (2026-11-23; the whole-tile
-    /// entries 2026-11-24).
+    /// entries and rung 10's square ones 2026-11-24, with their interleaved lanes; the checked
+    /// wide entries' are from before their lanes were interleaved, which left them as fast at
+    /// 4095×4097×4093).
     const fn f32_tflops(kernel: MatmulKernel, tile: TunedTile, whole: bool) -> [f64; 4] {
         match (kernel, tile, whole) {
-            (MatmulKernel::Multistage, TunedTile::Square, _) => [35.85, 33.01, 37.84, 36.33],
+            (MatmulKernel::Multistage, TunedTile::Square, _) => [37.35, 34.02, 38.20, 37.16],
             (MatmulKernel::Multistage, TunedTile::Wide, _) => [43.14, 39.80, 43.67, 39.72],
-            (_, TunedTile::Square, true) => [44.34, 40.47, 45.23, 44.29],
-            (_, TunedTile::Wide, true) => [46.56, 45.86, 47.81, 45.74],
+            (_, TunedTile::Square, true) => [44.94, 43.14, 48.25, 45.59],
+            (_, TunedTile::Wide, true) => [47.74, 47.16, 47.23, 45.86],
             (_, TunedTile::Square, false) => [43.21, 39.32, 43.38, 40.89],
             (_, TunedTile::Wide, false) => [43.97, 43.23, 44.42, 43.89],
         }
@@ -1095,10 +1097,15 @@ mod tests {
             let p = TunedPlan::for_shape::<f32>(MatmulKernel::Tuned, s, 132);
             (p.tile(), p.split().map(|s| (s.slices, s.depth)))
         };
-        // 512 wide tiles in 4 waves of 132, as long as 1024 square ones in 4 of 264: the wide
-        // tiles' rate wins, as it does for every pair of ops.
-        for (a, b) in [(Op::N, Op::N), (Op::N, Op::T), (Op::T, Op::N), (Op::T, Op::T)] {
-            assert_eq!(pick(MatmulShape::new(4096, 4096, 4096).with_ops(a, b)), (TunedTile::Wide, None));
+        // 512 wide tiles in 4 waves of 132, as long as 1024 square ones in 4 of 264: the faster
+        // size at 4096³ wins, the wide one but for TN.
+        for (a, b, tile) in [
+            (Op::N, Op::N, TunedTile::Wide),
+            (Op::N, Op::T, TunedTile::Wide),
+            (Op::T, Op::N, TunedTile::Square),
+            (Op::T, Op::T, TunedTile::Wide),
+        ] {
+            assert_eq!(pick(MatmulShape::new(4096, 4096, 4096).with_ops(a, b)), (tile, None));
         }
         // 544 wide tiles take a fifth wave; 1056 square ones fill 4 waves.
         assert_eq!(pick(MatmulShape::new(4095, 4097, 4093)), (TunedTile::Square, None));

@@ -35,27 +35,27 @@ per_type!(matmul_warptile: matmul_warptile_f32 => f32, matmul_warptile_f64 => f6
 
 tuned_matmul_entries! {
     matmul_tuned, tuned:
-    matmul_tuned_nn_f32 => f32, false, false, false, false;
-    matmul_tuned_nt_f32 => f32, false, true, false, false;
-    matmul_tuned_tn_f32 => f32, true, false, false, false;
-    matmul_tuned_tt_f32 => f32, true, true, false, false;
-    matmul_tuned_nn_f64 => f64, false, false, false, false;
-    matmul_tuned_nt_f64 => f64, false, true, false, false;
-    matmul_tuned_tn_f64 => f64, true, false, false, false;
-    matmul_tuned_tt_f64 => f64, true, true, false, false;
-    matmul_tuned_wide_nn_f32 => f32, false, false, true, false;
-    matmul_tuned_wide_nt_f32 => f32, false, true, true, false;
-    matmul_tuned_wide_tn_f32 => f32, true, false, true, false;
-    matmul_tuned_wide_tt_f32 => f32, true, true, true, false;
+    matmul_tuned_nn_f32 => f32, false, false, false, false, false;
+    matmul_tuned_nt_f32 => f32, false, true, false, false, false;
+    matmul_tuned_tn_f32 => f32, true, false, false, false, false;
+    matmul_tuned_tt_f32 => f32, true, true, false, false, false;
+    matmul_tuned_nn_f64 => f64, false, false, false, false, true;
+    matmul_tuned_nt_f64 => f64, false, true, false, false, true;
+    matmul_tuned_tn_f64 => f64, true, false, false, false, true;
+    matmul_tuned_tt_f64 => f64, true, true, false, false, true;
+    matmul_tuned_wide_nn_f32 => f32, false, false, true, false, true;
+    matmul_tuned_wide_nt_f32 => f32, false, true, true, false, true;
+    matmul_tuned_wide_tn_f32 => f32, true, false, true, false, true;
+    matmul_tuned_wide_tt_f32 => f32, true, true, true, false, true;
     // Whole tiles (`f32`): every block's tiles inside `A` and `B`, rows aligned.
-    matmul_tuned_whole_nn_f32 => f32, false, false, false, true;
-    matmul_tuned_whole_nt_f32 => f32, false, true, false, true;
-    matmul_tuned_whole_tn_f32 => f32, true, false, false, true;
-    matmul_tuned_whole_tt_f32 => f32, true, true, false, true;
-    matmul_tuned_wide_whole_nn_f32 => f32, false, false, true, true;
-    matmul_tuned_wide_whole_nt_f32 => f32, false, true, true, true;
-    matmul_tuned_wide_whole_tn_f32 => f32, true, false, true, true;
-    matmul_tuned_wide_whole_tt_f32 => f32, true, true, true, true;
+    matmul_tuned_whole_nn_f32 => f32, false, false, false, true, true;
+    matmul_tuned_whole_nt_f32 => f32, false, true, false, true, true;
+    matmul_tuned_whole_tn_f32 => f32, true, false, false, true, true;
+    matmul_tuned_whole_tt_f32 => f32, true, true, false, true, true;
+    matmul_tuned_wide_whole_nn_f32 => f32, false, false, true, true, true;
+    matmul_tuned_wide_whole_nt_f32 => f32, false, true, true, true, true;
+    matmul_tuned_wide_whole_tn_f32 => f32, true, false, true, true, true;
+    matmul_tuned_wide_whole_tt_f32 => f32, true, true, true, true, true;
 }
 
 /// Instantiates split `k`'s sum for one type: `C = α·Σ_s W_s + β·C`.

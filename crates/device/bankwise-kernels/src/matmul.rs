@@ -24,7 +24,7 @@ use bankwise_device::thread::{
     block_dim_x, block_x, block_y, grid_dim_x, grid_dim_y, sync_threads, thread_x, thread_y,
 };
 use bankwise_layout::matmul::{
-    ATile, BlockTiles, MULTISTAGE_STAGES, TILE, TunedTiles, VEC, WARPTILE_A, WarpTiles, a_tile, at, b_tile,
+    ATile, BlockTiles, Lanes, MULTISTAGE_STAGES, TILE, TunedTiles, VEC, WARPTILE_A, WarpTiles, a_tile, at, b_tile,
     blocktile_2d, grouped_tile, multistage, tiles, tuned, warptile,
 };
 
@@ -671,9 +671,14 @@ const WARPTILE_ITER: usize = 2;
 /// become conflict-free (the least wavefronts their bytes need) and a warp's reads of both
 /// tiles stay within 64 rows and 32 columns.
 ///
-/// Measured (H100, 2026-11-23): load wavefronts per request 5.00 → 3.00. 128 registers on
-/// sm_90 (`f32`): two blocks of 8 warps per SM, 33.59 TFLOP/s at 4096³ (64.7% of cuBLAS,
-/// 1.6× rung 7a); `f64` 9.28 at 132 registers, one block per SM.
+/// Its lanes run row-major (`bankwise_layout::matmul::Lanes::RowMajor`, 8 down × 4 across):
+/// a read of the `A` tile takes 2 wavefronts, one of the `B` tile 4, as the `LDS.128` merge
+/// rule has it; rung 9 interleaves them (2 each), which measured slower here (31.46 against
+/// 33.79 TFLOP/s at 4096³, 2026-11-24: at 128 registers ptxas re-reads the thread index).
+///
+/// Measured (H100, 2026-11-24): load wavefronts per request 5.00 → 3.00. 128 registers on
+/// sm_90 (`f32`): two blocks of 8 warps per SM, 34.26 TFLOP/s at 4096³ (65.9% of cuBLAS,
+/// 1.7× rung 7a); `f64` 9.27 at 132 registers, one block per SM.
 ///
 /// # Safety
 /// As [`matmul_vectorized_padded`].
@@ -964,15 +969,22 @@ unsafe fn block_product<T: Scalar>(g: Gemm<T>, batch: Batch, s: BlockTiles) -> O
 /// (cuBLAS 90.1%), 2.47 G → 2.37 G instructions (cuBLAS 2.43 G). The other entries keep the
 /// checked loads alone: beside the unchecked path, ptxas made their checked path 10% slower.
 ///
+/// Lanes (`bankwise_layout::matmul::Lanes`, the entry's `INTERLEAVED`): interleaved in every
+/// entry but the square `f32` ones without the whole-tile path, so that both tiles' `LDS.128`
+/// fragment reads take 2 wavefronts instead of 2 (`A`) and 4 (`B`), as Nsight Compute counts.
+/// Measured at 4096³ beside the row-major build the same day: wide whole tiles 46.56 → 47.74
+/// NN, 45.88 → 47.16 NT, 48.09 → 47.23 TN, 45.74 → 45.86 TT; square whole tiles 44.43 →
+/// 44.94 NN, 40.45 → 43.14 NT, 45.25 → 48.25 TN, 44.40 → 45.59 TT; `f64` TN 18.32 → 19.44,
+/// at 4095×4097×4093 15.73 → 17.58. The square `f32` entries without the whole-tile path
+/// (128 registers) lost 6% at 4095×4097×4093 (39.86 → 37.67: ptxas re-reads the thread index
+/// inside the loop), so they keep row-major lanes.
+///
 /// Measured (H100, 2026-11-24, beside cuBLAS in the same run), `f32` with the tiles the host
-/// picks: 46.52 TFLOP/s at 4096³ (90.3% of cuBLAS; 1.38× rung 8), 45.88 at 2048³ (91.7%),
-/// 41.15 at 4096×4096×256 (92.7%); with `k` split, 29.93 at 1024³ (85.1%) and 41.62 at
-/// 256×4096×4096 (87.5%); 40.13 at 4095×4097×4093 (83.4%, square tiles without the whole-tile
-/// path, after the host copied both operands to aligned rows; 38.80 reading them in place).
-/// At 4096³ the wide whole-tile entries run 46.56 NN, 45.86 NT, 47.81 TN, 45.74 TT
-/// (89.6–92.6%), the square ones 44.34, 40.47, 45.23, 44.29; without the whole-tile path the
-/// wide ones ran 44.05, 43.24, 44.40, 43.99 the same day. `f64` 12.26 at 4096³ (36.6% of the
-/// FP64 CUDA cores' peak; TN 17.79).
+/// picks: 48.11 TFLOP/s at 4096³ (92.6% of cuBLAS; 1.40× rung 8), 47.18 at 2048³ (93.2%),
+/// 41.38 at 4096×4096×256 (94.0%); with `k` split, 30.43 at 1024³ (86.4%) and 42.53 at
+/// 256×4096×4096 (89.4%); 39.82 at 4095×4097×4093 (83.4%, square tiles without the whole-tile
+/// path, after the host copied both operands to aligned rows; 38.79 reading them in place).
+/// `f64` 12.43 at 4096³ (37.1% of the FP64 CUDA cores' peak; TN 19.44).
 ///
 /// # Safety
 /// The matrices of each product of the batch hold their stored shapes (`A` `k × m` where
@@ -987,6 +999,7 @@ pub unsafe fn matmul_tuned<
     const TRANS_B: bool,
     const WIDE: bool,
     const WHOLE: bool,
+    const INTERLEAVED: bool,
     const MI: usize,
     const NI: usize,
 >(
@@ -995,6 +1008,7 @@ pub unsafe fn matmul_tuned<
 ) {
     let tt = const {
         let tt = tuned(size_of::<T>() as u32, WIDE);
+        let tt = TunedTiles { warps: tt.warps.with_lanes(lanes(INTERLEAVED)), ..tt };
         let w = tt.warps;
         assert!(w.wmiter as usize <= MI && w.wniter as usize <= NI && w.tm == VEC && w.tn == VEC);
         assert!(tt.vector_loads(w.tiles.bm) as usize <= MAX_LOADS && tt.vector_loads(w.tiles.bn) as usize <= MAX_LOADS);
@@ -1311,21 +1325,26 @@ unsafe fn copy_whole<T: Scalar>(
 /// every size (`bankwise_layout::matmul::multistage`).
 ///
 /// Measured (H100, 2026-11-23, beside rung 9 and cuBLAS in one run): `f64` 20.12 TFLOP/s at
-/// 4096³ (wide tiles), 60.1% of the FP64 CUDA cores' peak, 1.65× rung 9 (58–60% at 4096³ with
-/// every pair of `op`s); with rung 9's square tiles 17.19, 16 deep 18.27: Nsight Compute at
-/// 2048³ shows warps waiting less (6.66 → 4.57 cycles between issues). `f32` 43.45 at 4096³
-/// (83.8% of cuBLAS), *not faster* than rung 9's 44.05: its warps already issue every 2.8 cycles, and the element copies of the operand
-/// read along `k` (one `LDGSTS` per 4 bytes) execute 4% more instructions (41.1 M against
-/// 39.4 M at 2048³); NT and TT, with `B` copied that way, lose 7–9%. The square `f32` tiles run
-/// 35.85 (one block per SM, against rung 9's two).
+/// 4096³ (wide tiles), 60.1% of the FP64 CUDA cores' peak, 1.65× rung 9; with rung 9's square
+/// tiles 17.19, 16 deep 18.27: Nsight Compute at 2048³ shows warps waiting less (6.66 → 4.57
+/// cycles between issues). `f32` *not faster* than rung 9: its warps already issue every 2.8
+/// cycles, and the element copies of the operand read along `k` (one `LDGSTS` per 4 bytes)
+/// execute 4% more instructions (41.1 M against 39.4 M at 2048³); NT and TT, with `B` copied
+/// that way, lose 7–9%.
+///
+/// Lanes as rung 9's, interleaved in the `f64` entries and the square `f32` ones; the wide
+/// `f32` ones measured slower so (43.15 → 41.77 at 4096³) and keep row-major lanes. Measured
+/// (2026-11-24, the ladder run with them): `f64` 20.93 at 4096³ (62.6% of the FP64 peak;
+/// 20.33 row-major the same day), NT 20.58, TN 20.80, TT 21.31 (63.7%); `f32` 43.48 (83.8% of
+/// cuBLAS; rung 9 48.11), square tiles 37.35 (35.87 row-major).
 ///
 /// `WHOLE` entries (wide `f64`, which the host picks where the tiles divide `m` and `n` and
 /// rows are aligned) copy every step of a block whose tiles lie inside `A` and `B` but a
 /// partial last one from addresses computed once, without bounds checks ([`copy_whole`]), as
-/// rung 9's whole-tile entries load. Measured (2026-11-24, two runs against one without
-/// them): 4096³ NN 20.23–20.31 against 20.29, TN 20.02–20.32 against 19.63, TT 21.02–21.05
-/// against 20.39 (62.9% of the FP64 peak): smaller gains than `f32`'s, its copies being fewer
-/// and its steps longer.
+/// rung 9's whole-tile entries load. Measured (2026-11-24, row-major lanes, two runs against
+/// one without them): 4096³ NN 20.23–20.31 against 20.29, TN 20.02–20.32 against 19.63, TT
+/// 21.02–21.05 against 20.39: smaller gains than `f32`'s, its copies being fewer and its steps
+/// longer.
 ///
 /// # Safety
 /// As [`matmul_tuned`], with `multistage(…).shared_elements()` elements of dynamic shared
@@ -1337,6 +1356,7 @@ pub unsafe fn matmul_multistage<
     const TRANS_B: bool,
     const WIDE: bool,
     const WHOLE: bool,
+    const INTERLEAVED: bool,
     const MI: usize,
     const NI: usize,
 >(
@@ -1346,6 +1366,7 @@ pub unsafe fn matmul_multistage<
     const STAGES: u32 = MULTISTAGE_STAGES;
     let tt = const {
         let tt = multistage(size_of::<T>() as u32, WIDE);
+        let tt = TunedTiles { warps: tt.warps.with_lanes(lanes(INTERLEAVED)), ..tt };
         let w = tt.warps;
         assert!(w.wmiter as usize <= MI && w.wniter as usize <= NI && w.tm == VEC && w.tn == VEC);
         assert!(tt.stages == STAGES && STAGES >= 2 && STAGES.is_power_of_two());
@@ -1467,15 +1488,26 @@ pub unsafe fn matmul_split_sum<T: Scalar>(g: Gemm<T>, w: *const T, slices: u64) 
     }
 }
 
+/// The lanes of a tuned rung's entry: [`Lanes::Interleaved`] where its `INTERLEAVED` literal
+/// says so. Each entry takes the layout measured faster for it (H100, 2026-11-24, 4096³ and
+/// 4095×4097×4093 beside the other in the same build): interleaved, its `LDS.128` fragment
+/// reads take 2 wavefronts each instead of 2 for `A` and 4 for `B`, but ptxas may spend
+/// more instructions (at the 128 registers of the square `f32` tiles it re-reads the thread
+/// index inside the loop).
+pub const fn lanes(interleaved: bool) -> Lanes {
+    if interleaved { Lanes::Interleaved } else { Lanes::RowMajor }
+}
+
 /// Instantiates a tuned rung (`$rung`: [`matmul_tuned`] or [`matmul_multistage`]) as entries,
-/// each for one type, one pair of `op`s, one tile size (wide: 128 × 256, `f32` only) and
-/// whether it has the whole-tile path (`WHOLE`, the last literal), with
+/// each for one type, one pair of `op`s, one tile size (wide: 128 × 256, `f32` only),
+/// whether it has the whole-tile path (`WHOLE`) and whether its lanes are interleaved
+/// ([`lanes`], the last literal), with
 /// `Gemm`'s arguments followed by the batch's, and the launch bounds of the rung's tiles
 /// (`$tiles`: `bankwise_layout::matmul::tuned` or `multistage`). The calling crate must depend
 /// on `bankwise_device` (which `#[kernel]`'s expansion names) and `bankwise_layout`.
 #[macro_export]
 macro_rules! tuned_matmul_entries {
-    ($rung:ident, $tiles:ident: $($name:ident => $t:ty, $trans_a:literal, $trans_b:literal, $wide:literal, $whole:literal;)+) => {$(
+    ($rung:ident, $tiles:ident: $($name:ident => $t:ty, $trans_a:literal, $trans_b:literal, $wide:literal, $whole:literal, $interleaved:literal;)+) => {$(
         /// # Safety
         /// As for the rung in `bankwise_kernels::matmul`: the matrices of each product hold
         /// their stored shapes with their leading dimensions, and the launch uses the rung's
@@ -1492,7 +1524,7 @@ macro_rules! tuned_matmul_entries {
         ) {
             let g = $crate::matmul::Gemm { c, a, b, m, n, k, lda, ldb, ldc, alpha, beta };
             let batch = $crate::matmul::Batch { count, first, stride_a, stride_b, stride_c };
-            unsafe { $crate::matmul::$rung::<$t, $trans_a, $trans_b, $wide, $whole, 2, { if $wide { 4 } else { 2 } }>(g, batch) }
+            unsafe { $crate::matmul::$rung::<$t, $trans_a, $trans_b, $wide, $whole, $interleaved, 2, { if $wide { 4 } else { 2 } }>(g, batch) }
         }
     )+};
 }
