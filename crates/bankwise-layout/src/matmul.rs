@@ -272,9 +272,8 @@ pub enum Lanes {
     /// Bit 0 of the lane picks its column's lowest bit and bit 1 its row's, the higher bits
     /// the rest of both: lanes `l` and `l ^ 1` share a row and lanes `l` and `l ^ 2` a
     /// column, so both tiles' reads merge (2 wavefronts each: a third fewer in all for
-    /// 8 × 8 lanes' tiles, two fifths for 8 × 16). The
-    /// same addresses in each read, and the same results in each lane's registers, only in
-    /// other lanes.
+    /// 8 × 8 lanes' tiles, two fifths for 8 × 16). The same addresses in each read, and the
+    /// same results, only held by other lanes.
     Interleaved,
 }
 
