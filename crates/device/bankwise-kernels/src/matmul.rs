@@ -953,9 +953,9 @@ unsafe fn block_product<T: Scalar>(g: Gemm<T>, batch: Batch, s: BlockTiles) -> O
 /// as vectors. `C` is written as 16-byte vectors where its rows are aligned. One tile per
 /// block, so that no loop state lives across the tile. Two tile sizes (`WIDE`, with `MI × NI`
 /// sub-tiles per lane): rung 8's 128 × 128 (`f32` compiled for two blocks per SM:
-/// `launch_bounds`, 128 registers, no spills), and for `f32` 128 × 256 at one block of 8 warps
-/// per SM (234–242 registers), each lane 2 × 4 sub-tiles; the host picks one per shape
-/// (`bankwise::matmul::TunedPlan`).
+/// `launch_bounds`, 128 registers, no spills but 12 bytes in the whole-tile NN entry on sm_90),
+/// and for `f32` 128 × 256 at one block of 8 warps per SM (232–249 registers), each lane 2 × 4
+/// sub-tiles; the host picks one per shape (`bankwise::matmul::TunedPlan`).
 ///
 /// Where `C` has too few tiles to fill the GPU, the host splits `k` over a batch of this
 /// kernel ([`matmul_split_sum`], `bankwise::matmul::SplitK`).
