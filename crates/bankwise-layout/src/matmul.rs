@@ -310,7 +310,8 @@ impl WarpTiles {
     /// of lanes across and down (every tile here has 4 across, 8 down).
     pub const fn with_lanes(self, lanes: Lanes) -> WarpTiles {
         let across = self.lanes_n();
-        assert!(across >= 2 && across <= 16 && 32 % across == 0 || matches!(lanes, Lanes::RowMajor));
+        let even = across >= 2 && across <= 16 && 32 % across == 0;
+        assert!(matches!(lanes, Lanes::RowMajor) || even, "interleaving needs an even number of lanes each way");
         WarpTiles { lanes, ..self }
     }
     /// The first row and column of `C` (in the block's tile) of thread `t`'s sub-tile `(i, j)`.
