@@ -74,6 +74,10 @@ fn tile_shapes() -> [MatmulShape; 5] {
     ]
 }
 
+/// Shapes whose plan computes a strip of columns apart (`TunedPlan::strip`), timed with the
+/// tuned rungs' plans beside each tile size without one.
+const STRIP_SHAPES: [(usize, usize, usize); 3] = [(2048, 2049, 2048), (3000, 3001, 2999), (4000, 4000, 4000)];
+
 /// One line of the table.
 pub struct Row {
     kernel: &'static str,
@@ -140,8 +144,14 @@ pub fn suite(
     if kernels.contains(&MatmulKernel::Tuned) {
         each.extend(TunedTile::ALL.map(|t| Which::InPlace(MatmulKernel::Tuned, t)));
     }
+    let strips = if quick { &[][..] } else { &STRIP_SHAPES[..] };
+    let mut beside: Vec<Which> = tuned.clone();
+    beside.extend(kernels.iter().filter(|k| k.is_tuned()).flat_map(|&k| TunedTile::ALL.map(|t| Which::Tile(k, t))));
     progress.inc_length(
-        (shapes.len() * 2 * kernels.len() + (extra.len() * 2 * tuned.len()) + tiles.len() * each.len()) as u64,
+        (shapes.len() * 2 * kernels.len()
+            + (extra.len() * 2 * tuned.len())
+            + tiles.len() * each.len()
+            + strips.len() * beside.len()) as u64,
     );
     let rungs: Vec<Which> = kernels.iter().map(|&k| Which::Rung(k)).collect();
     let mut rows = Vec::new();
@@ -160,6 +170,9 @@ pub fn suite(
         let f64s: Vec<Which> =
             each.iter().copied().filter(|w| matches!(w, Which::Tile(MatmulKernel::Multistage, _))).collect();
         rows.extend(shape_rows::<f64>(gpu, blas.as_ref(), &f64s, shape, warmup, runs, progress)?);
+    }
+    for &(m, n, k) in strips {
+        rows.extend(shape_rows::<f32>(gpu, blas.as_ref(), &beside, MatmulShape::new(m, n, k), warmup, runs, progress)?);
     }
     Ok(rows)
 }

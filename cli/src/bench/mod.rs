@@ -175,7 +175,7 @@ pub fn run(args: &Args) -> Result<()> {
     }
     let blas = if suites.contains(&Suite::Transpose) { cublas::open(&gpu) } else { None };
     let per_suite = |s: Suite| match s {
-        Suite::Copy => shapes.len() * 2,
+        Suite::Copy => shapes.len() * 4,
         Suite::Transpose => shapes.len() * 2 * (TransposeKernel::ALL.len() + usize::from(blas.is_some())),
         Suite::Reduce | Suite::Matmul => 0,
     };
@@ -199,6 +199,7 @@ pub fn run(args: &Args) -> Result<()> {
                 Suite::Copy => {
                     bench.copy::<f32>("copy_bytes", shape, |g, s, d| Ok(g.copy(s, d)?))?;
                     bench.copy::<f64>("copy_bytes", shape, |g, s, d| Ok(g.copy(s, d)?))?;
+                    bench.row_copies(shape)?;
                 }
                 Suite::Reduce | Suite::Matmul => {}
                 Suite::Transpose => {
@@ -308,6 +309,50 @@ impl Bench<'_> {
 }
 
 impl Bench<'_> {
+    /// `copy_rows_aligned` and the driver's pitched copy (`cuMemcpy2DAsync`) of `shape`'s rows
+    /// of `f32` into rows padded to 16 bytes (the tuned matrix multiply's realigned operands),
+    /// each beside the driver's plain copy of the same bytes; bandwidth counts the rows read
+    /// and the padded rows written.
+    fn row_copies(&mut self, shape: Shape) -> Result<()> {
+        let (rows, cols) = (shape.rows, shape.cols);
+        let ld = cols.next_multiple_of(4);
+        let (src_bytes, dst_bytes) = (rows * cols * 4, rows * ld * 4);
+        let sets = rotation(self.gpu.info().l2_bytes, src_bytes + dst_bytes);
+        let host = random::<f32>(rows * cols);
+        let srcs = (0..sets).map(|_| self.gpu.upload(&host)).collect::<bankwise::Result<Vec<_>>>()?;
+        let mut dsts =
+            (0..sets).map(|_| self.gpu.alloc_zeros::<f32>(rows * ld)).collect::<bankwise::Result<Vec<_>>>()?;
+        let (warmup, runs) = if self.args.quick { (2, 5) } else { (self.args.warmup, self.args.runs) };
+        for driver in [false, true] {
+            let kernel = if driver { "cuMemcpy2D (rows padded)" } else { "copy_rows_aligned" };
+            self.progress.set_message(format!("{kernel} f32 {shape}"));
+            let gpu = self.gpu;
+            let op = |i: usize| -> Result<()> {
+                let (src, dst) = (&srcs[i % sets], &mut dsts[i % sets]);
+                if driver {
+                    gpu.copy_rows(src, cols, dst, ld, (rows, cols))?;
+                } else {
+                    gpu.copy_rows_aligned(src, cols, dst, ld, (rows, cols))?;
+                }
+                Ok(())
+            };
+            let VersusCopy { kernel: stats, copy, .. } = versus_copy(gpu, warmup, runs, src_bytes, op)?;
+            self.rows.push(Row {
+                kernel: kernel.to_string(),
+                dtype: "f32",
+                shape: shape.to_string(),
+                bytes: (src_bytes + dst_bytes) as u64,
+                stats,
+                copy,
+                copy_bytes: 2 * src_bytes as u64,
+                square: None,
+                log_len: None,
+            });
+            self.progress.inc(1);
+        }
+        Ok(())
+    }
+
     /// The reduction suite: every rung at 2^20, 2^24, 2^26, 2^28 f32 sum; the tuned kernel
     /// for sum of every type and min/max of f32. Bandwidth counts the input read once.
     fn reduce_suite(&mut self) -> Result<()> {

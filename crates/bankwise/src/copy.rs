@@ -1,5 +1,6 @@
-//! Device-to-device copy through bankwise's own kernel: the baseline every bandwidth figure
-//! is compared with.
+//! Device-to-device copies through bankwise's own kernels: `copy_bytes`, the baseline every
+//! bandwidth figure is compared with, and `copy_rows_aligned`, which copies rows into rows
+//! that start on 16 bytes.
 
 use crate::element::Element;
 use crate::error::{Error, Result};
@@ -38,7 +39,81 @@ pub fn plan<T: Element>(src_len: usize, dst_len: usize, multiprocessors: u32) ->
     }))
 }
 
+/// Warps per block of `copy_rows_aligned`, one row each at a time.
+const ROW_WARPS: u32 = 8;
+
+/// Validates a copy of `rows` rows of `cols` elements of `T` from a buffer of `src_len` whose
+/// rows start `src_ld` apart into one of `dst_len` whose rows start `dst_ld` apart, on 16
+/// bytes, and plans the `copy_rows_aligned` launch for a device with `multiprocessors` SMs;
+/// `None` where `rows` or `cols` is 0. Each destination row is padded with zeros to the next
+/// 16 bytes, which must lie inside the buffer. [`Error::Runtime`] (`BadRowCopy`) where an
+/// element is not a whole number of 4-byte words, a row is longer than a leading dimension,
+/// the destination's rows do not start on 16 bytes, or a last row ends past its buffer.
+pub fn plan_rows<T: Element>(
+    (src_len, src_ld): (usize, usize),
+    (dst_len, dst_ld): (usize, usize),
+    (rows, cols): (usize, usize),
+    multiprocessors: u32,
+) -> Result<Option<Launch>> {
+    let bad = |what| Err(Error::Runtime(bankwise_runtime::Error::BadRowCopy { rows, cols, src_ld, dst_ld, what }));
+    if rows == 0 || cols == 0 {
+        return Ok(None);
+    }
+    let bytes = T::WIDTH.bytes();
+    if bytes % 4 != 0 {
+        return bad("its elements are narrower than the kernel's 4-byte words");
+    }
+    if cols > src_ld || cols > dst_ld {
+        return bad("a row is longer than a leading dimension");
+    }
+    if (dst_ld * bytes) % 16 != 0 {
+        return bad("the destination's rows do not start on 16 bytes");
+    }
+    let padded = cols.next_multiple_of(16 / bytes.min(16));
+    let end = |ld: usize, row: usize| (rows - 1).checked_mul(ld).and_then(|x| x.checked_add(row));
+    if end(src_ld, cols).is_none_or(|e| e > src_len) {
+        return bad("the source's last row ends past its buffer");
+    }
+    if end(dst_ld, padded).is_none_or(|e| e > dst_len) {
+        return bad("the destination's last row, padded to 16 bytes, ends past its buffer");
+    }
+    let blocks = rows.div_ceil(ROW_WARPS as usize).min((multiprocessors.max(1) * MAX_BLOCKS_PER_SM) as usize);
+    Ok(Some(Launch {
+        kernel: kernels::COPY_ROWS_ALIGNED,
+        grid: (blocks as u32, 1, 1),
+        block: (ROW_WARPS * 32, 1, 1),
+        shared_bytes: 0,
+        resident: None,
+    }))
+}
+
 impl Gpu {
+    /// Copies `rows` rows of `cols` elements from `src`, whose rows start `src_ld` elements
+    /// apart, into `dst`, whose rows start `dst_ld` apart on 16 bytes, with the
+    /// `copy_rows_aligned` kernel, padding each row of `dst` with zeros to the next 16 bytes
+    /// (what lies past that is left as it was). Errors: as [`plan_rows`].
+    pub fn copy_rows_aligned<T: Element>(
+        &self,
+        src: &DeviceBuffer<T>,
+        src_ld: usize,
+        dst: &mut DeviceBuffer<T>,
+        dst_ld: usize,
+        (rows, cols): (usize, usize),
+    ) -> Result<()> {
+        let sms = self.info().multiprocessors;
+        let Some(launch) = plan_rows::<T>((src.len(), src_ld), (dst.len(), dst_ld), (rows, cols), sms)? else {
+            return Ok(());
+        };
+        let words = (T::WIDTH.bytes() / 4) as u64;
+        let [src_ld, dst_ld, cols] = [src_ld, dst_ld, cols].map(|x| x as u64 * words);
+        let rows = rows as u64;
+        // Safety: `plan_rows` checked that every row, the destination's padded, lies inside its
+        // buffer, that `dst_ld` spans a multiple of 16 bytes (allocations start on 256), and
+        // that rows are no longer than the leading dimensions; the borrow checker keeps the
+        // buffers apart.
+        unsafe { self.launch(launch, (dst, dst_ld, src, src_ld, rows, cols)) }
+    }
+
     /// Copies `src` into `dst` with the `copy_bytes` kernel (16-byte vector loads and stores).
     /// The two buffers must have the same length; an empty copy does nothing.
     pub fn copy<T: Element>(&self, src: &DeviceBuffer<T>, dst: &mut DeviceBuffer<T>) -> Result<()> {

@@ -10,7 +10,7 @@ use bankwise_runtime::{DeviceRepr, Entries, Kernel, KernelArgs, LaunchConfig, Mo
 use crate::error::Result;
 use crate::kernels;
 
-pub use bankwise_runtime::{Device, DeviceBuffer, DeviceInfo, driver_present};
+pub use bankwise_runtime::{Device, DeviceBuffer, DeviceInfo, DeviceSlice, DeviceSliceMut, driver_present};
 
 // ---- bankwise's module: the one place that reads `crate::kernels` for it ----------------
 

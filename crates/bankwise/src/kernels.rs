@@ -122,6 +122,8 @@ pub fn manifest() -> &'static [Entry] {
 
 /// `copy_bytes`: the bandwidth baseline.
 pub const COPY_BYTES: &str = "copy_bytes";
+/// `copy_rows_aligned`: rows of 4-byte words copied into rows that start on 16 bytes.
+pub const COPY_ROWS_ALIGNED: &str = "copy_rows_aligned";
 /// `transpose_naive_*`, indexed by [`crate::Width`] (1, 2, 4, 8 bytes).
 pub const TRANSPOSE_NAIVE: [&str; 4] =
     ["transpose_naive_u8", "transpose_naive_u16", "transpose_naive_u32", "transpose_naive_u64"];
@@ -250,7 +252,13 @@ mod tests {
 
     /// The names the launchers use, each of which must be an entry of the module.
     fn named() -> Vec<&'static str> {
-        let mut names = vec![COPY_BYTES, TRANSPOSE_UNALIGNED_U32, TRANSPOSE_SMALL_U64, TRANSPOSE_SMALL_STREAMING_U64];
+        let mut names = vec![
+            COPY_BYTES,
+            COPY_ROWS_ALIGNED,
+            TRANSPOSE_UNALIGNED_U32,
+            TRANSPOSE_SMALL_U64,
+            TRANSPOSE_SMALL_STREAMING_U64,
+        ];
         for table in [TRANSPOSE_NAIVE, TRANSPOSE_TILED, TRANSPOSE_PADDED, TRANSPOSE_SWIZZLED, TRANSPOSE_TUNED] {
             names.extend(table);
         }

@@ -17,7 +17,7 @@ use cudarc::driver::sys::CUresult;
 
 use crate::element::Element;
 use crate::error::{Error, Result};
-use crate::gpu::{DeviceBuffer, Gpu, Launch};
+use crate::gpu::{DeviceBuffer, DeviceSlice, DeviceSliceMut, Gpu, Launch};
 use crate::kernels;
 use bankwise_layout::matmul::{
     ATile, GROUP_M, TILE, TILED_SHARED_ELEMENTS, TunedTiles, WARPTILE_A, blocktile_2d, grid_columns_in_x,
@@ -396,10 +396,13 @@ impl TunedTile {
     }
 
     /// Whether `kernel` runs `shape` for `T` with this size's whole-tile entries (the tuned
-    /// rung's `f32` ones, the multistage rung's wide `f64` ones), where the tiles divide `m`
-    /// and `n` and every row of `A` and `B`, in every product, starts on 16 bytes (the kernel
-    /// checks the same again per block, so the choice only decides speed). Every block then
-    /// loads every step but a partial last one without bounds checks.
+    /// rung's `f32` ones, the multistage rung's wide `f64` ones), where the tiles divide `n`
+    /// and every row of `A` and `B`, in every product, starts on 16 bytes (the kernel checks
+    /// the same again per block, so the choice only decides speed). Every block inside `C`
+    /// then loads every step but a partial last one without bounds checks; those of a partial
+    /// last row of tiles check theirs, in the same launch: on an H100 4095×4096×4093 ran at
+    /// 45.13 TFLOP/s so (wide tiles), 42.39 with the checked entry. A partial last column
+    /// of tiles is a strip's ([`TunedPlan::strip`]).
     pub fn whole<T: Float>(self, kernel: MatmulKernel, shape: MatmulShape) -> bool {
         let Some(t) = self.tiles::<T>(kernel) else { return false };
         let s = t.warps.tiles;
@@ -410,11 +413,7 @@ impl TunedTile {
             MatmulKernel::Multistage => T::INDEX == 1 && self == TunedTile::Wide,
             _ => false,
         };
-        has && shape.m.is_multiple_of(s.bm as usize)
-            && shape.n.is_multiple_of(s.bn as usize)
-            && aligned(shape.lda)
-            && aligned(shape.ldb)
-            && strides
+        has && shape.n.is_multiple_of(s.bn as usize) && aligned(shape.lda) && aligned(shape.ldb) && strides
     }
 
     /// The entry of `kernel` for `T` and `shape`'s `op`s ([`whole`](Self::whole) tiles where
@@ -477,16 +476,23 @@ impl TunedTile {
 }
 
 /// How a tuned rung ([`MatmulKernel::is_tuned`]) computes a shape: which rung, its tiles,
-/// and whether it splits `k`.
+/// whether it splits `k`, which operands it copies to aligned rows first, and whether it
+/// computes the columns past its last whole column of tiles apart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TunedPlan {
     kernel: MatmulKernel,
     tile: TunedTile,
     split: Option<SplitK>,
     realign: Realign,
+    strip: Option<usize>,
 }
 
 impl TunedPlan {
+    /// What a strip adds to a plan's predicted time ([`for_shape`](Self::for_shape)) beside
+    /// its own tiles' waves: its launches (a split of `k` and the sum), a few microseconds
+    /// each on an H100, so that small shapes keep one launch.
+    pub const STRIP_SECONDS: f64 = 10e-6;
+
     /// `kernel` with `tile` for `T` and `shape`, with the split its tiles call for on a GPU of
     /// `multiprocessors` SMs ([`SplitK::for_tiles`]). [`Error::TunedPlanUnfit`] where `T` has
     /// no tiles of that size or `kernel` is not a tuned rung.
@@ -504,34 +510,78 @@ impl TunedPlan {
             .ok_or(Error::TunedPlanUnfit { what: "the tuned rung's wide tiles are f32 only" })?;
         let (split, realign) =
             (SplitK::for_tiles(shape, tiles, multiprocessors), Realign::for_shape::<T>(kernel, shape));
-        Ok(TunedPlan { kernel, tile, split, realign })
+        Ok(TunedPlan { kernel, tile, split, realign, strip: None })
     }
 
     /// The plan of `kernel` (a tuned rung; [`Tuned`](MatmulKernel::Tuned) for any other)
     /// predicted fastest for `T` and `shape` on a GPU of `multiprocessors` SMs: of the sizes
     /// `T` has, the one whose blocks finish first, counting whole waves of the blocks resident
     /// at once, each as long as its tiles' multiply-adds at the size's measured rate
-    /// ([`TunedTile::measured_tflops`]). A size whose last wave is a sliver loses:
-    /// 4095×4097×4093 makes 544 wide tiles, 5 waves of 132, against 1056 square ones in 4
-    /// waves of 264.
+    /// ([`TunedTile::measured_tflops`], on the rows the kernel reads: realigned copies'
+    /// where it makes them). A size whose last wave is a sliver loses, unless the columns
+    /// past its last whole column of tiles, computed apart as a [`strip`](Self::strip) with
+    /// a plan of their own (counted the same way, plus
+    /// [`STRIP_SECONDS`](Self::STRIP_SECONDS)), leave fewer waves: 4095×4097×4093 makes 544
+    /// wide tiles, 5 waves of 132, against 1056 square ones in 4 waves of 264, and 512 wide
+    /// ones in 4 waves beside a one-column strip. On an H100, with the strip against the best
+    /// size without one: 41.62 TFLOP/s against 40.84 there, 35.89 against 25.81 at
+    /// 2048×2049×2048, 38.44 against 34.37 at 3000×3001×2999 (`docs/benchmarks.md`).
     pub fn for_shape<T: Float>(kernel: MatmulKernel, shape: MatmulShape, multiprocessors: u32) -> TunedPlan {
+        Self::fastest::<T>(kernel, shape, multiprocessors, true).1
+    }
+
+    /// [`for_shape`](Self::for_shape) with its predicted time in seconds, and with strips
+    /// where `strips`.
+    fn fastest<T: Float>(kernel: MatmulKernel, shape: MatmulShape, sms: u32, strips: bool) -> (f64, TunedPlan) {
         let kernel = if kernel.is_tuned() { kernel } else { MatmulKernel::Tuned };
         let realign = Realign::for_shape::<T>(kernel, shape);
-        let mut best = (f64::INFINITY, TunedPlan { kernel, tile: TunedTile::Square, split: None, realign });
+        // The tiles run on the copies' rows.
+        let shape = realign.shape::<T>(shape);
+        let plan = TunedPlan { kernel, tile: TunedTile::Square, split: None, realign, strip: None };
+        let mut best = (f64::INFINITY, plan);
         for tile in TunedTile::ALL {
             let Some(t) = tile.tiles::<T>(kernel) else { continue };
-            let plan = TunedPlan { kernel, tile, split: SplitK::for_tiles(shape, t, multiprocessors), realign };
-            let s = t.warps.tiles;
-            let resident = (u64::from(multiprocessors) * u64::from(t.min_blocks)).max(1);
-            let waves = plan.blocks::<T>(shape).div_ceil(resident) as f64;
-            let depth = plan.split.map_or(shape.k, |s| s.depth) as f64;
-            let per_wave = f64::from(t.min_blocks) * f64::from(s.bm) * f64::from(s.bn) * depth;
-            let cost = waves * per_wave / tile.measured_tflops::<T>(kernel, shape);
+            let plan = TunedPlan { tile, split: SplitK::for_tiles(shape, t, sms), ..plan };
+            let cost = plan.seconds::<T>(shape, sms);
+            if cost < best.0 {
+                best = (cost, plan);
+            }
+            let columns = shape.n - shape.n % t.warps.tiles.bn as usize;
+            if !strips || columns == shape.n || columns == 0 {
+                continue;
+            }
+            let main = MatmulShape { n: columns, ..shape };
+            let rest = MatmulShape { n: shape.n - columns, ..shape };
+            let plan = TunedPlan { split: SplitK::for_tiles(main, t, sms), strip: Some(columns), ..plan };
+            let cost =
+                plan.seconds::<T>(main, sms) + Self::fastest::<T>(kernel, rest, sms, false).0 + Self::STRIP_SECONDS;
             if cost < best.0 {
                 best = (cost, plan);
             }
         }
-        best.1
+        best
+    }
+
+    /// The predicted time in seconds of this plan's tiles (not its strip) over `shape` on
+    /// `sms` SMs, as [`for_shape`](Self::for_shape) counts it: with a split, its full slices'
+    /// grid and then the shallower last slice's.
+    fn seconds<T: Float>(self, shape: MatmulShape, sms: u32) -> f64 {
+        let Some(t) = self.tile.tiles::<T>(self.kernel) else { return f64::INFINITY };
+        let s = t.warps.tiles;
+        let resident = (u64::from(sms) * u64::from(t.min_blocks)).max(1);
+        let tiles = (shape.m.div_ceil(s.bm as usize) as u64)
+            .saturating_mul(shape.n.div_ceil(s.bn as usize) as u64)
+            .saturating_mul(shape.batch as u64);
+        let grids = match self.split {
+            None => [(tiles, shape.k), (0, 0)],
+            Some(split) => {
+                let (full, last) = split.full_and_last(shape.k);
+                [(tiles.saturating_mul(full as u64), split.depth), (tiles, last)]
+            }
+        };
+        let per_wave = 2.0 * f64::from(sms) * f64::from(t.min_blocks) * f64::from(s.bm) * f64::from(s.bn);
+        let rate = self.tile.measured_tflops::<T>(self.kernel, shape) * 1e12;
+        grids.iter().map(|&(blocks, depth)| blocks.div_ceil(resident) as f64 * per_wave * depth as f64 / rate).sum()
     }
 
     /// The rung.
@@ -560,13 +610,17 @@ impl TunedPlan {
         TunedPlan { realign: Realign::default(), ..self }
     }
 
-    /// Blocks the plan launches for `shape`: tiles of `C` times products times slices.
-    fn blocks<T: Float>(self, shape: MatmulShape) -> u64 {
-        let Some(t) = self.tile.tiles::<T>(self.kernel) else { return 0 };
-        let s = t.warps.tiles;
-        let tiles = (shape.m.div_ceil(s.bm as usize) as u64).saturating_mul(shape.n.div_ceil(s.bn as usize) as u64);
-        let slices = self.split.map_or(1, |s| s.slices as u64);
-        tiles.saturating_mul(shape.batch as u64).saturating_mul(slices)
+    /// The first column of `C` past the plan's tiles, where it computes the columns from
+    /// there on apart, with the plan [`for_shape`](Self::for_shape) picks for them alone
+    /// (without a strip of their own); its tiles then cover the columns before it.
+    pub fn strip(self) -> Option<usize> {
+        self.strip
+    }
+
+    /// The plan with its tiles over `C`'s columns before `columns` and the rest computed
+    /// apart ([`strip`](Self::strip)); [`Gpu::matmul_tuned`] rejects a strip past `n`.
+    pub fn with_strip(self, columns: usize) -> TunedPlan {
+        TunedPlan { strip: Some(columns), ..self }
     }
 }
 
@@ -605,9 +659,24 @@ impl SplitK {
         if most < 2 {
             return None;
         }
-        let depth = shape.k.div_ceil(most).next_multiple_of(32);
-        let slices = shape.k.div_ceil(depth);
-        (slices >= 2).then_some(SplitK { slices, depth })
+        // `most` slices, their depth rounded up to a multiple of 32 and the last one shallower,
+        // or rounded down and a shallow rest after them. The full slices run in one grid and a
+        // shallower last one in another after it, so the cut whose two depths add up to less
+        // wins: 4093 in 8 slices is 7 of 512 and 509, or 8 of 480 and 253.
+        let k = shape.k;
+        let cut = |depth: usize| {
+            let slices = k.div_ceil(depth);
+            (2..=Self::MAX_SLICES).contains(&slices).then_some(SplitK { slices, depth })
+        };
+        let time = |s: &SplitK| s.depth.saturating_add(s.full_and_last(k).1);
+        [cut(k.div_ceil(most).next_multiple_of(32)), cut(k / most / 32 * 32)].into_iter().flatten().min_by_key(time)
+    }
+
+    /// The slices of `k` as deep as [`depth`](Self::depth), and the depth of the shallower
+    /// last one (0 where the slices divide `k`).
+    pub fn full_and_last(self, k: usize) -> (usize, usize) {
+        let last = k.saturating_sub(self.slices.saturating_sub(1).saturating_mul(self.depth));
+        if last == self.depth { (self.slices, 0) } else { (self.slices - 1, last) }
     }
 
     /// Whether the split covers `shape`'s `k` as [`for_tiles`](Self::for_tiles) makes it: one
@@ -633,15 +702,17 @@ fn starts_on_16_bytes<T: Float>(elements: usize) -> bool {
 /// Which operands the tuned rung copies, before multiplying, into a workspace whose rows start
 /// on 16 bytes. The kernel reads an operand as 16-byte vectors only where every stored row
 /// starts on 16 bytes (a leading dimension of a multiple of 4 `f32`); other rows it reads
-/// element by element, with a bounds check each. The driver's pitched copy
-/// ([`bankwise_runtime::Stream::copy_rows`]) moves each element once, which pays where the
-/// product reads it many times: an operand is realigned where its rows are not aligned and
-/// each of its elements takes part in at least [`MIN_USES`](Self::MIN_USES) multiply-adds
-/// (`n` of them for `A`, `m` for `B`), for one product (not a batch), in `f32`, by
-/// [`MatmulKernel::Tuned`]: on an H100 it took 4095×4097×4093 (`lda` 4093, `ldb` 4097) from
-/// 39.07 to 40.14 TFLOP/s (`docs/benchmarks.md`). The same copies made `f64` slower there
-/// (rung 9: 15.73 → 11.82, its element loads outrun its pairs of 16-byte ones; rung 10:
-/// 19.39 → 18.86), and rung 10's `f32` (34.72 → 33.63).
+/// element by element, with a bounds check each. The copy ([`Gpu::copy_rows_aligned`], 2.45
+/// TB/s on an H100 for the 4093 × 4097 `B` below, where the driver's pitched copy moves 1.56)
+/// moves each element once, which pays where the product reads it many times: an operand is
+/// realigned where its rows are not aligned and each of its elements takes part in at least
+/// [`MIN_USES`](Self::MIN_USES) multiply-adds (`n` of them for `A`, `m` for `B`), for one
+/// product (not a batch), in `f32`, by [`MatmulKernel::Tuned`]. At 4095×4097×4093 (`lda` 4093,
+/// `ldb` 4097) on an H100: 39.07 TFLOP/s reading both in place, 40.14 after the driver's copy
+/// (square tiles, no strip), and with today's plan (a strip) 40.61 after the driver's copy,
+/// 41.34 after `copy_rows_aligned` (`docs/benchmarks.md`). The driver's copies made `f64`
+/// slower there (rung 9: 15.73 → 11.82, its element loads outrun its pairs of 16-byte ones;
+/// rung 10: 19.39 → 18.86), and rung 10's `f32` (34.72 → 33.63).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Realign {
     /// Copy `A`.
@@ -652,10 +723,11 @@ pub struct Realign {
 
 impl Realign {
     /// The fewest multiply-adds per element for which an operand is copied. On an H100 the
-    /// copy moves 8 bytes per element at about 1.6 TB/s, and the product spends 2 FLOPs per
-    /// use at about 43 TFLOP/s, so the copy costs about 107 / uses of the product's time;
+    /// copy moves 8 bytes per element at about 2.45 TB/s, and the product spends 2 FLOPs per
+    /// use at about 43 TFLOP/s, so the copy costs about 70 / uses of the product's time;
     /// reading unaligned rows in place cost about 7.7% at 4095×4097×4093. They break even
-    /// near 1400 uses; 2048 leaves a margin.
+    /// near 900 uses; 2048, set when the driver's copy (1.6 TB/s) broke even near 1400, leaves
+    /// a margin (shapes between were not measured).
     pub const MIN_USES: usize = 2048;
 
     /// The operands of `shape` that `kernel` copies for `T`.
@@ -673,6 +745,16 @@ impl Realign {
     /// of 16 bytes.
     pub fn leading_dimension<T: Float>(row_len: usize) -> usize {
         row_len.next_multiple_of(16 / size_of::<T>())
+    }
+
+    /// `shape` with the leading dimensions of the copies of the operands this realigns.
+    fn shape<T: Float>(self, shape: MatmulShape) -> MatmulShape {
+        let [sa, sb, _] = shape.stored();
+        let ld = |copied: bool, s: Stored| match s.row_len.checked_next_multiple_of(16 / size_of::<T>()) {
+            Some(ld) if copied => ld,
+            _ => s.ld,
+        };
+        MatmulShape { lda: ld(self.a, sa), ldb: ld(self.b, sb), ..shape }
     }
 }
 
@@ -790,12 +872,13 @@ impl Gpu {
         unsafe { self.launch(launch, (c, a, b, m, n, k, lda, ldb, ldc, alpha, beta)) }
     }
 
-    /// `C = α·op(A)·op(B) + β·C` with the tuned rung and a chosen plan (its tiles, and its
-    /// split of `k`, for which it allocates a workspace of [`SplitK::workspace_len`] elements,
-    /// stream-ordered, from the driver's memory pool).
+    /// `C = α·op(A)·op(B) + β·C` with the tuned rung and a chosen plan (its tiles, its split
+    /// of `k`, for which it allocates a workspace of [`SplitK::workspace_len`] elements,
+    /// stream-ordered, from the driver's memory pool, the operands it copies to aligned rows
+    /// first, and its strip of columns).
     ///
     /// Errors: as [`matmul_with`](Self::matmul_with), and [`Error::TunedPlanUnfit`] where the
-    /// plan's split was made for another shape.
+    /// plan's split or strip was made for another shape.
     #[allow(clippy::too_many_arguments)] // the BLAS argument list
     pub fn matmul_tuned<T: Float>(
         &self,
@@ -807,31 +890,29 @@ impl Gpu {
         c: &mut DeviceBuffer<T>,
         shape: MatmulShape,
     ) -> Result<()> {
-        let launch = plan::<T>(tuned.kernel, tuned.tile, shape, a.len(), b.len(), c.len())?;
+        plan::<T>(tuned.kernel, tuned.tile, shape, a.len(), b.len(), c.len())?;
+        let columns = tuned.strip.unwrap_or(shape.n);
+        if columns == 0 || columns > shape.n {
+            return Err(Error::TunedPlanUnfit { what: "its strip was made for another shape" });
+        }
+        let main = MatmulShape { n: columns, ..shape };
+        if tuned.split.is_some_and(|split| !split.fits(main)) {
+            return Err(Error::TunedPlanUnfit { what: "its split of k was made for another shape" });
+        }
         if tuned.realign != Realign::default() {
             return self.matmul_realigned(tuned, alpha, a, b, beta, c, shape);
         }
-        if let Some(split) = tuned.split {
-            if !split.fits(shape) {
-                return Err(Error::TunedPlanUnfit { what: "its split of k was made for another shape" });
-            }
-            return self.matmul_split_k(split, alpha, a, b, beta, c, shape, launch);
+        let main_plan = TunedPlan { strip: None, ..tuned };
+        self.tuned_part(main_plan, alpha, a.slice(..)?, b.slice(..)?, beta, c.slice_mut(..)?, main)?;
+        if columns == shape.n {
+            return Ok(());
         }
-        let s = shape;
-        let [m, n, k, lda, ldb, ldc] = [s.m, s.n, s.k, s.lda, s.ldb, s.ldc].map(|x| x as u64);
-        let [count, stride_a, stride_b, stride_c] = [s.batch, s.stride_a, s.stride_b, s.stride_c].map(|x| x as u64);
-        let mut first = 0;
-        while first < count {
-            let products = (count - first).min(u64::from(MAX_GRID_YZ));
-            let grid = (launch.grid.0, products as u32, 1);
-            let args = (&mut *c, a, b, m, n, k, lda, ldb, ldc, alpha, beta, count, first, stride_a, stride_b, stride_c);
-            // Safety: `plan` checked that each buffer holds its batch of matrices with their
-            // leading dimensions and strides, and that the `C`s do not overlap; each grid
-            // computes the products from `first` on.
-            unsafe { self.launch(Launch { grid, ..launch }, args)? };
-            first += products;
-        }
-        Ok(())
+        // The strip: the same rows of op(A), op(B)'s and C's columns from `columns` on.
+        let rest = MatmulShape { n: shape.n - columns, ..shape };
+        let b_from = if shape.op_b == Op::N { columns } else { columns * shape.ldb };
+        let sms = self.info().multiprocessors;
+        let rest_plan = TunedPlan::fastest::<T>(tuned.kernel, rest, sms, false).1.without_realign();
+        self.tuned_part(rest_plan, alpha, a.slice(..)?, b.slice(b_from..)?, beta, c.slice_mut(columns..)?, rest)
     }
 
     /// [`matmul_tuned`](Self::matmul_tuned) after copying the plan's [`Realign`] operands
@@ -851,8 +932,8 @@ impl Gpu {
         let [sa, sb, _] = shape.stored();
         let copy = |s: &Stored, from: &DeviceBuffer<T>| -> Result<Option<(DeviceBuffer<T>, usize)>> {
             let ld = Realign::leading_dimension::<T>(s.row_len);
-            // Safety: the copy writes every element the kernel reads (each row's first
-            // `row_len`); the padding after each row is never read.
+            // Safety: the copy writes every element of every row (each row's `row_len`
+            // elements and its padding, zeros).
             let mut to = match unsafe { self.alloc_uninit::<T>(s.rows * ld) } {
                 Ok(to) => to,
                 Err(bankwise_runtime::Error::Driver(e)) if e.0 == CUresult::CUDA_ERROR_OUT_OF_MEMORY => {
@@ -860,7 +941,7 @@ impl Gpu {
                 }
                 Err(e) => return Err(e.into()),
             };
-            self.copy_rows(from, s.ld, &mut to, ld, (s.rows, s.row_len))?;
+            self.copy_rows_aligned(from, s.ld, &mut to, ld, (s.rows, s.row_len))?;
             Ok(Some((to, ld)))
         };
         let new_a = if tuned.realign.a { copy(&sa, a)? } else { None };
@@ -871,6 +952,40 @@ impl Gpu {
         self.matmul_tuned(tuned.without_realign(), alpha, a, b, beta, c, shape)
     }
 
+    /// The launches of a plan without realignment or strip over `shape`, on views of the
+    /// operands (a strip's start at their first element).
+    #[allow(clippy::too_many_arguments)] // the BLAS argument list
+    fn tuned_part<T: Float>(
+        &self,
+        tuned: TunedPlan,
+        alpha: T,
+        a: DeviceSlice<'_, T>,
+        b: DeviceSlice<'_, T>,
+        beta: T,
+        mut c: DeviceSliceMut<'_, T>,
+        shape: MatmulShape,
+    ) -> Result<()> {
+        let launch = plan::<T>(tuned.kernel, tuned.tile, shape, a.len(), b.len(), c.len())?;
+        if let Some(split) = tuned.split {
+            return self.matmul_split_k(split, alpha, a, b, beta, c, shape, launch);
+        }
+        let s = shape;
+        let [m, n, k, lda, ldb, ldc] = [s.m, s.n, s.k, s.lda, s.ldb, s.ldc].map(|x| x as u64);
+        let [count, stride_a, stride_b, stride_c] = [s.batch, s.stride_a, s.stride_b, s.stride_c].map(|x| x as u64);
+        let mut first = 0;
+        while first < count {
+            let products = (count - first).min(u64::from(MAX_GRID_YZ));
+            let grid = (launch.grid.0, products as u32, 1);
+            let args = (&mut c, a, b, m, n, k, lda, ldb, ldc, alpha, beta, count, first, stride_a, stride_b, stride_c);
+            // Safety: `plan` checked that each view holds its batch of matrices with their
+            // leading dimensions and strides, and that the `C`s do not overlap; each grid
+            // computes the products from `first` on.
+            unsafe { self.launch(Launch { grid, ..launch }, args)? };
+            first += products;
+        }
+        Ok(())
+    }
+
     /// The tuned rung over `split`'s slices of `k` into a workspace it allocates (stream-
     /// ordered, not filled), then their sum into `C`; `launch` is `plan`'s for the whole product.
     #[allow(clippy::too_many_arguments)] // the BLAS argument list
@@ -878,10 +993,10 @@ impl Gpu {
         &self,
         split: SplitK,
         alpha: T,
-        a: &DeviceBuffer<T>,
-        b: &DeviceBuffer<T>,
+        a: DeviceSlice<'_, T>,
+        b: DeviceSlice<'_, T>,
         beta: T,
-        c: &mut DeviceBuffer<T>,
+        c: DeviceSliceMut<'_, T>,
         shape: MatmulShape,
         launch: Launch,
     ) -> Result<()> {
@@ -1107,8 +1222,12 @@ mod tests {
         ] {
             assert_eq!(pick(MatmulShape::new(4096, 4096, 4096).with_ops(a, b)), (tile, None));
         }
-        // 544 wide tiles take a fifth wave; 1056 square ones fill 4 waves.
-        assert_eq!(pick(MatmulShape::new(4095, 4097, 4093)), (TunedTile::Square, None));
+        // 544 wide tiles take a fifth wave, 1056 square ones fill 4, and 512 wide ones beside a
+        // one-column strip fill 4 as well.
+        let odd = MatmulShape::new(4095, 4097, 4093);
+        assert_eq!(pick(odd), (TunedTile::Wide, None));
+        assert_eq!(TunedPlan::for_shape::<f32>(MatmulKernel::Tuned, odd, 132).strip(), Some(4096));
+        assert_eq!(TunedPlan::fastest::<f32>(MatmulKernel::Tuned, odd, 132, false).1.tile(), TunedTile::Square);
         // Split k: 32 wide tiles in 4 slices fill 128 of the 132 SMs, one wave as for the
         // square tiles' 64 × 4 of 264.
         assert_eq!(pick(MatmulShape::new(1024, 1024, 1024)), (TunedTile::Wide, Some((4, 256))));
@@ -1130,6 +1249,52 @@ mod tests {
             TunedPlan::for_shape::<f32>(MatmulKernel::Multistage, MatmulShape::new(9, 9, 9), 132).kernel(),
             MatmulKernel::Multistage
         );
+    }
+
+    #[test]
+    fn a_strip_takes_the_columns_past_the_last_whole_column_of_tiles_where_it_saves_waves() {
+        use proptest::prelude::*;
+        let plan = |s: MatmulShape| TunedPlan::for_shape::<f32>(MatmulKernel::Tuned, s, 132);
+        proptest!(|(m in 1usize..5000, n in 1usize..5000, k in 1usize..5000, ta: bool, tb: bool)| {
+            let (op_a, op_b) = (if ta { Op::T } else { Op::N }, if tb { Op::T } else { Op::N });
+            let s = MatmulShape::new(m, n, k).with_ops(op_a, op_b);
+            let p = plan(s);
+            if let Some(columns) = p.strip() {
+                let bn = p.tile().tiles::<f32>(p.kernel()).unwrap().warps.tiles.bn as usize;
+                prop_assert!(columns > 0 && columns % bn == 0 && columns < n && n - columns < bn, "{s}: {p:?}");
+                // It is picked only where predicted faster than the best plan without one.
+                let (with, without) = (TunedPlan::fastest::<f32>(p.kernel(), s, 132, true), TunedPlan::fastest::<f32>(p.kernel(), s, 132, false));
+                prop_assert!(with.0 < without.0);
+            }
+            let f64_plan = TunedPlan::for_shape::<f64>(MatmulKernel::Multistage, s, 132);
+            if let Some(columns) = f64_plan.strip() {
+                prop_assert!(columns < n && columns % 64 == 0, "{s}: {f64_plan:?}");
+            }
+        });
+        // A whole wave saved: 16 × 8 wide tiles of 2048 columns in one wave of 132, not 136.
+        assert_eq!(plan(MatmulShape::new(2048, 2049, 2048)).strip(), Some(2048));
+        // Tiles that divide n, and small shapes, where the strip's launches cost more: none.
+        for (m, n, k) in [(4096, 4096, 4096), (1024, 1024, 1024), (300, 257, 300), (1, 257, 1), (4095, 4096, 4093)] {
+            assert_eq!(plan(MatmulShape::new(m, n, k)).strip(), None, "{m}×{n}×{k}");
+        }
+    }
+
+    #[test]
+    fn split_k_cuts_k_where_its_two_grids_add_up_to_the_least_depth() {
+        let split = |s: MatmulShape| SplitK::for_tiles(s, tuned(4, false), 132);
+        // The odd shape's one-column strip: 32 square tiles, 8 slices. Up: 7 of 512 and 509
+        // (1021); down: 8 of 480 and 253 (733).
+        let s = split(MatmulShape::new(4095, 1, 4093)).unwrap();
+        assert_eq!(s, SplitK { slices: 9, depth: 480 });
+        assert_eq!(s.full_and_last(4093), (8, 253));
+        // Slices that divide k: one grid.
+        let s = split(MatmulShape::new(1024, 1024, 1024)).unwrap();
+        assert_eq!(s.full_and_last(1024), (4, 0));
+        // Rounded down, 17 slices would pass the most: rounded up.
+        assert_eq!(split(MatmulShape::new(33, 70, 10_007)), Some(SplitK { slices: 16, depth: 640 }));
+        // 1000 in 3: up 352 and 296 (648), down 320 and 40 (360) in a fourth slice.
+        let s = SplitK::for_tiles(MatmulShape::new(1000, 1000, 1000), tuned(4, true), 132).unwrap();
+        assert_eq!((s, s.full_and_last(1000)), (SplitK { slices: 4, depth: 320 }, (3, 40)));
     }
 
     #[test]
@@ -1162,7 +1327,7 @@ mod tests {
     }
 
     #[test]
-    fn whole_tile_entries_run_where_the_tiles_divide_c_and_rows_are_aligned() {
+    fn whole_tile_entries_run_where_the_tiles_divide_n_and_rows_are_aligned() {
         use proptest::prelude::*;
         let (tuned, wide, square) = (MatmulKernel::Tuned, TunedTile::Wide, TunedTile::Square);
         proptest!(|(mt in 1usize..5, nt in 1usize..5, k in 1usize..100, dm in 0usize..2, dn in 0usize..2, pad in 0usize..5, batch in 1usize..3)| {
@@ -1171,8 +1336,8 @@ mod tests {
             let s = s.with_leading_dimensions(s.lda + pad, s.ldb + pad, s.ldc).batched_packed(batch);
             let aligned = [s.lda, s.ldb].iter().all(|x| x.is_multiple_of(4))
                 && (batch == 1 || [s.stride_a, s.stride_b].iter().all(|x| x.is_multiple_of(4)));
-            prop_assert_eq!(square.whole::<f32>(tuned, s), aligned && dm == 0 && dn == 0);
-            prop_assert_eq!(wide.whole::<f32>(tuned, s), aligned && dm == 0 && dn == 0);
+            prop_assert_eq!(square.whole::<f32>(tuned, s), aligned && dn == 0);
+            prop_assert_eq!(wide.whole::<f32>(tuned, s), aligned && dn == 0);
             let whole = square.entry::<f32>(tuned, s).unwrap().contains("_whole_");
             prop_assert_eq!(whole, square.whole::<f32>(tuned, s));
             // f64 has them in the multistage rung's wide tiles (128 × 128) only, f32 in the tuned rung.
@@ -1181,7 +1346,7 @@ mod tests {
             prop_assert!(!square.whole::<f64>(multistage, s) && !wide.whole::<f32>(multistage, s));
             let aligned_f64 = [s.lda, s.ldb].iter().all(|x| x.is_multiple_of(2))
                 && (batch == 1 || [s.stride_a, s.stride_b].iter().all(|x| x.is_multiple_of(2)));
-            prop_assert_eq!(wide.whole::<f64>(multistage, s), aligned_f64 && dm == 0 && dn == 0);
+            prop_assert_eq!(wide.whole::<f64>(multistage, s), aligned_f64 && dn == 0);
         });
         // 128 × 128 square tiles divide 128 × 384; the wide ones, 256 across, do not.
         let s = MatmulShape::new(128, 384, 64);

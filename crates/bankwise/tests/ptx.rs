@@ -247,6 +247,17 @@ fn copy_moves_16_byte_vectors() {
 }
 
 #[test]
+fn row_copies_read_words_and_write_16_byte_vectors() {
+    let sass = sass_of("copy_rows_aligned");
+    let ops: Vec<&str> = sass.lines().filter_map(|l| instruction(l, "LDG").or_else(|| instruction(l, "STG"))).collect();
+    // A step of the unrolled path: 4 vectors of 4 words, every load before the first store.
+    let unrolled =
+        ops.windows(20).any(|w| w[..16].iter().all(|o| *o == "LDG.E") && w[16..].iter().all(|o| *o == "STG.E.128"));
+    assert!(unrolled, "copy_rows_aligned must load 16 words, then store 4 vectors: {ops:?}");
+    assert!(ops.iter().all(|o| *o == "LDG.E" || *o == "STG.E.128"), "only word loads and vector stores: {ops:?}");
+}
+
+#[test]
 fn naive_transpose_uses_no_shared_memory() {
     for width in ["u8", "u16", "u32", "u64"] {
         let sass = sass_of(&format!("transpose_naive_{width}"));

@@ -81,6 +81,26 @@ const REALIGN_SHAPES: [(Dims, (Op, Op), usize); 5] = [
     ((2048, 3, 1031), (Op::N, Op::N), 0),
 ];
 
+/// Shapes whose last `rest` columns of `C` the tuned rungs compute apart, with a plan of their
+/// own (`bankwise::matmul::TunedPlan::with_strip`): `(dims, ops, batch, rest)`; a strip one
+/// column wide, one wider than a tile, and a batch. Small enough for the emulator.
+const STRIP_SHAPES: [(Dims, (Op, Op), usize, usize); 4] = [
+    ((33, 70, 17), (Op::N, Op::N), 1, 6),
+    ((65, 131, 40), (Op::N, Op::T), 1, 1),
+    ((40, 257, 9), (Op::T, Op::N), 3, 2),
+    ((17, 300, 33), (Op::T, Op::T), 1, 172),
+];
+
+/// Shapes where the plan the tuned rungs pick on an H100 computes a strip apart
+/// (`TunedPlan::strip`), through `f32`'s rung 9 (the second copies `B` to aligned rows, both
+/// split `k`) and `f64`'s rung 10: `(dims, ops)`.
+const PICKED_STRIP_SHAPES: [(Dims, (Op, Op), MatmulKernel); 4] = [
+    ((1024, 2049, 1024), (Op::N, Op::T), MatmulKernel::Tuned),
+    ((2048, 1025, 1024), (Op::T, Op::N), MatmulKernel::Tuned),
+    ((2048, 257, 1024), (Op::T, Op::T), MatmulKernel::Multistage),
+    ((1024, 1025, 512), (Op::N, Op::N), MatmulKernel::Multistage),
+];
+
 /// Shapes the tuned rung's `f32` tiles (and the multistage rung's wide `f64` ones) divide,
 /// rows aligned, so that they run their whole-tile entries (`TunedTile::whole`): `(dims, ops, pad, batch)`, the padding keeping rows aligned;
 /// enough steps along `k` for the unchecked path, a partial last step, a batch of packed
@@ -111,6 +131,8 @@ struct Case {
 enum Run {
     Rung(MatmulKernel),
     Tuned(MatmulKernel, TunedTile),
+    /// A tuned rung at a tile size whose tiles cover the columns before the given one.
+    Strip(MatmulKernel, TunedTile, usize),
 }
 
 impl Run {
@@ -119,6 +141,7 @@ impl Run {
             Run::Rung(k) => k.name().to_string(),
             Run::Tuned(kernel, TunedTile::Square) => kernel.name().to_string(),
             Run::Tuned(kernel, tile) => format!("{}_{}", kernel.name(), tile.name()),
+            Run::Strip(kernel, tile, columns) => format!("{} strip from {columns}", Run::Tuned(kernel, tile).name()),
         }
     }
 }
@@ -232,6 +255,32 @@ pub fn trials(add: &mut AddTrial<'_>, target: Target) {
         let run = Run::Tuned(MatmulKernel::Multistage, TunedTile::Wide);
         add(format!("{}/f64/{shape} whole", run.name()), Box::new(move |g| check_whole::<f64>(g, run, shape, case)));
     }
+    for (i, &(dims, ops, batch, rest)) in STRIP_SHAPES.iter().enumerate() {
+        let case = Case { alpha: -0.75, beta: [0.5, 0.0][i % 2], pad: i % 3, integers: i % 2 == 1 };
+        let shape = shape_of(dims, case, Extra { ops, batch, shared_b: false });
+        for kernel in MatmulKernel::ALL.into_iter().filter(|k| k.is_tuned()) {
+            for tile in TunedTile::ALL {
+                let run = Run::Strip(kernel, tile, dims.1 - rest);
+                let name = run.name();
+                add(format!("{name}/f32/{shape}"), Box::new(move |g| check::<f32>(g, run, shape, case)));
+                if tile.tiles::<f64>(kernel).is_some() {
+                    add(format!("{name}/f64/{shape}"), Box::new(move |g| check::<f64>(g, run, shape, case)));
+                }
+            }
+        }
+    }
+    if target == Target::Gpu {
+        for (i, &(dims, ops, kernel)) in PICKED_STRIP_SHAPES.iter().enumerate() {
+            let case = Case { alpha: 1.5, beta: [0.0, -1.0][i % 2], pad: 0, integers: i % 2 == 0 };
+            let shape = shape_of(dims, case, Extra { ops, batch: 1, shared_b: false });
+            let k = kernel.name();
+            if kernel == MatmulKernel::Tuned {
+                add(format!("{k}/f32/{shape} strip"), Box::new(move |g| check_strip::<f32>(g, kernel, shape, case)));
+            } else {
+                add(format!("{k}/f64/{shape} strip"), Box::new(move |g| check_strip::<f64>(g, kernel, shape, case)));
+            }
+        }
+    }
     // `f32` through the tuned rung only: the copies were measured slower elsewhere.
     let shapes = if target == Target::Gpu { &REALIGN_SHAPES[..] } else { &REALIGN_SHAPES[..2] };
     for (i, &(dims, ops, pad)) in shapes.iter().enumerate() {
@@ -316,6 +365,10 @@ fn check<T: Float>(gpu: &Gpu, run: Run, shape: MatmulShape, case: Case) -> Check
             let plan = TunedPlan::new::<T>(kernel, tile, shape, gpu.info().multiprocessors)?;
             gpu.matmul_tuned(plan, alpha, &a_dev, &b_dev, beta, &mut c_dev, shape)?
         }
+        Run::Strip(kernel, tile, columns) => {
+            let plan = TunedPlan::new::<T>(kernel, tile, shape, gpu.info().multiprocessors)?.with_strip(columns);
+            gpu.matmul_tuned(plan, alpha, &a_dev, &b_dev, beta, &mut c_dev, shape)?
+        }
     }
     let got = gpu.download(&c_dev)?;
     for (at, (&g, &x)) in got.iter().zip(&c).enumerate() {
@@ -364,6 +417,14 @@ fn check_whole<T: Float>(gpu: &Gpu, run: Run, shape: MatmulShape, case: Case) ->
         Some(entry) if entry.contains("_whole_") => check::<T>(gpu, run, shape, case),
         other => Err(format!("{shape}: {} runs {other:?}, not a whole-tile entry", run.name()).into()),
     }
+}
+
+/// [`check`] of a tuned rung with the plan it picks, which must compute a strip apart.
+fn check_strip<T: Float>(gpu: &Gpu, kernel: MatmulKernel, shape: MatmulShape, case: Case) -> Check {
+    if TunedPlan::for_shape::<T>(kernel, shape, gpu.info().multiprocessors).strip().is_none() {
+        return Err(format!("{shape}: {} computes no strip apart here", kernel.name()).into());
+    }
+    check::<T>(gpu, Run::Rung(kernel), shape, case)
 }
 
 /// [`check`] of the tuned rung in `f32` with the plan it picks, which must copy an operand to

@@ -51,6 +51,16 @@ pub fn trials(gpu: Option<Arc<Gpu>>, target: Target) -> Vec<Trial> {
         add(format!("copy/f32/{len}"), Box::new(move |g| check_copy::<f32>(g, len)));
         add(format!("copy/f64/{len}"), Box::new(move |g| check_copy::<f64>(g, len)));
     }
+    for &(rows, cols, src_pad) in ROW_COPIES.iter().filter(|s| fits(target, s.0 * s.1)) {
+        add(
+            format!("copy_rows_aligned/f32/{rows}×{cols}+{src_pad}"),
+            Box::new(move |g| check_row_copy::<f32>(g, rows, cols, src_pad)),
+        );
+        add(
+            format!("copy_rows_aligned/f64/{rows}×{cols}+{src_pad}"),
+            Box::new(move |g| check_row_copy::<f64>(g, rows, cols, src_pad)),
+        );
+    }
     for kernel in TransposeKernel::ALL {
         for &(batch, rows, cols) in TRANSPOSE_SHAPES.iter().filter(|s| fits(target, s.0 * s.1 * s.2)) {
             let shape = Shape::batched(batch, rows, cols);
@@ -110,6 +120,24 @@ pub fn trials(gpu: Option<Arc<Gpu>>, target: Target) -> Vec<Trial> {
 const COPY_LENGTHS: [usize; 32] = [
     1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 31, 33, 63, 65, 127, 255, 256, 257, 1023, 1024, 1025, 4097, 16_383, 65_537,
     262_147, 1_000_003, 4_194_301, 4_194_304, 16_777_259, 25_000_000, 33_554_467, 70_000_001,
+];
+
+/// `(rows, cols, src_pad)` of `copy_rows_aligned`: one element, rows shorter than a vector,
+/// of every length modulo 4, shorter and longer than a warp's step (128 vectors), more rows
+/// than the grid's warps (132 SMs × 32 blocks × 8), and the tuned matrix multiply's odd
+/// operands (4095 rows of 4093 elements). The source's rows are `cols + src_pad` apart.
+const ROW_COPIES: [(usize, usize, usize); 11] = [
+    (1, 1, 0),
+    (3, 2, 1),
+    (5, 7, 0),
+    (2, 513, 3),
+    (17, 130, 2),
+    (64, 1021, 1),
+    (9, 4096, 0),
+    (40_000, 3, 0),
+    (100, 1, 6),
+    (4095, 4093, 0),
+    (4093, 4097, 0),
 ];
 
 /// (batch, rows, cols): degenerate, prime, odd, tile multiples and non-multiples, tall shapes,
@@ -247,6 +275,26 @@ fn check_copy<T: Element>(gpu: &Gpu, len: usize) -> Check {
     compare(&format!("copy of {len} × {}", std::any::type_name::<T>()), &gpu.download(&dst)?, &host)
 }
 
+/// `copy_rows_aligned` of `rows × cols` from rows `cols + src_pad` apart (the padding NaN-like
+/// poison) into rows padded to 16 bytes, with one spare row's worth after the last: each row
+/// copied, its padding zero, the spare elements untouched.
+fn check_row_copy<T: Element>(gpu: &Gpu, rows: usize, cols: usize, src_pad: usize) -> Check {
+    let (src_ld, dst_ld) = (cols + src_pad, cols.next_multiple_of(16 / size_of::<T>()));
+    let src_len = (rows - 1) * src_ld + cols;
+    let host: Vec<T> = random(src_len, seed_of("copy_rows_aligned", src_len));
+    let src = gpu.upload(&host)?;
+    let mut dst: DeviceBuffer<T> = gpu.alloc_zeros(rows * dst_ld + 5)?;
+    gpu.fill_bytes(&mut dst, POISON)?;
+    let (spare, zero) = (gpu.download(&dst)?[0], gpu.download(&gpu.alloc_zeros::<T>(1)?)?[0]);
+    gpu.copy_rows_aligned(&src, src_ld, &mut dst, dst_ld, (rows, cols))?;
+    let mut want = vec![spare; rows * dst_ld + 5];
+    for r in 0..rows {
+        want[r * dst_ld..r * dst_ld + cols].copy_from_slice(&host[r * src_ld..r * src_ld + cols]);
+        want[r * dst_ld + cols..(r + 1) * dst_ld].fill(zero);
+    }
+    compare(&format!("copy_rows_aligned of {rows} × {cols} from rows {src_ld} apart"), &gpu.download(&dst)?, &want)
+}
+
 fn check_transpose<T: Element>(gpu: &Gpu, kernel: TransposeKernel, shape: Shape) -> Check {
     let n = shape.elements()?;
     let mut big = None;
@@ -345,6 +393,20 @@ fn launchers_reject_bad_arguments(gpu: &Gpu) -> Check {
         expect(r, "overflow", |e| matches!(e, Error::ShapeOverflow { .. }))?;
     }
     expect(gpu.copy(&src, &mut short), "copy into short", |e| matches!(e, Error::LengthMismatch { .. }))?;
+    let bad_rows = |e: &Error| matches!(e, Error::Runtime(bankwise::runtime::Error::BadRowCopy { .. }));
+    // 3 rows of 4 into rows 4 apart need 12 elements; `short` holds 11.
+    expect(gpu.copy_rows_aligned(&src, 4, &mut short, 4, (3, 4)), "row copy into short", bad_rows)?;
+    // Rows 6 apart do not start on 16 bytes; rows of 5 are longer than 4.
+    expect(gpu.copy_rows_aligned(&src, 4, &mut dst, 6, (2, 4)), "unaligned rows", bad_rows)?;
+    expect(gpu.copy_rows_aligned(&src, 4, &mut dst, 8, (2, 5)), "rows past src_ld", bad_rows)?;
+    // The third row ends at element 11 of `short`, which holds 11; padded, it ends at 12.
+    expect(
+        gpu.copy_rows_aligned(&src, 3, &mut short, 4, (3, 3)),
+        "padding past the end",
+        |e| matches!(e, Error::Runtime(bankwise::runtime::Error::BadRowCopy { what, .. }) if what.contains("padded")),
+    )?;
+    let (bytes, mut bytes_dst) = (gpu.upload(&[1u8; 64])?, gpu.alloc_zeros::<u8>(64)?);
+    expect(gpu.copy_rows_aligned(&bytes, 8, &mut bytes_dst, 16, (2, 8)), "1-byte elements", bad_rows)?;
     // The handle stays usable after rejected calls.
     gpu.transpose(&src, &mut dst, Shape::new(3, 4))?;
     compare("transpose after rejected calls", &gpu.download(&dst)?, &cpu::transpose(&[1.0f32; 12], Shape::new(3, 4))?)

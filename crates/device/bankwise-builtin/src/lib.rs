@@ -26,3 +26,12 @@ use bankwise_kernels::copy;
 pub unsafe fn copy_bytes(dst: *mut u8, src: *const u8, bytes: u64) {
     unsafe { copy::copy_bytes(dst, src, bytes) }
 }
+
+/// See [`bankwise_kernels::copy::copy_rows_aligned`].
+///
+/// # Safety
+/// As [`bankwise_kernels::copy::copy_rows_aligned`].
+#[kernel]
+pub unsafe fn copy_rows_aligned(dst: *mut u32, dst_ld: u64, src: *const u32, src_ld: u64, rows: u64, row_words: u64) {
+    unsafe { copy::copy_rows_aligned(dst, dst_ld, src, src_ld, rows, row_words) }
+}

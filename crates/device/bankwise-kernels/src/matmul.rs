@@ -960,10 +960,10 @@ unsafe fn block_product<T: Scalar>(g: Gemm<T>, batch: Batch, s: BlockTiles) -> O
 /// Where `C` has too few tiles to fill the GPU, the host splits `k` over a batch of this
 /// kernel ([`matmul_split_sum`], `bankwise::matmul::SplitK`).
 ///
-/// `WHOLE` entries (`f32`, which the host picks where the tiles divide `m` and `n` and rows
-/// are aligned: `bankwise::matmul::TunedTile::whole`) load every step of a block whose tiles
-/// lie inside `A` and `B` but a partial last one from pointers computed once, without bounds
-/// checks ([`fetch_whole`]). The checked loads' 64-bit compares and branches carry fixed
+/// `WHOLE` entries (`f32`, which the host picks where the tiles divide `n` and rows are
+/// aligned: `bankwise::matmul::TunedTile::whole`) load every step of a block whose tiles lie
+/// inside `A` and `B` but a partial last one from pointers computed once, without bounds
+/// checks ([`fetch_whole`]); a partial last row of tiles takes the checked path. The checked loads' 64-bit compares and branches carry fixed
 /// stalls of up to 13 cycles and fall in the same phase of every warp, after the barrier:
 /// Nsight Compute at 4096³ (wide tiles) counted 0.24 cycles of `wait` stall per issued
 /// instruction with them, 0.13 without (cuBLAS's kernel 0.01), issue slots busy 77.6% → 79.5%
@@ -980,12 +980,13 @@ unsafe fn block_product<T: Scalar>(g: Gemm<T>, batch: Batch, s: BlockTiles) -> O
 /// (128 registers) lost 6% at 4095×4097×4093 (39.86 → 37.67: ptxas re-reads the thread index
 /// inside the loop), so they keep row-major lanes.
 ///
-/// Measured (H100, 2026-11-24, beside cuBLAS in the same run), `f32` with the tiles the host
-/// picks: 48.11 TFLOP/s at 4096³ (92.6% of cuBLAS; 1.40× rung 8), 47.18 at 2048³ (93.2%),
-/// 41.38 at 4096×4096×256 (94.0%); with `k` split, 30.43 at 1024³ (86.4%) and 42.53 at
-/// 256×4096×4096 (89.4%); 39.82 at 4095×4097×4093 (83.4%, square tiles without the whole-tile
-/// path, after the host copied both operands to aligned rows; 38.79 reading them in place).
-/// `f64` 12.43 at 4096³ (37.1% of the FP64 CUDA cores' peak; TN 19.44).
+/// Measured (H100, 2026-11-24, beside cuBLAS in the same run), `f32` with the plan the host
+/// picks: 48.01 TFLOP/s at 4096³ (92.7% of cuBLAS; 1.41× rung 8), 46.75 at 2048³ (93.4%),
+/// 41.45 at 4096×4096×256 (94.3%); with `k` split, 30.46 at 1024³ (86.3%) and 42.45 at
+/// 256×4096×4096 (90.2%); 41.62 at 4095×4097×4093 (86.7%: wide whole tiles over 4096 columns
+/// and the last column apart, `bankwise::matmul::TunedPlan::strip`, after the host copied both
+/// operands to aligned rows; square tiles without a strip 40.84, reading in place 39.08).
+/// `f64` 12.32 at 4096³ (36.8% of the FP64 CUDA cores' peak; TN 19.32).
 ///
 /// # Safety
 /// The matrices of each product of the batch hold their stored shapes (`A` `k × m` where
@@ -1334,13 +1335,14 @@ unsafe fn copy_whole<T: Scalar>(
 /// that way, lose 7–9%.
 ///
 /// Lanes as rung 9's, interleaved in the `f64` entries and the square `f32` ones; the wide
-/// `f32` ones measured slower so (43.15 → 41.77 at 4096³) and keep row-major lanes. Measured
-/// (2026-11-24, the ladder run with them): `f64` 20.93 at 4096³ (62.6% of the FP64 peak;
-/// 20.33 row-major the same day), NT 20.58, TN 20.80, TT 21.31 (63.7%); `f32` 43.48 (83.8% of
-/// cuBLAS; rung 9 48.11), square tiles 37.35 (35.87 row-major).
+/// `f32` ones measured slower so (43.15 → 41.77 at 4096³) and keep row-major lanes;
+/// interleaving took `f64` from 20.33 to 20.93 and the square `f32` tiles from 35.87 to 37.35
+/// in the run that compared them. Measured (2026-11-24, the last ladder run): `f64` 20.70 at
+/// 4096³ (61.9% of the FP64 peak), NT 20.75, TN 20.83, TT 21.19 (63.4%); `f32` 43.44 (83.7% of
+/// cuBLAS; rung 9 48.01), square tiles 37.79.
 ///
-/// `WHOLE` entries (wide `f64`, which the host picks where the tiles divide `m` and `n` and
-/// rows are aligned) copy every step of a block whose tiles lie inside `A` and `B` but a
+/// `WHOLE` entries (wide `f64`, which the host picks where the tiles divide `n` and rows are
+/// aligned) copy every step of a block whose tiles lie inside `A` and `B` but a
 /// partial last one from addresses computed once, without bounds checks ([`copy_whole`]), as
 /// rung 9's whole-tile entries load. Measured (2026-11-24, row-major lanes, two runs against
 /// one without them): 4096³ NN 20.23–20.31 against 20.29, TN 20.02–20.32 against 19.63, TT
