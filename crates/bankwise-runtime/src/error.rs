@@ -139,7 +139,9 @@ pub enum Error {
         dst: usize,
     },
     /// A copy of rows ([`Stream::copy_rows`](crate::Stream::copy_rows)) whose rows are longer
-    /// than a leading dimension, or whose last row ends past its buffer.
+    /// than a leading dimension, or whose last row ends past its buffer; `bankwise`'s
+    /// `Gpu::copy_rows_aligned` also for elements narrower than 4 bytes, destination rows off
+    /// 16 bytes, and leading dimensions too large to address (`what` says which).
     #[error("copy of {rows} rows of {cols} elements from rows {src_ld} apart into rows {dst_ld} apart: {what}")]
     BadRowCopy {
         /// Rows copied.

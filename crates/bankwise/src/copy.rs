@@ -48,7 +48,8 @@ const ROW_WARPS: u32 = 8;
 /// `None` where `rows` or `cols` is 0. Each destination row is padded with zeros to the next
 /// 16 bytes, which must lie inside the buffer. [`Error::Runtime`] (`BadRowCopy`) where an
 /// element is not a whole number of 4-byte words, a row is longer than a leading dimension,
-/// the destination's rows do not start on 16 bytes, or a last row ends past its buffer.
+/// the destination's rows do not start on 16 bytes, a leading dimension's words overflow 64
+/// bits, or a last row ends past its buffer.
 pub fn plan_rows<T: Element>(
     (src_len, src_ld): (usize, usize),
     (dst_len, dst_ld): (usize, usize),
@@ -66,10 +67,16 @@ pub fn plan_rows<T: Element>(
     if cols > src_ld || cols > dst_ld {
         return bad("a row is longer than a leading dimension");
     }
-    if (dst_ld * bytes) % 16 != 0 {
+    // Elements per 16 bytes (`bytes` is 4 or 8: every element type is at most 8 bytes).
+    let per_vector = (16 / bytes).max(1);
+    if !dst_ld.is_multiple_of(per_vector) {
         return bad("the destination's rows do not start on 16 bytes");
     }
-    let padded = cols.next_multiple_of(16 / bytes.min(16));
+    let words = |x: usize| x.checked_mul(bytes / 4).and_then(|w| u64::try_from(w).ok());
+    if words(src_ld).is_none() || words(dst_ld).is_none() {
+        return bad("a leading dimension overflows 64-bit word offsets");
+    }
+    let padded = cols.next_multiple_of(per_vector);
     let end = |ld: usize, row: usize| (rows - 1).checked_mul(ld).and_then(|x| x.checked_add(row));
     if end(src_ld, cols).is_none_or(|e| e > src_len) {
         return bad("the source's last row ends past its buffer");
@@ -77,7 +84,8 @@ pub fn plan_rows<T: Element>(
     if end(dst_ld, padded).is_none_or(|e| e > dst_len) {
         return bad("the destination's last row, padded to 16 bytes, ends past its buffer");
     }
-    let blocks = rows.div_ceil(ROW_WARPS as usize).min((multiprocessors.max(1) * MAX_BLOCKS_PER_SM) as usize);
+    let blocks =
+        rows.div_ceil(ROW_WARPS as usize).min(multiprocessors.max(1).saturating_mul(MAX_BLOCKS_PER_SM) as usize);
     Ok(Some(Launch {
         kernel: kernels::COPY_ROWS_ALIGNED,
         grid: (blocks as u32, 1, 1),
@@ -105,6 +113,8 @@ impl Gpu {
             return Ok(());
         };
         let words = (T::WIDTH.bytes() / 4) as u64;
+        // `plan_rows` checked that the leading dimensions' words fit 64 bits (and `cols` is
+        // below them).
         let [src_ld, dst_ld, cols] = [src_ld, dst_ld, cols].map(|x| x as u64 * words);
         let rows = rows as u64;
         // Safety: `plan_rows` checked that every row, the destination's padded, lies inside its

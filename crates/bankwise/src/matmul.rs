@@ -611,8 +611,9 @@ impl TunedPlan {
     }
 
     /// The first column of `C` past the plan's tiles, where it computes the columns from
-    /// there on apart, with the plan [`for_shape`](Self::for_shape) picks for them alone
-    /// (without a strip of their own); its tiles then cover the columns before it.
+    /// there on apart, with the plan [`for_shape`](Self::for_shape) picks for them alone on
+    /// the GPU that runs it (without a strip of its own, on the operands this plan realigned);
+    /// its tiles then cover the columns before it.
     pub fn strip(self) -> Option<usize> {
         self.strip
     }
@@ -644,10 +645,10 @@ impl SplitK {
     /// The most slices.
     pub const MAX_SLICES: usize = 16;
 
-    /// The split for `shape` in `tiles` on a GPU of `multiprocessors` SMs: as many slices as
-    /// fill the blocks resident at once (the tiles' `min_blocks` per SM) with the tiles, none
-    /// shallower than [`MIN_DEPTH`](Self::MIN_DEPTH), whatever the `op`s; `None` where that is
-    /// fewer than 2, and for batches.
+    /// The split for `shape` in `tiles` on a GPU of `multiprocessors` SMs: about as many
+    /// slices as fill the blocks resident at once (the tiles' `min_blocks` per SM) with the
+    /// tiles, no full slice shallower than [`MIN_DEPTH`](Self::MIN_DEPTH) (the last may be),
+    /// whatever the `op`s; `None` where that is fewer than 2, and for batches.
     pub fn for_tiles(shape: MatmulShape, tiles: TunedTiles, multiprocessors: u32) -> Option<SplitK> {
         if shape.batch != 1 {
             return None;
@@ -661,22 +662,29 @@ impl SplitK {
         }
         // `most` slices, their depth rounded up to a multiple of 32 and the last one shallower,
         // or rounded down and a shallow rest after them. The full slices run in one grid and a
-        // shallower last one in another after it, so the cut whose two depths add up to less
-        // wins: 4093 in 8 slices is 7 of 512 and 509, or 8 of 480 and 253.
+        // shallower last one in another after it, so the cut whose grids take the least waves
+        // times depth wins: 4093 in 8 slices is 7 of 512 and 509, or 8 of 480 and 253.
         let k = shape.k;
         let cut = |depth: usize| {
             let slices = k.div_ceil(depth);
             (2..=Self::MAX_SLICES).contains(&slices).then_some(SplitK { slices, depth })
         };
-        let time = |s: &SplitK| s.depth.saturating_add(s.full_and_last(k).1);
+        let waves = |blocks: usize| blocks.div_ceil(resident.max(1));
+        let time = |s: &SplitK| {
+            let (full, last) = s.full_and_last(k);
+            let last = if last == 0 { 0 } else { waves(count).saturating_mul(last) };
+            waves(full.saturating_mul(count)).saturating_mul(s.depth).saturating_add(last)
+        };
         [cut(k.div_ceil(most).next_multiple_of(32)), cut(k / most / 32 * 32)].into_iter().flatten().min_by_key(time)
     }
 
-    /// The slices of `k` as deep as [`depth`](Self::depth), and the depth of the shallower
-    /// last one (0 where the slices divide `k`).
+    /// For a split that [`fits`](Self::fits) `k`: the slices as deep as
+    /// [`depth`](Self::depth), and the depth of the shallower last one (0 where the slices
+    /// divide `k`).
     pub fn full_and_last(self, k: usize) -> (usize, usize) {
-        let last = k.saturating_sub(self.slices.saturating_sub(1).saturating_mul(self.depth));
-        if last == self.depth { (self.slices, 0) } else { (self.slices - 1, last) }
+        let before = self.slices.saturating_sub(1);
+        let last = k.saturating_sub(before.saturating_mul(self.depth));
+        if last == self.depth { (self.slices, 0) } else { (before, last) }
     }
 
     /// Whether the split covers `shape`'s `k` as [`for_tiles`](Self::for_tiles) makes it: one
@@ -702,17 +710,17 @@ fn starts_on_16_bytes<T: Float>(elements: usize) -> bool {
 /// Which operands the tuned rung copies, before multiplying, into a workspace whose rows start
 /// on 16 bytes. The kernel reads an operand as 16-byte vectors only where every stored row
 /// starts on 16 bytes (a leading dimension of a multiple of 4 `f32`); other rows it reads
-/// element by element, with a bounds check each. The copy ([`Gpu::copy_rows_aligned`], 2.45
-/// TB/s on an H100 for the 4093 × 4097 `B` below, where the driver's pitched copy moves 1.56)
-/// moves each element once, which pays where the product reads it many times: an operand is
-/// realigned where its rows are not aligned and each of its elements takes part in at least
-/// [`MIN_USES`](Self::MIN_USES) multiply-adds (`n` of them for `A`, `m` for `B`), for one
-/// product (not a batch), in `f32`, by [`MatmulKernel::Tuned`]. At 4095×4097×4093 (`lda` 4093,
-/// `ldb` 4097) on an H100: 39.07 TFLOP/s reading both in place, 40.14 after the driver's copy
-/// (square tiles, no strip), and with today's plan (a strip) 40.61 after the driver's copy,
-/// 41.34 after `copy_rows_aligned` (`docs/benchmarks.md`). The driver's copies made `f64`
-/// slower there (rung 9: 15.73 → 11.82, its element loads outrun its pairs of 16-byte ones;
-/// rung 10: 19.39 → 18.86), and rung 10's `f32` (34.72 → 33.63).
+/// element by element, with a bounds check each. The copy ([`Gpu::copy_rows_aligned`],
+/// 2.45–2.46 TB/s on an H100 for the operands below, where the driver's pitched copy moves
+/// 1.56–1.60) moves each element once, which pays where the product reads it many times: an
+/// operand is realigned where its rows are not aligned and each of its elements takes part in
+/// at least [`MIN_USES`](Self::MIN_USES) multiply-adds (`n` of them for `A`, `m` for `B`),
+/// for one product (not a batch), in `f32`, by [`MatmulKernel::Tuned`]. At 4095×4097×4093
+/// (`lda` 4093, `ldb` 4097) on an H100, square tiles without a strip: 39.08 TFLOP/s reading
+/// both in place, 40.84 after the copies; the picked plan (a strip) 41.34 after them, 40.61
+/// after the driver's (`docs/benchmarks.md`). Copies made `f64` slower there (rung 9: 15.73 →
+/// 11.82, its element loads outrun its pairs of 16-byte ones; rung 10: 19.39 → 18.86), and
+/// rung 10's `f32` (34.72 → 33.63): measured with the driver's copies, not since.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Realign {
     /// Copy `A`.
@@ -726,8 +734,7 @@ impl Realign {
     /// copy moves 8 bytes per element at about 2.45 TB/s, and the product spends 2 FLOPs per
     /// use at about 43 TFLOP/s, so the copy costs about 70 / uses of the product's time;
     /// reading unaligned rows in place cost about 7.7% at 4095×4097×4093. They break even
-    /// near 900 uses; 2048, set when the driver's copy (1.6 TB/s) broke even near 1400, leaves
-    /// a margin (shapes between were not measured).
+    /// near 900 uses; 2048 leaves a margin (shapes between were not measured).
     pub const MIN_USES: usize = 2048;
 
     /// The operands of `shape` that `kernel` copies for `T`.
@@ -1271,7 +1278,7 @@ mod tests {
                 prop_assert!(columns < n && columns % 64 == 0, "{s}: {f64_plan:?}");
             }
         });
-        // A whole wave saved: 16 × 8 wide tiles of 2048 columns in one wave of 132, not 136.
+        // A whole wave saved: 16 × 8 wide tiles of 2048 columns in one wave of 132, not 144.
         assert_eq!(plan(MatmulShape::new(2048, 2049, 2048)).strip(), Some(2048));
         // Tiles that divide n, and small shapes, where the strip's launches cost more: none.
         for (m, n, k) in [(4096, 4096, 4096), (1024, 1024, 1024), (300, 257, 300), (1, 257, 1), (4095, 4096, 4093)] {
@@ -1280,7 +1287,7 @@ mod tests {
     }
 
     #[test]
-    fn split_k_cuts_k_where_its_two_grids_add_up_to_the_least_depth() {
+    fn split_k_cuts_k_where_its_grids_take_the_fewest_waves_times_depth() {
         let split = |s: MatmulShape| SplitK::for_tiles(s, tuned(4, false), 132);
         // The odd shape's one-column strip: 32 square tiles, 8 slices. Up: 7 of 512 and 509
         // (1021); down: 8 of 480 and 253 (733).
@@ -1292,6 +1299,11 @@ mod tests {
         assert_eq!(s.full_and_last(1024), (4, 0));
         // Rounded down, 17 slices would pass the most: rounded up.
         assert_eq!(split(MatmulShape::new(33, 70, 10_007)), Some(SplitK { slices: 16, depth: 640 }));
+        // Rounded down, 16 full slices of 17 tiles would need two waves of 264 blocks: up.
+        let s = split(MatmulShape::new(2176, 128, 4096)).unwrap();
+        assert_eq!((s, s.full_and_last(4096)), (SplitK { slices: 15, depth: 288 }, (14, 64)));
+        // A split that does not fit k answers without panicking.
+        assert_eq!(SplitK { slices: 0, depth: 32 }.full_and_last(64), (0, 64));
         // 1000 in 3: up 352 and 296 (648), down 320 and 40 (360) in a fourth slice.
         let s = SplitK::for_tiles(MatmulShape::new(1000, 1000, 1000), tuned(4, true), 132).unwrap();
         assert_eq!((s, s.full_and_last(1000)), (SplitK { slices: 4, depth: 320 }, (3, 40)));

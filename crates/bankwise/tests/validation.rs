@@ -99,6 +99,32 @@ fn copy_grid_fills_the_device_and_no_more() {
 }
 
 #[test]
+fn row_copies_check_every_argument_and_give_each_row_a_warp() {
+    let what = |r: bankwise::Result<Option<bankwise::gpu::Launch>>| match r {
+        Err(Error::Runtime(bankwise::runtime::Error::BadRowCopy { what, .. })) => what,
+        other => panic!("expected BadRowCopy, got {other:?}"),
+    };
+    // 3 rows of 5 f32 from rows 7 apart into rows 8 apart: 19 and 24 elements.
+    let plan = copy::plan_rows::<f32>((19, 7), (24, 8), (3, 5), 132).unwrap().unwrap();
+    assert_eq!((plan.kernel, plan.grid, plan.block), ("copy_rows_aligned", (1, 1, 1), (256, 1, 1)));
+    assert_eq!(copy::plan_rows::<f32>((0, 7), (0, 8), (0, 5), 132).unwrap(), None);
+    assert_eq!(copy::plan_rows::<f32>((0, 7), (0, 8), (3, 0), 132).unwrap(), None);
+    assert!(what(copy::plan_rows::<f32>((18, 7), (24, 8), (3, 5), 132)).contains("source"));
+    // The last row's padding (elements 21..24) must fit too.
+    assert!(what(copy::plan_rows::<f32>((19, 7), (23, 8), (3, 5), 132)).contains("padded"));
+    assert!(what(copy::plan_rows::<f32>((19, 7), (24, 6), (3, 5), 132)).contains("16 bytes"));
+    assert!(what(copy::plan_rows::<f64>((19, 7), (24, 7), (3, 5), 132)).contains("16 bytes"));
+    assert!(what(copy::plan_rows::<f32>((19, 4), (24, 8), (3, 5), 132)).contains("longer"));
+    assert!(what(copy::plan_rows::<u16>((19, 7), (24, 8), (3, 5), 132)).contains("narrower"));
+    assert!(what(copy::plan_rows::<f64>((1, usize::MAX), (2, usize::MAX - 1), (1, 1), 132)).contains("overflows"));
+    // A warp per row, 8 per block, at most 32 blocks per SM.
+    let plan = copy::plan_rows::<f32>((4095 * 4093, 4093), (4095 * 4096, 4096), (4095, 4093), 132).unwrap().unwrap();
+    assert_eq!(plan.grid, (512, 1, 1));
+    let plan = copy::plan_rows::<f32>((1 << 20, 1), (4 << 20, 4), (1 << 20, 1), 132).unwrap().unwrap();
+    assert_eq!(plan.grid, (132 * 32, 1, 1));
+}
+
+#[test]
 fn opening_a_gpu_without_a_driver_says_so() {
     if bankwise::gpu::driver_present().is_ok() {
         eprintln!("skipped: a CUDA driver is present here; the GPU tests cover this path");
@@ -261,6 +287,8 @@ fn launchers_pass_what_each_entry_takes() {
     for &name in kernels::ALL {
         let passed: &[ArgKind] = match name {
             "copy_bytes" => &[Ptr, Ptr, s8],
+            // dst, its leading dimension, src, its leading dimension, rows, words per row.
+            "copy_rows_aligned" => &[Ptr, s8, Ptr, s8, s8, s8],
             n if n.starts_with("transpose") => &[Ptr, Ptr, s8, s8, s8],
             n if n.starts_with("probe_") => &[Ptr, Ptr, Ptr, s4, s4, s4, s4],
             n if tuned_reduction(n) => &[Ptr, Ptr, Ptr, Ptr, s8],

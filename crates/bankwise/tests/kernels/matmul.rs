@@ -83,12 +83,13 @@ const REALIGN_SHAPES: [(Dims, (Op, Op), usize); 5] = [
 
 /// Shapes whose last `rest` columns of `C` the tuned rungs compute apart, with a plan of their
 /// own (`bankwise::matmul::TunedPlan::with_strip`): `(dims, ops, batch, rest)`; a strip one
-/// column wide, one wider than a tile, and a batch. Small enough for the emulator.
+/// column wide whose `k` its plan splits (on the emulator's SMs too), one wider than a tile,
+/// and a batch with `B` transposed. Small enough for the emulator.
 const STRIP_SHAPES: [(Dims, (Op, Op), usize, usize); 4] = [
     ((33, 70, 17), (Op::N, Op::N), 1, 6),
-    ((65, 131, 40), (Op::N, Op::T), 1, 1),
-    ((40, 257, 9), (Op::T, Op::N), 3, 2),
-    ((17, 300, 33), (Op::T, Op::T), 1, 172),
+    ((65, 131, 600), (Op::N, Op::T), 1, 1),
+    ((40, 257, 9), (Op::T, Op::T), 3, 2),
+    ((17, 300, 33), (Op::T, Op::N), 1, 172),
 ];
 
 /// Shapes where the plan the tuned rungs pick on an H100 computes a strip apart
@@ -419,10 +420,11 @@ fn check_whole<T: Float>(gpu: &Gpu, run: Run, shape: MatmulShape, case: Case) ->
     }
 }
 
-/// [`check`] of a tuned rung with the plan it picks, which must compute a strip apart.
+/// [`check`] of a tuned rung with the plan it picks, which on a GPU of 132 SMs (the H100s the
+/// shapes were chosen for) must compute a strip apart.
 fn check_strip<T: Float>(gpu: &Gpu, kernel: MatmulKernel, shape: MatmulShape, case: Case) -> Check {
-    if TunedPlan::for_shape::<T>(kernel, shape, gpu.info().multiprocessors).strip().is_none() {
-        return Err(format!("{shape}: {} computes no strip apart here", kernel.name()).into());
+    if TunedPlan::for_shape::<T>(kernel, shape, 132).strip().is_none() {
+        return Err(format!("{shape}: {} computes no strip apart on 132 SMs", kernel.name()).into());
     }
     check::<T>(gpu, Run::Rung(kernel), shape, case)
 }
@@ -481,6 +483,17 @@ fn rejects_bad_arguments(gpu: &Gpu) -> Check {
     match gpu.matmul_tuned(plan, 1.0, &a, &b, 0.0, &mut c, MatmulShape::new(2, 2, 3)) {
         Err(Error::TunedPlanUnfit { .. }) => {}
         other => return Err(format!("a plan for another k: expected its error, got {other:?}").into()),
+    }
+    // Strips at column 0 and past n.
+    let square = MatmulShape::new(2, 2, 3);
+    let plan = TunedPlan::new::<f32>(MatmulKernel::Tuned, TunedTile::Square, square, gpu.info().multiprocessors)?;
+    for columns in [0, 3] {
+        match gpu.matmul_tuned(plan.with_strip(columns), 1.0, &a, &b, 0.0, &mut c, square) {
+            Err(Error::TunedPlanUnfit { .. }) => {}
+            other => {
+                return Err(format!("a strip from column {columns} of 2: expected its error, got {other:?}").into());
+            }
+        }
     }
     // Nothing was launched: C is as it was.
     if gpu.download(&c)? != [0.0; 4] {

@@ -51,15 +51,11 @@ pub fn trials(gpu: Option<Arc<Gpu>>, target: Target) -> Vec<Trial> {
         add(format!("copy/f32/{len}"), Box::new(move |g| check_copy::<f32>(g, len)));
         add(format!("copy/f64/{len}"), Box::new(move |g| check_copy::<f64>(g, len)));
     }
-    for &(rows, cols, src_pad) in ROW_COPIES.iter().filter(|s| fits(target, s.0 * s.1)) {
-        add(
-            format!("copy_rows_aligned/f32/{rows}×{cols}+{src_pad}"),
-            Box::new(move |g| check_row_copy::<f32>(g, rows, cols, src_pad)),
-        );
-        add(
-            format!("copy_rows_aligned/f64/{rows}×{cols}+{src_pad}"),
-            Box::new(move |g| check_row_copy::<f64>(g, rows, cols, src_pad)),
-        );
+    for &(rows, cols, src_pad, dst_gap) in ROW_COPIES.iter().filter(|s| fits(target, s.0 * s.1)) {
+        let name = format!("{rows}×{cols}+{src_pad}+{dst_gap}");
+        let each = (rows, cols, src_pad, dst_gap);
+        add(format!("copy_rows_aligned/f32/{name}"), Box::new(move |g| check_row_copy::<f32>(g, each)));
+        add(format!("copy_rows_aligned/f64/{name}"), Box::new(move |g| check_row_copy::<f64>(g, each)));
     }
     for kernel in TransposeKernel::ALL {
         for &(batch, rows, cols) in TRANSPOSE_SHAPES.iter().filter(|s| fits(target, s.0 * s.1 * s.2)) {
@@ -122,22 +118,24 @@ const COPY_LENGTHS: [usize; 32] = [
     262_147, 1_000_003, 4_194_301, 4_194_304, 16_777_259, 25_000_000, 33_554_467, 70_000_001,
 ];
 
-/// `(rows, cols, src_pad)` of `copy_rows_aligned`: one element, rows shorter than a vector,
-/// of every length modulo 4, shorter and longer than a warp's step (128 vectors), more rows
-/// than the grid's warps (132 SMs × 32 blocks × 8), and the tuned matrix multiply's odd
-/// operands (4095 rows of 4093 elements). The source's rows are `cols + src_pad` apart.
-const ROW_COPIES: [(usize, usize, usize); 11] = [
-    (1, 1, 0),
-    (3, 2, 1),
-    (5, 7, 0),
-    (2, 513, 3),
-    (17, 130, 2),
-    (64, 1021, 1),
-    (9, 4096, 0),
-    (40_000, 3, 0),
-    (100, 1, 6),
-    (4095, 4093, 0),
-    (4093, 4097, 0),
+/// `(rows, cols, src_pad, dst_gap)` of `copy_rows_aligned`: one element, rows shorter than a
+/// vector, of every length modulo 4, shorter and longer than a warp's step (128 vectors), more
+/// rows than the grid's warps (132 SMs × 32 blocks × 8), and the tuned matrix multiply's odd
+/// operands (4095 rows of 4093 elements). The source's rows are `cols + src_pad` apart, the
+/// destination's `dst_gap` 16-byte vectors past each padded row.
+const ROW_COPIES: [(usize, usize, usize, usize); 12] = [
+    (1, 1, 0, 0),
+    (3, 2, 1, 1),
+    (5, 7, 0, 0),
+    (2, 513, 3, 2),
+    (17, 130, 2, 0),
+    (64, 1021, 1, 1),
+    (9, 4096, 0, 0),
+    (40_000, 3, 0, 0),
+    (100, 1, 6, 3),
+    (7, 5, 0, 1),
+    (4095, 4093, 0, 0),
+    (4093, 4097, 0, 0),
 ];
 
 /// (batch, rows, cols): degenerate, prime, odd, tile multiples and non-multiples, tall shapes,
@@ -275,24 +273,31 @@ fn check_copy<T: Element>(gpu: &Gpu, len: usize) -> Check {
     compare(&format!("copy of {len} × {}", std::any::type_name::<T>()), &gpu.download(&dst)?, &host)
 }
 
-/// `copy_rows_aligned` of `rows × cols` from rows `cols + src_pad` apart (the padding NaN-like
-/// poison) into rows padded to 16 bytes, with one spare row's worth after the last: each row
-/// copied, its padding zero, the spare elements untouched.
-fn check_row_copy<T: Element>(gpu: &Gpu, rows: usize, cols: usize, src_pad: usize) -> Check {
-    let (src_ld, dst_ld) = (cols + src_pad, cols.next_multiple_of(16 / size_of::<T>()));
+/// `copy_rows_aligned` of `rows × cols` from rows `cols + src_pad` apart (the padding poison)
+/// into rows padded to 16 bytes and `dst_gap` vectors apart, with 5 spare elements after the
+/// last: each row copied, its padding zero, the gaps and spare elements untouched.
+fn check_row_copy<T: Element>(gpu: &Gpu, (rows, cols, src_pad, dst_gap): (usize, usize, usize, usize)) -> Check {
+    let per_vector = 16 / size_of::<T>();
+    let (src_ld, padded) = (cols + src_pad, cols.next_multiple_of(per_vector));
+    let dst_ld = padded + dst_gap * per_vector;
     let src_len = (rows - 1) * src_ld + cols;
     let host: Vec<T> = random(src_len, seed_of("copy_rows_aligned", src_len));
     let src = gpu.upload(&host)?;
-    let mut dst: DeviceBuffer<T> = gpu.alloc_zeros(rows * dst_ld + 5)?;
+    let dst_len = rows * dst_ld + 5;
+    let mut dst: DeviceBuffer<T> = gpu.alloc_zeros(dst_len)?;
     gpu.fill_bytes(&mut dst, POISON)?;
     let (spare, zero) = (gpu.download(&dst)?[0], gpu.download(&gpu.alloc_zeros::<T>(1)?)?[0]);
     gpu.copy_rows_aligned(&src, src_ld, &mut dst, dst_ld, (rows, cols))?;
-    let mut want = vec![spare; rows * dst_ld + 5];
+    let mut want = vec![spare; dst_len];
     for r in 0..rows {
         want[r * dst_ld..r * dst_ld + cols].copy_from_slice(&host[r * src_ld..r * src_ld + cols]);
-        want[r * dst_ld + cols..(r + 1) * dst_ld].fill(zero);
+        want[r * dst_ld + cols..r * dst_ld + padded].fill(zero);
     }
-    compare(&format!("copy_rows_aligned of {rows} × {cols} from rows {src_ld} apart"), &gpu.download(&dst)?, &want)
+    compare(
+        &format!("copy_rows_aligned of {rows} × {cols} from rows {src_ld} apart into rows {dst_ld} apart"),
+        &gpu.download(&dst)?,
+        &want,
+    )
 }
 
 fn check_transpose<T: Element>(gpu: &Gpu, kernel: TransposeKernel, shape: Shape) -> Check {
