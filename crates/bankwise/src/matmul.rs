@@ -572,16 +572,12 @@ impl TunedPlan {
         let tiles = (shape.m.div_ceil(s.bm as usize) as u64)
             .saturating_mul(shape.n.div_ceil(s.bn as usize) as u64)
             .saturating_mul(shape.batch as u64);
-        let grids = match self.split {
-            None => [(tiles, shape.k), (0, 0)],
-            Some(split) => {
-                let (full, last) = split.full_and_last(shape.k);
-                [(tiles.saturating_mul(full as u64), split.depth), (tiles, last)]
-            }
+        let wave_depth = match self.split {
+            None => tiles.div_ceil(resident).saturating_mul(shape.k as u64),
+            Some(split) => split.wave_depth(shape.k, tiles, resident),
         };
         let per_wave = 2.0 * f64::from(sms) * f64::from(t.min_blocks) * f64::from(s.bm) * f64::from(s.bn);
-        let rate = self.tile.measured_tflops::<T>(self.kernel, shape) * 1e12;
-        grids.iter().map(|&(blocks, depth)| blocks.div_ceil(resident) as f64 * per_wave * depth as f64 / rate).sum()
+        wave_depth as f64 * per_wave / (self.tile.measured_tflops::<T>(self.kernel, shape) * 1e12)
     }
 
     /// The rung.
@@ -669,13 +665,18 @@ impl SplitK {
             let slices = k.div_ceil(depth);
             (2..=Self::MAX_SLICES).contains(&slices).then_some(SplitK { slices, depth })
         };
-        let waves = |blocks: usize| blocks.div_ceil(resident.max(1));
-        let time = |s: &SplitK| {
-            let (full, last) = s.full_and_last(k);
-            let last = if last == 0 { 0 } else { waves(count).saturating_mul(last) };
-            waves(full.saturating_mul(count)).saturating_mul(s.depth).saturating_add(last)
-        };
+        let time = |s: &SplitK| s.wave_depth(k, count as u64, resident as u64);
         [cut(k.div_ceil(most).next_multiple_of(32)), cut(k / most / 32 * 32)].into_iter().flatten().min_by_key(time)
+    }
+
+    /// What the split's launches cost for `tiles` tiles of `C` with `resident` blocks at once,
+    /// in waves times elements of `k`: the full slices' grid, then the shallower last slice's
+    /// alone (what [`for_tiles`](Self::for_tiles) and [`TunedPlan::for_shape`] weigh).
+    fn wave_depth(self, k: usize, tiles: u64, resident: u64) -> u64 {
+        let waves = |blocks: u64| blocks.div_ceil(resident.max(1));
+        let (full, last) = self.full_and_last(k);
+        let last = if last == 0 { 0 } else { waves(tiles).saturating_mul(last as u64) };
+        waves(tiles.saturating_mul(full as u64)).saturating_mul(self.depth as u64).saturating_add(last)
     }
 
     /// For a split that [`fits`](Self::fits) `k`: the slices as deep as
