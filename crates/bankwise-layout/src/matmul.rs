@@ -497,6 +497,39 @@ impl TunedTiles {
         let (rows, along) = (chunk / (bk / 8), chunk % (bk / 8));
         if e >= width * bk { None } else { Some((rows * 4 + lane / 8, along * 8 + lane % 8)) }
     }
+
+    /// The distance `(x, k)` from each of a thread's copies of an operand tile `width` wide to
+    /// its next one ([`operand_element`](Self::operand_element) where the stored rows run
+    /// along `k`, [`operand_vector`](Self::operand_vector) otherwise), where it is the same for
+    /// every thread and copy: the multistage rung's whole-tile entries then step one source
+    /// pointer from copy to copy instead of holding one per copy in registers.
+    pub const fn copy_step(self, width: u32, along_k: bool) -> Option<(u32, u32)> {
+        let copies = if along_k { self.element_copies(width) } else { self.vector_loads(width) };
+        let mut step = None;
+        let mut t = 0;
+        while t < self.threads() {
+            let mut i = 0;
+            while i + 1 < copies {
+                let (this, next) = if along_k {
+                    (self.operand_element(width, t, i), self.operand_element(width, t, i + 1))
+                } else {
+                    (self.operand_vector(width, false, t, i), self.operand_vector(width, false, t, i + 1))
+                };
+                match (this, next, step) {
+                    (Some((x, k)), Some((nx, nk)), _) if nx < x || nk < k => return None,
+                    (Some((x, k)), Some((nx, nk)), None) => step = Some((nx - x, nk - k)),
+                    (Some((x, k)), Some((nx, nk)), Some((dx, dk))) if nx - x != dx || nk - k != dk => return None,
+                    _ => {}
+                }
+                i += 1;
+            }
+            t += 1;
+        }
+        match step {
+            Some(step) => Some(step),
+            None => Some((0, 0)),
+        }
+    }
 }
 
 /// Grid of the tuned rung: x over the tiles of `C` (numbered by [`grouped_tile`]), y over the
@@ -603,5 +636,39 @@ mod tests {
                 assert!(seen.iter().all(|&n| n == 1), "element copies, {elem_bytes}-byte {width} wide");
             }
         }
+    }
+
+    #[test]
+    fn copy_steps_lead_from_each_copy_to_the_next() {
+        for (elem_bytes, wide) in [(4, false), (4, true), (8, false), (8, true)] {
+            let t = multistage(elem_bytes, wide);
+            let s = t.warps.tiles;
+            for (width, along_k) in [(s.bm, true), (s.bm, false), (s.bn, true), (s.bn, false)] {
+                let copy = |thread, i| {
+                    if along_k {
+                        t.operand_element(width, thread, i)
+                    } else {
+                        t.operand_vector(width, false, thread, i)
+                    }
+                };
+                let copies = if along_k { t.element_copies(width) } else { t.vector_loads(width) };
+                let Some((dx, dk)) = t.copy_step(width, along_k) else { continue };
+                for thread in 0..t.threads() {
+                    for i in 0..copies.saturating_sub(1) {
+                        if let (Some((x, k)), Some(next)) = (copy(thread, i), copy(thread, i + 1)) {
+                            assert_eq!((x + dx, k + dk), next, "{elem_bytes}-byte {width} wide, along k: {along_k}");
+                        }
+                    }
+                }
+            }
+        }
+        // The wide `f64` tiles (the whole-tile entries'): 4 element copies 32 rows apart, one
+        // vector (two 16-byte pieces) per operand.
+        let t = multistage(8, true);
+        assert_eq!((t.element_copies(128), t.copy_step(128, true)), (4, Some((32, 0))));
+        assert_eq!((t.vector_loads(128), t.copy_step(128, false)), (1, Some((0, 0))));
+        // A layout whose threads' copies are spaced differently has no step.
+        let uneven = TunedTiles { warps: WarpTiles { tiles: BlockTiles { bk: 24, ..t.warps.tiles }, ..t.warps }, ..t };
+        assert_eq!(uneven.copy_step(128, true), None);
     }
 }

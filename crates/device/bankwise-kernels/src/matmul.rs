@@ -1243,42 +1243,36 @@ unsafe fn copy_tiles<T: Scalar>(
     }
 }
 
-/// The most copies a thread of the multistage rung's whole-tile entries starts per operand
-/// and step.
-const MAX_COPIES: usize = 4;
-
-/// Where thread `t`'s copies of the operand tile `width` wide at `(x0, 0)` of the stored
-/// matrix `p` read in the first step, as [`copy_operand`] makes them (its elements where the
-/// stored rows run along `k`, its vectors otherwise); [`copy_whole`] adds each step's offset.
-/// Only computed (`wrapping_add`), not read.
+/// Where thread `t`'s first copy of the operand tile `width` wide at `(x0, 0)` of the stored
+/// matrix `p` reads in the first step, as [`copy_operand`] makes it (an element where the
+/// stored rows run along `k`, a vector otherwise), and the elements from each of its copies
+/// to the next, `(dx, dk)` apart in the tile ([`TunedTiles::copy_step`]); [`copy_whole`] adds
+/// each step's offset. Only computed (`wrapping_add`), not read.
 #[inline(always)]
-fn copy_starts<T: Scalar>(
+fn copy_start<T: Scalar>(
     tt: TunedTiles,
-    width: u32,
-    along_k: bool,
+    (width, along_k): (u32, bool),
+    (dx, dk): (u32, u32),
     t: u32,
     (p, ld): (*const T, u64),
     x0: u64,
-) -> [*const T; MAX_COPIES] {
-    let mut starts = [p; MAX_COPIES];
-    for i in 0..MAX_COPIES {
-        let at_start = if along_k {
-            tt.operand_element(width, t, i as u32).map(|(x, k)| at(x0 + x as u64, k as u64, ld))
-        } else {
-            tt.operand_vector(width, false, t, i as u32).map(|(x, k)| at(k as u64, x0 + x as u64, ld))
-        };
-        if let Some(e) = at_start {
-            starts[i] = p.wrapping_add(e as usize);
-        }
-    }
-    starts
+) -> (*const T, u64) {
+    let (first, step) = if along_k {
+        (tt.operand_element(width, t, 0).map(|(x, k)| at(x0 + x as u64, k as u64, ld)), dx as u64 * ld + dk as u64)
+    } else {
+        (
+            tt.operand_vector(width, false, t, 0).map(|(x, k)| at(k as u64, x0 + x as u64, ld)),
+            dk as u64 * ld + dx as u64,
+        )
+    };
+    (first.map_or(p, |e| p.wrapping_add(e as usize)), step)
 }
 
 /// [`copy_operand`] for a step whose tile lies whole inside the matrix, its rows starting on
-/// 16 bytes: each copy from `starts[i] + offset`, with no bounds checks.
+/// 16 bytes: the thread's copies from `src`, `step` elements apart, with no bounds checks.
 ///
 /// # Safety
-/// Every copy's source at `starts[i] + offset` is inside the matrix; as [`copy_operand`].
+/// Every copy's source is inside the matrix; as [`copy_operand`].
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 unsafe fn copy_whole<T: Scalar>(
@@ -1287,19 +1281,18 @@ unsafe fn copy_whole<T: Scalar>(
     along_k: bool,
     t: u32,
     smem: SharedSlice<T>,
-    starts: &[*const T; MAX_COPIES],
-    offset: u64,
+    (mut src, step): (*const T, u64),
     at_tile: impl Fn(u32, u32) -> u32,
 ) {
     let size = size_of::<T>() as u32;
-    for i in 0..MAX_COPIES {
-        let src = starts[i].wrapping_add(offset as usize);
+    let copies = if along_k { tt.element_copies(width) } else { tt.vector_loads(width) };
+    for i in 0..copies {
         if along_k {
-            if let Some((x, k)) = tt.operand_element(width, t, i as u32) {
+            if let Some((x, k)) = tt.operand_element(width, t, i) {
                 // Safety: inside the matrix (the contract).
                 unsafe { smem.at(at_tile(x, k) as usize).load_async(src, size) };
             }
-        } else if let Some((x, k)) = tt.operand_vector(width, false, t, i as u32) {
+        } else if let Some((x, k)) = tt.operand_vector(width, false, t, i) {
             let per_piece = 16 / size;
             for h in 0..VEC / per_piece {
                 // Safety: the vector is inside the matrix, 16-byte aligned (the contract).
@@ -1307,7 +1300,20 @@ unsafe fn copy_whole<T: Scalar>(
                 unsafe { smem.at(dst).cast::<Vector>().load_async(src.cast::<Vector>(), 16) };
             }
         }
+        src = src.wrapping_add(step as usize);
     }
+}
+
+/// The iterations of a step's loop over `d` (of `bk`) before which the multistage rung's
+/// whole-tile entries start the copies of the step [`MULTISTAGE_STAGES`] − 1 ahead: `A`'s,
+/// then `B`'s. Started all after the barrier, every warp of the block queues its copies at
+/// once while the FP64 pipe waits. Where `B` is copied as vectors (NN, TN) `B`'s start at
+/// three quarters of the step; where its stored rows run along `k` (NT, TT: element copies)
+/// `B`'s start first and `A`'s at half. Measured (H100, 2026-11-24, `f64` at 4096³): 21.90
+/// TFLOP/s NN, 21.21 NT, 21.86 TN, 21.64 TT, against 20.66–20.89, 20.44–20.81, 20.58–20.92 and
+/// 21.16–21.50 with all at the start; the other placements tried are in `docs/benchmarks.md`.
+pub const fn whole_copy_slots(bk: u32, b_along_k: bool) -> (u32, u32) {
+    if b_along_k { (bk / 2, 0) } else { (0, bk * 3 / 4) }
 }
 
 /// Rung 10, `matmul_multistage`: [`matmul_tuned`] with its tiles copied from global to shared
@@ -1337,9 +1343,9 @@ unsafe fn copy_whole<T: Scalar>(
 /// Lanes as rung 9's, interleaved in the `f64` entries and the square `f32` ones; the wide
 /// `f32` ones measured slower so (43.15 → 41.77 at 4096³) and keep row-major lanes;
 /// interleaving took `f64` from 20.33 to 20.93 and the square `f32` tiles from 35.87 to 37.35
-/// in the run that compared them. Measured (2026-11-24, the last ladder run): `f64` 20.70 at
-/// 4096³ (61.9% of the FP64 peak), NT 20.75, TN 20.83, TT 21.19 (63.4%); `f32` 43.44 (83.7% of
-/// cuBLAS; rung 9 48.01), square tiles 37.79.
+/// in the run that compared them. Measured (2026-11-24, the last ladder run): `f64` 21.74 at
+/// 4096³ (65.0% of the FP64 peak), NT 20.90, TN 21.51, TT 21.63 (64.6%); `f32` 43.48 (83.8% of
+/// cuBLAS; rung 9 48.10), square tiles 37.76.
 ///
 /// `WHOLE` entries (wide `f64`, which the host picks where the tiles divide `n` and rows are
 /// aligned) copy every step of a block whose tiles lie inside `A` and `B` but a
@@ -1347,7 +1353,9 @@ unsafe fn copy_whole<T: Scalar>(
 /// rung 9's whole-tile entries load. Measured (2026-11-24, row-major lanes, two runs against
 /// one without them): 4096³ NN 20.23–20.31 against 20.29, TN 20.02–20.32 against 19.63, TT
 /// 21.02–21.05 against 20.39: smaller gains than `f32`'s, its copies being fewer and its steps
-/// longer.
+/// longer. They start a step's copies of `A` and of `B` before two different iterations of its
+/// loop over `d` ([`whole_copy_slots`]), each operand's from one pointer stepped from copy to
+/// copy ([`TunedTiles::copy_step`]): 20.66–20.89 → 21.90 at 4096³ NN.
 ///
 /// # Safety
 /// As [`matmul_tuned`], with `multistage(…).shared_elements()` elements of dynamic shared
@@ -1367,20 +1375,23 @@ pub unsafe fn matmul_multistage<
     batch: Batch,
 ) {
     const STAGES: u32 = MULTISTAGE_STAGES;
-    let tt = const {
+    // The tiles, and for the `WHOLE` entries the steps between a thread's copies of each
+    // operand (`copy_start`).
+    let (tt, a_step, b_step) = const {
         let tt = multistage(size_of::<T>() as u32, WIDE);
         let tt = TunedTiles { warps: tt.warps.with_lanes(lanes(INTERLEAVED)), ..tt };
         let w = tt.warps;
         assert!(w.wmiter as usize <= MI && w.wniter as usize <= NI && w.tm == VEC && w.tn == VEC);
         assert!(tt.stages == STAGES && STAGES >= 2 && STAGES.is_power_of_two());
         let s = w.tiles;
-        let most = MAX_COPIES as u32;
-        let (a_fits, b_fits) = (
-            tt.element_copies(s.bm) <= most && tt.vector_loads(s.bm) <= most,
-            tt.element_copies(s.bn) <= most && tt.vector_loads(s.bn) <= most,
-        );
-        assert!(!WHOLE || (a_fits && b_fits));
-        tt
+        let (a_slot, b_slot) = whole_copy_slots(s.bk, TRANS_B);
+        match (tt.copy_step(s.bm, !TRANS_A), tt.copy_step(s.bn, TRANS_B)) {
+            (Some(a_step), Some(b_step)) if a_slot < s.bk && b_slot < s.bk => (tt, a_step, b_step),
+            _ => {
+                assert!(!WHOLE, "whole-tile entries step from copy to copy, at two iterations of a step");
+                (tt, (0, 0), (0, 0))
+            }
+        }
     };
     let (w, s) = (tt.warps, tt.warps.tiles);
     let smem = shared::dynamic::<T>();
@@ -1404,8 +1415,9 @@ pub unsafe fn matmul_multistage<
     // rows aligned, but a partial last one, without bounds checks (`copy_whole`).
     let whole = WHOLE && aligned.0 && aligned.1 && m0 + s.bm as u64 <= g.m && n0 + s.bn as u64 <= g.n;
     let whole_steps = if whole { g.k / s.bk as u64 } else { 0 };
-    let a_starts = copy_starts(tt, s.bm, along_k.0, t, (g.a, g.lda), m0);
-    let b_starts = copy_starts(tt, s.bn, along_k.1, t, (g.b, g.ldb), n0);
+    let a_start = copy_start(tt, (s.bm, along_k.0), a_step, t, (g.a, g.lda), m0);
+    let b_start = copy_start(tt, (s.bn, along_k.1), b_step, t, (g.b, g.ldb), n0);
+    let (a_slot, b_slot) = whole_copy_slots(s.bk, along_k.1);
     let mut stage = 0;
     let mut step = 0;
     while step < steps {
@@ -1416,24 +1428,27 @@ pub unsafe fn matmul_multistage<
         sync_threads();
         let ahead = step + (STAGES - 1) as u64;
         let into = (stage + STAGES - 1) % STAGES;
-        if WHOLE && ahead < whole_steps {
-            // The element offset of step `ahead` in each operand.
-            let k0 = ahead * s.bk as u64;
-            let (da, db) = (if along_k.0 { k0 } else { k0 * g.lda }, if along_k.1 { k0 } else { k0 * g.ldb });
-            // Safety: the step's tiles lie inside `A` and `B`, rows aligned (`whole`).
-            unsafe {
-                copy_whole(tt, s.bm, along_k.0, t, smem, &a_starts, da, |m, k| tt.a_at(into, m, k));
-                copy_whole(tt, s.bn, along_k.1, t, smem, &b_starts, db, |n, k| tt.b_at(into, k, n));
-            }
-        } else if ahead < steps {
-            let k0 = ahead * s.bk as u64;
+        let k0 = ahead * s.bk as u64;
+        let whole_ahead = WHOLE && ahead < whole_steps;
+        if !whole_ahead && ahead < steps {
             unsafe { copy_tiles(tt, t, &g, smem, along_k, aligned, (m0, n0, k0), into) };
         }
-        pipeline::commit();
+        // The element offset of step `ahead` in each operand.
+        let (da, db) = (if along_k.0 { k0 } else { k0 * g.lda }, if along_k.1 { k0 } else { k0 * g.ldb });
+        let (a_src, b_src) =
+            ((a_start.0.wrapping_add(da as usize), a_start.1), (b_start.0.wrapping_add(db as usize), b_start.1));
         for d in 0..s.bk {
+            // Safety: the step's tiles lie inside `A` and `B`, rows aligned (`whole`).
+            if whole_ahead && d == a_slot {
+                unsafe { copy_whole(tt, s.bm, along_k.0, t, smem, a_src, |m, k| tt.a_at(into, m, k)) };
+            }
+            if whole_ahead && d == b_slot {
+                unsafe { copy_whole(tt, s.bn, along_k.1, t, smem, b_src, |n, k| tt.b_at(into, k, n)) };
+            }
             let (a_at, b_at) = (|m| tt.a_at(stage, m, d), |n| tt.b_at(stage, d, n));
             unsafe { warp_step(w, t, smem, a_at, b_at, &mut acc) };
         }
+        pipeline::commit();
         stage = (stage + 1) % STAGES;
         step += 1;
     }
