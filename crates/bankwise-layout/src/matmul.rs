@@ -504,17 +504,12 @@ impl TunedTiles {
     /// every thread and copy: the multistage rung's whole-tile entries then step one source
     /// pointer from copy to copy instead of holding one per copy in registers.
     pub const fn copy_step(self, width: u32, along_k: bool) -> Option<(u32, u32)> {
-        let copies = if along_k { self.element_copies(width) } else { self.vector_loads(width) };
         let mut step = None;
         let mut t = 0;
         while t < self.threads() {
             let mut i = 0;
-            while i + 1 < copies {
-                let (this, next) = if along_k {
-                    (self.operand_element(width, t, i), self.operand_element(width, t, i + 1))
-                } else {
-                    (self.operand_vector(width, false, t, i), self.operand_vector(width, false, t, i + 1))
-                };
+            while i + 1 < self.copies(width, along_k) {
+                let (this, next) = (self.copy(width, along_k, t, i), self.copy(width, along_k, t, i + 1));
                 match (this, next, step) {
                     (Some((x, k)), Some((nx, nk)), _) if nx < x || nk < k => return None,
                     (Some((x, k)), Some((nx, nk)), None) => step = Some((nx - x, nk - k)),
@@ -525,10 +520,24 @@ impl TunedTiles {
             }
             t += 1;
         }
-        match step {
-            Some(step) => Some(step),
-            None => Some((0, 0)),
-        }
+        Some(match step {
+            Some(step) => step,
+            None => (0, 0),
+        })
+    }
+
+    /// The copies a thread of the multistage rung makes per step of an operand tile `width`
+    /// wide, at most: [`element_copies`](Self::element_copies) where the stored rows run along
+    /// `k`, [`vector_loads`](Self::vector_loads) otherwise.
+    pub const fn copies(self, width: u32, along_k: bool) -> u32 {
+        if along_k { self.element_copies(width) } else { self.vector_loads(width) }
+    }
+
+    /// Thread `t`'s `i`-th copy of an operand tile `width` wide, if it makes one:
+    /// [`operand_element`](Self::operand_element) where the stored rows run along `k`,
+    /// [`operand_vector`](Self::operand_vector) (along `x`) otherwise.
+    pub const fn copy(self, width: u32, along_k: bool, t: u32, i: u32) -> Option<(u32, u32)> {
+        if along_k { self.operand_element(width, t, i) } else { self.operand_vector(width, false, t, i) }
     }
 }
 
@@ -644,6 +653,7 @@ mod tests {
             let t = multistage(elem_bytes, wide);
             let s = t.warps.tiles;
             for (width, along_k) in [(s.bm, true), (s.bm, false), (s.bn, true), (s.bn, false)] {
+                // Independent of `TunedTiles::copy`, which `copy_step` calls.
                 let copy = |thread, i| {
                     if along_k {
                         t.operand_element(width, thread, i)

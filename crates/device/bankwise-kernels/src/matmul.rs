@@ -1285,6 +1285,8 @@ unsafe fn copy_whole<T: Scalar>(
     at_tile: impl Fn(u32, u32) -> u32,
 ) {
     let size = size_of::<T>() as u32;
+    // Written out, not `tt.copies(width, along_k)`: LLVM left that call unfolded, the loop not
+    // unrolled, and the accumulators in local memory.
     let copies = if along_k { tt.element_copies(width) } else { tt.vector_loads(width) };
     for i in 0..copies {
         if along_k {
