@@ -1,20 +1,20 @@
-//! `cargo xtask kernels`: rebuilds the kernels shipped in `crates/bankwise/prebuilt/` (for each
+//! `cargo xtask kernels`: rebuilds the kernels shipped in `host/bankwise/prebuilt/` (for each
 //! module of `recipe::MODULES`, the PTX, its entries manifest, and SASS for each architecture of
-//! `recipe::CUBIN_ARCHES`) from `crates/device/bankwise-builtin` and `bankwise-builtin-sm80`,
+//! `recipe::CUBIN_ARCHES`) from `kernels/bankwise-builtin` and `bankwise-builtin-sm80`,
 //! with the builder options and ptxas command `build.rs` and the tests use
-//! (`crates/bankwise/recipe.rs`). `--check` compares instead of writing.
+//! (`host/bankwise/recipe.rs`). `--check` compares instead of writing.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 
-#[path = "../../crates/bankwise/recipe.rs"]
+#[path = "../../host/bankwise/recipe.rs"]
 mod recipe;
 
 /// The `bankwise` crate's folder.
 fn bankwise(root: &Path) -> PathBuf {
-    root.join("crates/bankwise")
+    root.join("host/bankwise")
 }
 
 /// CUDA 13.0's ptxas ([`recipe::PTXAS_RELEASE`]): `BANKWISE_CUDA_BIN`'s, `.tools/`'s (which

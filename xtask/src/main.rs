@@ -1,6 +1,6 @@
 //! bankwise's developer commands, as ordinary Rust (rust-analyzer's `xtask` pattern).
 //!
-//! `cargo xtask kernels` rebuilds the kernels shipped in `crates/bankwise/prebuilt/`, and
+//! `cargo xtask kernels` rebuilds the kernels shipped in `host/bankwise/prebuilt/`, and
 //! `cargo xtask package-check` checks the crates as a registry would serve them.
 //!
 //! `cargo xtask test` is the README's test command and `.ci/run`'s core: it installs what the
@@ -21,7 +21,7 @@ mod package;
 mod test;
 mod tidy;
 
-/// The nightly that builds the kernels (keep in step with `crates/device/rust-toolchain.toml`).
+/// The nightly that builds the kernels (keep in step with `kernels/rust-toolchain.toml`).
 pub(crate) const TOOLCHAIN: &str = "nightly-2026-05-20";
 /// CUDA 13's ptxas matches the GPU machines' driver (CUDA 13.0); its nvdisasm starts at 13.2 on PyPI.
 const CUDA13_PACKAGES: &[&str] = &["nvidia-cuda-nvcc==13.0.88", "nvidia-cuda-nvdisasm==13.2.51"];
@@ -49,8 +49,8 @@ enum Cmd {
     /// What CI runs: `test`, rustfmt and clippy (-D warnings) on the host and device crates,
     /// then `package-check`; prints each step's time.
     Ci,
-    /// Rebuild the kernels shipped in crates/bankwise/prebuilt/ (PTX, entries manifest, sm_80
-    /// and sm_90 SASS) from crates/device/bankwise-builtin.
+    /// Rebuild the kernels shipped in host/bankwise/prebuilt/ (PTX, entries manifest, sm_80
+    /// and sm_90 SASS) from kernels/bankwise-builtin.
     Kernels {
         /// Compare with the shipped kernels instead of writing them; fail if they differ.
         #[arg(long)]
@@ -175,14 +175,14 @@ fn ci(root: &Path) -> Result<()> {
     let started = std::time::Instant::now();
     setup(root)?;
     let counts = test::run(root, &[])?;
-    let device = root.join("crates/device");
+    let device = root.join("kernels");
     type Check<'a> = (&'a str, Box<dyn Fn() -> Result<()> + 'a>);
     let checks: Vec<Check> = vec![
         (
             "rustfmt",
             Box::new(|| {
                 cargo(root, &["fmt", "--all", "--check"])?;
-                cargo(root, &["fmt", "--manifest-path", "crates/device/Cargo.toml", "--all", "--check"])
+                cargo(root, &["fmt", "--manifest-path", "kernels/Cargo.toml", "--all", "--check"])
             }),
         ),
         (

@@ -37,7 +37,7 @@ const HOST_REQUIRED: &[&str] = &[
     "bankwise-macros",
     "bankwise-runtime",
 ];
-/// Likewise for the device workspace (`crates/device`).
+/// Likewise for the device workspace (`kernels`).
 const DEVICE_REQUIRED: &[&str] = &["bankwise-builtin", "bankwise-builtin-sm80", "bankwise-device", "bankwise-kernels"];
 
 /// Why the device crates are packaged with `--no-verify --exclude-lockfile`: `bankwise-kernels`
@@ -161,13 +161,13 @@ pub fn package_check(root: &Path) -> Result<()> {
     let unpacked = work.join("crates");
     std::fs::create_dir_all(&unpacked)?;
     let target = root.join("target");
-    let device_dir = root.join("crates/device");
+    let device_dir = root.join("kernels");
     let device_target = work.join("device-package");
 
     let host = publishable(root, None)?;
     require(&host, HOST_REQUIRED, "the host workspace")?;
     let device = publishable(&device_dir, Some(TOOLCHAIN))?;
-    require(&device, DEVICE_REQUIRED, "crates/device")?;
+    require(&device, DEVICE_REQUIRED, "kernels")?;
 
     let mut host_dirs = BTreeMap::new();
     let mut device_dirs = BTreeMap::new();
@@ -219,10 +219,10 @@ pub fn package_check(root: &Path) -> Result<()> {
         "build.rs",
     ] {
         if !bankwise.join(file).is_file() {
-            bail!("the bankwise package lacks {file}: check `include` in crates/bankwise/Cargo.toml");
+            bail!("the bankwise package lacks {file}: check `include` in host/bankwise/Cargo.toml");
         }
     }
-    if bankwise.join("../../device").exists() || bankwise.join("tests").exists() {
+    if bankwise.join("../../kernels").exists() || bankwise.join("tests").exists() {
         bail!("the bankwise package unexpectedly carries the kernel sources or the tests");
     }
 

@@ -1,0 +1,231 @@
+//! The one error type of the library.
+
+use cudarc::driver::DriverError;
+
+/// Everything that can go wrong between a call and its result. Every launcher validates its
+/// arguments before touching the GPU, so a bad shape is reported, never launched. Errors of
+/// the runtime underneath ([`bankwise_runtime::Error`]) arrive as [`Error::Runtime`], except
+/// that a missing driver, a missing device and a failed driver call keep their own variants.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// `libcuda` could not be loaded: no NVIDIA driver on this machine.
+    #[error("no CUDA driver: libcuda could not be loaded ({0}); bankwise needs an NVIDIA GPU and its driver")]
+    NoDriver(String),
+    /// The driver loaded but there is no device with this ordinal.
+    #[error("no CUDA device {ordinal}: the driver reports {count} device(s)")]
+    NoDevice {
+        /// The ordinal asked for.
+        ordinal: usize,
+        /// How many devices the driver sees.
+        count: usize,
+    },
+    /// A CUDA driver call failed.
+    #[error("CUDA driver call failed: {0}")]
+    Driver(#[from] DriverError),
+    /// The runtime rejected a call (a kernel missing from the module, a launch past the
+    /// device's limits, a host slice of the wrong length, …): see its message.
+    #[error(transparent)]
+    Runtime(bankwise_runtime::Error),
+    /// A dimension is zero.
+    #[error("{what} is 0; every dimension must be at least 1")]
+    ZeroDimension {
+        /// Which dimension.
+        what: &'static str,
+    },
+    /// The element count of a shape does not fit in memory addresses.
+    #[error("shape {shape} has more elements than a 64-bit address space holds")]
+    ShapeOverflow {
+        /// The shape, as written by the caller.
+        shape: String,
+    },
+    /// A buffer's length does not match the shape it is used with.
+    #[error("{buffer} holds {actual} elements but shape {shape} needs {expected}")]
+    LengthMismatch {
+        /// Which argument (`src`, `dst`).
+        buffer: &'static str,
+        /// The shape.
+        shape: String,
+        /// Elements the shape needs.
+        expected: usize,
+        /// Elements the buffer holds.
+        actual: usize,
+    },
+    /// A matrix's leading dimension is smaller than its rows' length.
+    #[error("{matrix}'s leading dimension {ld} is below its row length {row_len}")]
+    LeadingDimension {
+        /// Which matrix (`A`, `B`, `C`).
+        matrix: &'static str,
+        /// The leading dimension given.
+        ld: usize,
+        /// Elements per row.
+        row_len: usize,
+    },
+    /// A buffer is too short for the matrix it holds.
+    #[error(
+        "{matrix} holds {actual} elements but {rows} rows of {row_len} with leading dimension {ld} need {expected}"
+    )]
+    MatrixTooShort {
+        /// Which matrix (`A`, `B`, `C`).
+        matrix: &'static str,
+        /// Rows, row length and leading dimension.
+        rows: usize,
+        /// Elements per row.
+        row_len: usize,
+        /// Elements between the starts of consecutive rows.
+        ld: usize,
+        /// Elements needed: `(rows − 1)·ld + row_len`.
+        expected: usize,
+        /// Elements the buffer holds.
+        actual: usize,
+    },
+    /// A buffer is too short for the batch of matrices it holds.
+    #[error(
+        "{matrix} holds {actual} elements but a batch of {batch} matrices {stride} elements apart needs {expected}"
+    )]
+    BatchTooShort {
+        /// Which matrix (`A`, `B`, `C`).
+        matrix: &'static str,
+        /// Matrices in the batch.
+        batch: usize,
+        /// Elements between the starts of consecutive matrices.
+        stride: usize,
+        /// Elements needed: `(batch − 1)·stride` plus one matrix.
+        expected: usize,
+        /// Elements the buffer holds.
+        actual: usize,
+    },
+    /// The `C`s of a batch overlap, so their products would write each other's elements.
+    #[error(
+        "the batch's C matrices overlap: they are {stride} elements apart but each spans {span}; give C a stride of at least {span}"
+    )]
+    OverlappingBatches {
+        /// `C`'s stride.
+        stride: usize,
+        /// Elements from one `C`'s first element to its last, plus one.
+        span: usize,
+    },
+    /// The chosen matrix multiply kernel does not compute this operation.
+    #[error("{kernel} computes one product of matrices as stored; {what} needs MatmulKernel::Tuned")]
+    MatmulUnsupported {
+        /// The kernel's name.
+        kernel: &'static str,
+        /// What it lacks (`a transposed operand`, `a batch`).
+        what: &'static str,
+    },
+    /// A plan of the tuned matrix multiply that cannot compute this product.
+    #[error("this plan of the tuned matrix multiply cannot compute the product: {what}")]
+    TunedPlanUnfit {
+        /// Why (`the tuned rung's wide tiles are f32 only`, `its split of k was made for another
+        /// shape`).
+        what: &'static str,
+    },
+    /// A kernel of a module that this GPU does not run (it needs newer instructions).
+    #[error(
+        "{kernel} needs a GPU of compute capability {}.{} or later (this one is {}.{}); use MatmulKernel::Tuned, which runs from Volta on",
+        needs.0, needs.1, has.0, has.1
+    )]
+    NeedsNewerGpu {
+        /// The kernel.
+        kernel: String,
+        /// The compute capability its module needs.
+        needs: (i32, i32),
+        /// The GPU's.
+        has: (i32, i32),
+    },
+    /// A bank-conflict probe's mask selects no lane.
+    #[error("probe mask selects no active lane; at least one of the 32 lanes must access")]
+    ProbeNoActiveLane,
+    /// A probe lane's offset is not a multiple of the access width (the hardware would fault).
+    #[error("probe lane {lane}: offset {offset:#x} is not aligned to the {width}-byte access width")]
+    ProbeMisaligned {
+        /// Offending lane.
+        lane: u32,
+        /// Its byte offset into shared memory.
+        offset: u64,
+        /// Access width in bytes.
+        width: u32,
+    },
+    /// A probe lane's access does not fit in the shared memory a probe may allocate.
+    #[error("probe lane {lane}: {width} bytes at offset {offset:#x} pass the {limit}-byte shared-memory limit")]
+    ProbeOutOfBounds {
+        /// Offending lane.
+        lane: u32,
+        /// Its byte offset into shared memory.
+        offset: u64,
+        /// Access width in bytes.
+        width: u32,
+        /// Bytes of shared memory a probe may use.
+        limit: u32,
+    },
+    /// A probe's iteration count is 0 or too large.
+    #[error("probe iterations must be between 1 and {max}, got {iterations}")]
+    ProbeIterations {
+        /// Iterations asked for.
+        iterations: u32,
+        /// The largest allowed.
+        max: u32,
+    },
+    /// A probe read (or read back) other values than the addresses it was given hold.
+    #[error("{kernel} warp {warp} lane {lane}: checksum {got:#x}, expected {want:#x}; it did not access its offset")]
+    ProbeChecksum {
+        /// The probe kernel.
+        kernel: &'static str,
+        /// Offending lane of warp `warp`.
+        lane: u32,
+        /// Its warp.
+        warp: u32,
+        /// What the kernel reported.
+        got: u32,
+        /// What the offsets predict.
+        want: u32,
+    },
+    /// A reduction's range is not inside its buffer.
+    #[error("range {start}..{end} is out of bounds of a buffer of {len} elements")]
+    RangeOutOfBounds {
+        /// First element of the range.
+        start: usize,
+        /// One past its last element.
+        end: usize,
+        /// Elements in the buffer.
+        len: usize,
+    },
+    /// A reduction's range starts after it ends.
+    #[error("range {start}..{end} starts after it ends")]
+    RangeReversed {
+        /// First element of the range.
+        start: usize,
+        /// One past its last element.
+        end: usize,
+    },
+    /// A reduction's scratch buffers are too small for the range (make them with
+    /// `Gpu::reduce_scratch` for at least the range's length and the same kernel).
+    #[error("reduction scratch holds {actual} elements but this reduction needs {needed}")]
+    ScratchTooSmall {
+        /// Elements the plan needs.
+        needed: usize,
+        /// Elements the scratch holds.
+        actual: usize,
+    },
+    /// No reduction kernel is instantiated for this (kernel, operation, type): a user-defined
+    /// operation needs `reduce_ladder!` in `kernels/bankwise-builtin` (see
+    /// `bankwise::reduce::Operation`).
+    #[error(
+        "the PTX module has no reduction kernel `{0}` (instantiate it with reduce_ladder! in kernels/bankwise-builtin)"
+    )]
+    MissingReduction(String),
+}
+
+impl From<bankwise_runtime::Error> for Error {
+    fn from(e: bankwise_runtime::Error) -> Self {
+        match e {
+            bankwise_runtime::Error::NoDriver(why) => Error::NoDriver(why),
+            bankwise_runtime::Error::NoDevice { ordinal, count } => Error::NoDevice { ordinal, count },
+            bankwise_runtime::Error::Driver(e) => Error::Driver(e),
+            other => Error::Runtime(other),
+        }
+    }
+}
+
+/// `Result` with the library's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
