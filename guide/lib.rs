@@ -20,5 +20,6 @@ chapters!(
     matmul = "matmul.md",
     measuring = "measuring.md",
     exercises = "exercises.md",
+    from_rust_cuda = "from-rust-cuda.md",
     articles = "articles.md",
 );
