@@ -29,7 +29,7 @@ fn poisoned<T: DeviceRepr>(dev: &Device, n: usize) -> Result<DeviceBuffer<T>> {
 
 /// Launches `name` from `module` on `dev`'s stream.
 fn launch(dev: &Device, module: &Module, name: &str, config: LaunchConfig, args: impl KernelArgs) -> Result<()> {
-    let kernel = module.kernel(name)?;
+    let kernel = module.kernel_by_name(name)?;
     // Safety: each check passes the arguments its kernel's doc comment names, with buffers of
     // the lengths it states, for the launch it states.
     unsafe { kernel.launch(dev.stream(), config, args)? };

@@ -161,10 +161,12 @@ fn provide(
         (ptx, manifest_text, true)
     };
 
-    // The manifest must parse and list exactly the PTX's entries: `kernels::ALL` comes from it.
+    // The manifest must parse and list exactly the PTX's entries (names and parameters; the
+    // shared memory they declare is only in the manifest): `kernels::ALL` comes from it.
     let ptx_text = String::from_utf8_lossy(&ptx);
+    let signature = |e: &manifest::Entry| (e.name.clone(), e.params.clone());
     let listed = manifest::from_text(&String::from_utf8_lossy(&manifest_text))
-        .filter(|listed| *listed == manifest::entries(&ptx_text))
+        .filter(|listed| listed.iter().map(signature).eq(manifest::entries(&ptx_text).iter().map(signature)))
         .ok_or_else(|| Error::Inconsistent(if rebuild { out.to_path_buf() } else { prebuilt.to_path_buf() }))?;
 
     for arch in recipe::CUBIN_ARCHES {

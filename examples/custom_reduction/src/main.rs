@@ -74,7 +74,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
 /// against the CPU's, bit for bit.
 fn argmax_and_check(dev: &Device, sizes: &[usize]) -> Result<(), Box<dyn std::error::Error>> {
     let module = dev.load_module(ModuleImage::Ptx(PTX), Some(ENTRIES))?;
-    let (blocks_pass, partials_pass) = (module.kernel("argmax_blocks")?, module.kernel("argmax_partials")?);
+    let (blocks_pass, partials_pass) =
+        (module.kernel_by_name("argmax_blocks")?, module.kernel_by_name("argmax_partials")?);
     let shared = size_of::<Candidate>() as u32 * THREADS / 32; // one slot per warp
     let mut rng = rand::rngs::SmallRng::seed_from_u64(7);
     for &n in sizes {

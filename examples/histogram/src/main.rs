@@ -45,7 +45,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
 /// Counts random and skewed bytes of each size on `dev` and checks every bin against the CPU.
 fn count_and_check(dev: &Device, sizes: &[usize]) -> Result<(), Box<dyn std::error::Error>> {
     let module = dev.load_module(ModuleImage::Ptx(PTX), Some(ENTRIES))?;
-    let histogram = module.kernel("histogram")?;
+    let histogram = module.kernel(histogram_kernels::histogram)?;
     let mut rng = rand::rngs::SmallRng::seed_from_u64(3);
     for &n in sizes {
         // Uniform bytes, and bytes crowded into a few bins (the worst case for contention).

@@ -42,7 +42,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
 /// Adds random vectors of each size on `dev` and checks every element against the CPU.
 fn add_and_check(dev: &Device, sizes: &[usize]) -> Result<(), Box<dyn std::error::Error>> {
     let module = dev.load_module(ModuleImage::Ptx(PTX), Some(ENTRIES))?;
-    let vector_add = module.kernel("vector_add")?;
+    let vector_add = module.kernel(vector_add_kernels::vector_add)?;
     let mut rng = rand::rngs::SmallRng::seed_from_u64(1);
     for &n in sizes {
         let a: Vec<f32> = (0..n).map(|_| rng.random_range(-1e3..1e3)).collect();

@@ -29,6 +29,7 @@
 
 pub mod launch_bounds;
 pub mod manifest;
+pub mod shared_bytes;
 
 use std::env;
 use std::ffi::OsString;
@@ -113,7 +114,8 @@ pub enum BuildError {
         /// The compiler's messages (its stderr).
         messages: String,
     },
-    /// A `#[kernel(launch_bounds(..))]` could not be applied to the PTX.
+    /// A `#[kernel(launch_bounds(..))]` could not be applied to the PTX, or a
+    /// `#[kernel(shared = ..)]` could not be read from it.
     LaunchBounds {
         /// The crate's `Cargo.toml`.
         manifest: PathBuf,
@@ -331,10 +333,15 @@ impl PtxBuilder {
         let ptx_text = std::fs::read_to_string(&asm).map_err(io(format!("reading the PTX {}", asm.display())))?;
         let ptx_text = launch_bounds::apply(&ptx_text)
             .map_err(|message| BuildError::LaunchBounds { manifest: manifest_path.clone(), message })?;
+        let (ptx_text, declared) = shared_bytes::extract(&ptx_text)
+            .map_err(|message| BuildError::LaunchBounds { manifest: manifest_path.clone(), message })?;
         std::fs::create_dir_all(&out_dir).map_err(io(format!("creating {}", out_dir.display())))?;
         let ptx = out_dir.join(format!("{name}.ptx"));
         std::fs::write(&ptx, &ptx_text).map_err(io(format!("writing {}", ptx.display())))?;
-        let entries = manifest::entries(&ptx_text);
+        let mut entries = manifest::entries(&ptx_text);
+        for entry in &mut entries {
+            entry.shared_bytes = declared.iter().find(|(name, _)| *name == entry.name).map_or(0, |&(_, b)| b);
+        }
         let manifest = out_dir.join(format!("{name}.entries"));
         std::fs::write(&manifest, manifest::to_text(&entries))
             .map_err(io(format!("writing {}", manifest.display())))?;

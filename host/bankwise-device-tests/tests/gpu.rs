@@ -41,7 +41,7 @@ impl Gpu {
     /// `args` are as the entry's row of the `bankwise-primitives` table asks, with every buffer
     /// at least as long as the launch `config` reaches.
     unsafe fn launch(&self, name: &str, config: LaunchConfig, args: impl KernelArgs) -> Check {
-        let kernel = self.module.kernel(name)?;
+        let kernel = self.module.kernel_by_name(name)?;
         unsafe { kernel.launch(self.dev.stream(), config, args)? };
         Ok(())
     }

@@ -1,11 +1,14 @@
-//! The host forms of `#[kernel]` entries, registered by name when their crate is linked.
+//! The host forms of `#[kernel]` entries: registered by name when their crate is linked, and
+//! named by a typed [`KernelEntry`] constant.
 //!
-//! `#[kernel]` expands, on every target but `nvptx64`, to the function as written plus an
+//! `#[kernel]` expands, on every target but `nvptx64`, to the function's body plus an
 //! [`inventory::submit!`] of a [`HostKernel`] whose [`run`](HostKernel::run) reads the
-//! arguments from `cuLaunchKernel`-style parameter pointers and calls it. A runtime looks the
-//! entry up here by the name its PTX entry has.
+//! arguments from `cuLaunchKernel`-style parameter pointers and calls it, and a constant of the
+//! function's name whose type, [`KernelEntry<P>`], carries the parameter types `P`. A runtime
+//! looks an entry up by that constant (typed launches) or by the name its PTX entry has.
 
 use std::ffi::c_void;
+use std::marker::PhantomData;
 
 /// A kernel's host form: reads one argument of the entry's type from each of the pointers
 /// and calls the kernel function with them.
@@ -23,7 +26,7 @@ pub struct HostParam {
 }
 
 /// A `#[kernel]` entry compiled for the host.
-#[derive(Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct HostKernel {
     /// The entry's symbol (its PTX `.entry` name).
     pub name: &'static str,
@@ -31,8 +34,74 @@ pub struct HostKernel {
     pub crate_name: &'static str,
     /// Its parameters, in order.
     pub params: &'static [HostParam],
+    /// Bytes of shared memory the kernel declares (`#[kernel(shared = BYTES)]`; 0 where it
+    /// declares none): every launch gives each block at least this much.
+    pub shared_bytes: u32,
     /// Runs one thread's body (see [`KernelFn`]).
     pub run: KernelFn,
+}
+
+/// A `#[kernel]` entry as its kernel crate's host form names it: the constant `#[kernel]`
+/// emits under the function's name (`my_kernels::vector_add`), whose type records the
+/// parameter types `P` (a tuple, such as `(*mut f32, *const f32, u64)`). A runtime turns it
+/// into a kernel whose launches the compiler checks against `P`, and reads the entry's symbol
+/// and declared shared memory from it; the emulator runs [`HostKernel::run`].
+pub struct KernelEntry<P> {
+    host: &'static HostKernel,
+    params: PhantomData<fn(P)>,
+}
+
+impl<P> KernelEntry<P> {
+    /// The entry of `host`, whose parameters are `P`. `#[kernel]` writes the call; the caller
+    /// of a hand-written one vouches that `host.run` reads parameters of exactly the types `P`.
+    #[doc(hidden)]
+    pub const fn new(host: &'static HostKernel) -> Self {
+        KernelEntry { host, params: PhantomData }
+    }
+
+    /// The entry's symbol: its PTX `.entry` name.
+    pub const fn name(&self) -> &'static str {
+        self.host.name
+    }
+
+    /// Bytes of shared memory the kernel declares (0 where none).
+    pub const fn shared_bytes(&self) -> u32 {
+        self.host.shared_bytes
+    }
+
+    /// The host form the emulator runs.
+    pub const fn host(&self) -> &'static HostKernel {
+        self.host
+    }
+}
+
+impl<P> Clone for KernelEntry<P> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<P> Copy for KernelEntry<P> {}
+
+impl<P> PartialEq for KernelEntry<P> {
+    fn eq(&self, other: &Self) -> bool {
+        self.host.name == other.host.name && self.host.crate_name == other.host.crate_name
+    }
+}
+
+impl<P> Eq for KernelEntry<P> {}
+
+impl<P> std::fmt::Debug for KernelEntry<P> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "KernelEntry({}", self.host.name)?;
+        for (i, p) in self.host.params.iter().enumerate() {
+            write!(f, "{}{}", if i == 0 { ": " } else { ", " }, p.rust_type)?;
+        }
+        if self.host.shared_bytes > 0 {
+            write!(f, "; {} shared bytes", self.host.shared_bytes)?;
+        }
+        f.write_str(")")
+    }
 }
 
 inventory::collect!(HostKernel);

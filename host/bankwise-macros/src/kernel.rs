@@ -8,16 +8,16 @@ use syn::{Attribute, Error, Expr, FnArg, ItemFn, Meta, ReturnType, Type};
 
 /// The expansion of `#[kernel]` with attribute arguments `attr` on the item `item`.
 pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> Result<TokenStream, Error> {
-    let bounds = launch_bounds(attr)?;
+    let args = Args::parse(attr)?;
     let f: ItemFn = syn::parse2(item)?;
     check(&f)?;
     let ItemFn { attrs, vis, sig, block } = &f;
     let (unsafety, name, inputs) = (&sig.unsafety, &sig.ident, &sig.inputs);
     let named = attrs.iter().any(names_symbol);
     let no_mangle = (!named).then(|| quote!(#[unsafe(no_mangle)]));
-    let host = host_entry(&f)?;
-    let bounds = bounds.map(|(threads, blocks)| {
-        let symbol = symbol(&f);
+    let host = host_entry(&f, args.shared.as_ref())?;
+    let symbol = symbol(&f);
+    let bounds = args.launch_bounds.map(|(threads, blocks)| {
         quote! {
             // Read by the builder, which turns it into the entry's `.maxntid` and
             // `.minnctapersm` directives and removes it from the module.
@@ -29,37 +29,68 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> Result<TokenStream
             };
         }
     });
+    let shared = args.shared.as_ref().map(|bytes| {
+        quote! {
+            // Read by the builder, which records it in the entries manifest and removes it
+            // from the module.
+            #[cfg(target_arch = "nvptx64")]
+            const _: () = {
+                #[unsafe(export_name = ::core::concat!("__bankwise_shared_bytes_", #symbol))]
+                #[used]
+                static SHARED_BYTES: [u32; 2] = [#bytes, 0];
+            };
+        }
+    });
     Ok(quote! {
         #bounds
+        #shared
         #[cfg(target_arch = "nvptx64")]
         ::bankwise_device::__kernel_entry! {
             #(#attrs)*
             #no_mangle
             #vis #unsafety fn #name(#inputs) #block
         }
-        #[cfg(not(target_arch = "nvptx64"))]
-        #(#attrs)*
-        #vis #unsafety fn #name(#inputs) #block
         #host
     })
 }
 
-/// The attribute's arguments: nothing, or `launch_bounds(THREADS, BLOCKS)` (CUDA C++'s
-/// `__launch_bounds__`), two constant `u32` expressions.
-fn launch_bounds(attr: TokenStream) -> Result<Option<(Expr, Expr)>, Error> {
-    if attr.is_empty() {
-        return Ok(None);
-    }
-    let usage = "#[kernel] takes nothing or `launch_bounds(MAX_THREADS, MIN_BLOCKS_PER_SM)`";
-    let meta: Meta = syn::parse2(attr.clone()).map_err(|_| Error::new(attr.span(), usage))?;
-    let Meta::List(list) = &meta else { return Err(Error::new(meta.span(), usage)) };
-    if !list.path.is_ident("launch_bounds") {
-        return Err(Error::new(list.path.span(), usage));
-    }
-    let args = list.parse_args_with(syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated)?;
-    match args.len() {
-        2 => Ok(Some((args[0].clone(), args[1].clone()))),
-        _ => Err(Error::new(list.span(), usage)),
+/// The attribute's arguments.
+struct Args {
+    /// `launch_bounds(THREADS, BLOCKS)`.
+    launch_bounds: Option<(Expr, Expr)>,
+    /// `shared = BYTES`.
+    shared: Option<Expr>,
+}
+
+impl Args {
+    /// Nothing, or a comma-separated list of `launch_bounds(MAX_THREADS, MIN_BLOCKS_PER_SM)`
+    /// (CUDA C++'s `__launch_bounds__`, two constant `u32` expressions) and `shared = BYTES`
+    /// (the shared memory the kernel declares, a constant `u32` expression), each at most once.
+    fn parse(attr: TokenStream) -> Result<Args, Error> {
+        let mut args = Args { launch_bounds: None, shared: None };
+        if attr.is_empty() {
+            return Ok(args);
+        }
+        let usage = "#[kernel] takes nothing, `launch_bounds(MAX_THREADS, MIN_BLOCKS_PER_SM)`, `shared = BYTES`, or both separated by a comma";
+        let parser = syn::punctuated::Punctuated::<Meta, syn::Token![,]>::parse_terminated;
+        let metas = syn::parse::Parser::parse2(parser, attr.clone()).map_err(|_| Error::new(attr.span(), usage))?;
+        for meta in metas {
+            match &meta {
+                Meta::List(list) if list.path.is_ident("launch_bounds") && args.launch_bounds.is_none() => {
+                    let bounds =
+                        list.parse_args_with(syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated)?;
+                    if bounds.len() != 2 {
+                        return Err(Error::new(list.span(), usage));
+                    }
+                    args.launch_bounds = Some((bounds[0].clone(), bounds[1].clone()));
+                }
+                Meta::NameValue(nv) if nv.path.is_ident("shared") && args.shared.is_none() => {
+                    args.shared = Some(nv.value.clone());
+                }
+                _ => return Err(Error::new(meta.span(), usage)),
+            }
+        }
+        Ok(args)
     }
 }
 
@@ -72,14 +103,18 @@ fn symbol(f: &ItemFn) -> TokenStream {
     }
 }
 
-/// The host registration of the entry: a function that reads each argument from a
-/// `cuLaunchKernel`-style parameter pointer and calls the kernel, submitted to the emulator's
-/// registry under the entry's symbol (its `export_name`, or the function's name).
-fn host_entry(f: &ItemFn) -> Result<TokenStream, Error> {
-    let name = &f.sig.ident;
+/// The host form of the entry: a constant of the function's name, a
+/// [`KernelEntry`](../bankwise_emu/registry/struct.KernelEntry.html) whose type carries the
+/// parameter types (what typed launches check against), holding the function's body and a
+/// reader that takes each argument from a `cuLaunchKernel`-style parameter pointer; and the
+/// same entry submitted to the emulator's registry under its symbol (its `export_name`, or the
+/// function's name). The body keeps the function's attributes but its docs (which go on the
+/// constant) and its symbol names (which belong to the PTX entry alone).
+fn host_entry(f: &ItemFn, shared: Option<&Expr>) -> Result<TokenStream, Error> {
+    let ItemFn { attrs, vis, sig, block } = f;
+    let (name, unsafety, inputs) = (&sig.ident, &sig.unsafety, &sig.inputs);
     let symbol = symbol(f);
-    let types: Vec<&Type> = f
-        .sig
+    let types: Vec<&Type> = sig
         .inputs
         .iter()
         .map(|a| match a {
@@ -93,9 +128,19 @@ fn host_entry(f: &ItemFn) -> Result<TokenStream, Error> {
         .iter()
         .map(|t| quote!(#t).to_string().replace(" ", "").replace("*mut", "*mut ").replace("*const", "*const "));
     let pointers = types.iter().map(|t| matches!(t, Type::Ptr(_)));
+    let docs = attrs.iter().filter(|a| a.path().is_ident("doc"));
+    let kept = attrs.iter().filter(|a| !a.path().is_ident("doc") && !names_symbol(a));
+    let shared = match shared {
+        Some(bytes) => quote!(#bytes),
+        None => quote!(0),
+    };
     Ok(quote! {
         #[cfg(not(target_arch = "nvptx64"))]
-        const _: () = {
+        #(#docs)*
+        #[allow(non_upper_case_globals)]
+        #vis const #name: ::bankwise_device::__emu::KernelEntry<(#(#types,)*)> = {
+            #(#kept)*
+            #unsafety fn #name(#inputs) #block
             /// Reads the arguments and runs the kernel's body as one emulated thread.
             ///
             /// # Safety
@@ -103,21 +148,24 @@ fn host_entry(f: &ItemFn) -> Result<TokenStream, Error> {
             unsafe fn host_entry(params: &[*mut ::core::ffi::c_void]) {
                 ::core::assert_eq!(params.len(), #count, "the launch passed the wrong number of arguments");
                 #[allow(unused_unsafe)]
+                // SAFETY: the caller passes one pointer to a value of each parameter's type.
                 unsafe { #name(#( params[#index].cast::<#types>().read_unaligned() ),*) }
             }
-            ::bankwise_device::__emu::inventory::submit! {
-                ::bankwise_device::__emu::HostKernel {
-                    name: #symbol,
-                    crate_name: ::core::env!("CARGO_CRATE_NAME"),
-                    params: &[#(::bankwise_device::__emu::HostParam {
-                        rust_type: #type_names,
-                        bytes: ::core::mem::size_of::<#types>(),
-                        pointer: #pointers,
-                    }),*],
-                    run: host_entry,
-                }
-            }
+            const HOST: ::bankwise_device::__emu::HostKernel = ::bankwise_device::__emu::HostKernel {
+                name: #symbol,
+                crate_name: ::core::env!("CARGO_CRATE_NAME"),
+                params: &[#(::bankwise_device::__emu::HostParam {
+                    rust_type: #type_names,
+                    bytes: ::core::mem::size_of::<#types>(),
+                    pointer: #pointers,
+                }),*],
+                shared_bytes: #shared,
+                run: host_entry,
+            };
+            ::bankwise_device::__emu::KernelEntry::new(&HOST)
         };
+        #[cfg(not(target_arch = "nvptx64"))]
+        ::bankwise_device::__emu::inventory::submit! { *#name.host() }
     })
 }
 
@@ -203,7 +251,7 @@ mod tests {
     }
 
     #[test]
-    fn expands_to_a_ptx_entry_on_nvptx_and_a_plain_function_elsewhere() {
+    fn expands_to_a_ptx_entry_on_nvptx_and_a_typed_entry_elsewhere() {
         let item = quote! {
             /// Doc.
             pub unsafe fn scale(a: *mut f32, n: u64) { let _ = (a, n); }
@@ -216,21 +264,31 @@ mod tests {
                 #[unsafe(no_mangle)]
                 pub unsafe fn scale(a: *mut f32, n: u64) { let _ = (a, n); }
             }
-            #[cfg(not(target_arch = "nvptx64"))]
-            /// Doc.
-            pub unsafe fn scale(a: *mut f32, n: u64) { let _ = (a, n); }
         });
         assert!(out.starts_with(&want), "{out}");
-        let host = text(host_entry(&syn::parse2(item).unwrap()).unwrap());
+        let host = text(host_entry(&syn::parse2(item).unwrap(), None).unwrap());
         assert_eq!(&out[want.len()..].trim(), &host.trim());
+        // The host form: a constant of the function's name, typed by its parameters, with the
+        // docs, holding the body as a function of the same name.
+        let typed = text(quote! {
+            #[cfg(not(target_arch = "nvptx64"))]
+            /// Doc.
+            #[allow(non_upper_case_globals)]
+            pub const scale: ::bankwise_device::__emu::KernelEntry<(*mut f32, u64,)> = {
+                unsafe fn scale(a: *mut f32, n: u64) { let _ = (a, n); }
+            }
+        });
+        let typed = typed.trim_end_matches('}').trim_end();
+        assert!(host.starts_with(typed), "{host}");
+        assert!(host.ends_with("inventory :: submit ! { * scale . host () }"), "{host}");
     }
 
     #[test]
     fn registers_a_host_entry_with_the_emulator() {
         let f: ItemFn = syn::parse2(quote! { pub unsafe fn scale(a: *mut f32, b: *const u8, n: u64) {} }).unwrap();
-        let host = text(host_entry(&f).unwrap());
-        assert!(host.starts_with("# [cfg (not (target_arch = \"nvptx64\"))] const _ : () ="), "{host}");
+        let host = text(host_entry(&f, None).unwrap());
         assert!(host.contains("name : \"scale\""), "{host}");
+        assert!(host.contains("shared_bytes : 0 ,"), "{host}");
         for (ty, pointer) in [("\"*mut f32\"", true), ("\"*const u8\"", true), ("\"u64\"", false)] {
             assert!(
                 host.contains(&format!("rust_type : {ty} , bytes : :: core :: mem :: size_of :: < ")),
@@ -244,23 +302,38 @@ mod tests {
             "{host}"
         );
         assert!(host.contains("inventory :: submit !"), "{host}");
-        // An export_name (bare or unsafe, a literal or a macro) names the registered entry too.
+        // An export_name (bare or unsafe, a literal or a macro) names the registered entry too,
+        // and stays off the host form's body.
         for attr in [quote!(#[unsafe(export_name = "reduce_sum_f32")]), quote!(#[export_name = "reduce_sum_f32"])] {
             let f: ItemFn = syn::parse2(quote! { #attr pub unsafe fn entry(p: *mut f32) {} }).unwrap();
-            assert!(text(host_entry(&f).unwrap()).contains("name : \"reduce_sum_f32\""));
+            let host = text(host_entry(&f, None).unwrap());
+            assert!(host.contains("name : \"reduce_sum_f32\""));
+            assert!(!host.contains("export_name"), "{host}");
         }
         let f: ItemFn = syn::parse2(quote! {
             #[unsafe(export_name = concat!("reduce_", stringify!(sum)))] pub unsafe fn entry(p: *mut f32) {}
         })
         .unwrap();
-        let host = text(host_entry(&f).unwrap());
+        let host = text(host_entry(&f, None).unwrap());
         assert!(host.contains("name : concat ! (\"reduce_\" , stringify ! (sum))"), "{host}");
+    }
+
+    #[test]
+    fn declared_shared_memory_is_in_the_module_and_the_typed_entry() {
+        let out = text(expand(quote!(shared = TILE_BYTES * 2), quote! { pub unsafe fn k(p: *mut f32) {} }).unwrap());
+        assert!(out.contains(r#"concat ! ("__bankwise_shared_bytes_" , "k")"#), "{out}");
+        assert!(out.contains("static SHARED_BYTES : [u32 ; 2] = [TILE_BYTES * 2 , 0]"), "{out}");
+        assert!(out.contains("shared_bytes : TILE_BYTES * 2 ,"), "{out}");
+        let both = quote!(launch_bounds(256, 2), shared = 4096);
+        let out = text(expand(both, quote! { pub unsafe fn k(p: *mut f32) {} }).unwrap());
+        assert!(out.contains("LAUNCH_BOUNDS : [u32 ; 2] = [256 , 2]") && out.contains("[4096 , 0]"), "{out}");
+        assert!(!expand_ok(quote! { pub fn k() {} }).contains("SHARED_BYTES"));
     }
 
     #[test]
     fn a_safe_function_stays_safe() {
         let out = expand_ok(quote! { pub fn noop(n: u32) { let _ = n; } });
-        assert!(out.contains("pub fn noop (n : u32)"), "{out}");
+        assert!(out.contains("pub fn noop (n : u32)") && out.contains("{ fn noop (n : u32)"), "{out}");
         assert!(!out.contains("unsafe fn noop"), "{out}");
     }
 
@@ -269,10 +342,10 @@ mod tests {
         for attr in [quote!(#[unsafe(export_name = "reduce_sum_f32")]), quote!(#[export_name = "reduce_sum_f32"])] {
             let out = expand_ok(quote! { #attr pub unsafe fn entry(p: *mut f32) { let _ = p; } });
             assert!(!out.contains("no_mangle"), "{out}");
-            assert_eq!(out.matches("export_name").count(), 2, "kept on both targets: {out}");
+            assert_eq!(out.matches("export_name").count(), 1, "on the PTX entry alone: {out}");
         }
         let out = expand_ok(quote! { #[unsafe(no_mangle)] pub unsafe fn k() {} });
-        assert_eq!(out.matches("no_mangle").count(), 2, "not doubled: {out}");
+        assert_eq!(out.matches("no_mangle").count(), 1, "not doubled: {out}");
     }
 
     #[test]
@@ -332,11 +405,19 @@ mod tests {
 
     #[test]
     fn rejects_attribute_arguments_and_non_functions() {
-        for attr in
-            [quote!(name = "x"), quote!(launch_bounds(256)), quote!(launch_bounds(1, 2, 3)), quote!(bounds(1, 2))]
-        {
+        for attr in [
+            quote!(name = "x"),
+            quote!(launch_bounds(256)),
+            quote!(launch_bounds(1, 2, 3)),
+            quote!(bounds(1, 2)),
+            quote!(shared(64)),
+            quote!(shared = 64, shared = 128),
+        ] {
             let e = error_of(attr, quote! { pub fn k() {} });
-            assert!(e.contains("takes nothing or `launch_bounds(MAX_THREADS, MIN_BLOCKS_PER_SM)`"), "{e}");
+            assert!(
+                e.contains("takes nothing, `launch_bounds(MAX_THREADS, MIN_BLOCKS_PER_SM)`, `shared = BYTES`"),
+                "{e}"
+            );
         }
         let e = error_of(TokenStream::new(), quote! { pub struct S; });
         assert!(e.contains("expected `fn`"), "{e}");

@@ -399,7 +399,7 @@ impl Device {
             Some(k) => k,
             None => {
                 let module = self.load_module(ModuleImage::Ptx(crate::bench::SPIN_WAIT_PTX), None)?;
-                let kernel = module.kernel(crate::bench::SPIN_WAIT)?;
+                let kernel = module.kernel_by_name(crate::bench::SPIN_WAIT)?;
                 // A racing thread may have set it first; either kernel is the same.
                 let _ = hold.set(kernel);
                 hold.get().expect("set above")

@@ -209,6 +209,34 @@ pub enum Error {
         /// Bytes asked for.
         bytes: usize,
     },
+    /// A kernel's declared shared memory and the dynamic bytes a launch asks for pass what a
+    /// block can have.
+    #[error(
+        "kernel `{kernel}` declares {declared} bytes of shared memory; with the {dynamic} dynamic bytes the launch asks for, a block would need more than this device's maximum of {max} per block"
+    )]
+    DeclaredSharedTooLarge {
+        /// The kernel.
+        kernel: String,
+        /// Bytes it declares.
+        declared: u32,
+        /// Dynamic bytes the launch asked for.
+        dynamic: u32,
+        /// The device's per-block maximum.
+        max: u32,
+    },
+    /// A module's entry and the kernel crate's host form disagree: the PTX was built from other
+    /// sources than the host form linked into this program.
+    #[error(
+        "kernel `{kernel}` is `{module}` in the module but `{host}` in its linked host form: rebuild the PTX from the same kernel sources"
+    )]
+    StaleModule {
+        /// The kernel.
+        kernel: String,
+        /// The module's entry, as its manifest writes it.
+        module: String,
+        /// The host form's signature.
+        host: String,
+    },
 }
 
 fn missing_hint(near: &[String], known: Option<usize>) -> String {

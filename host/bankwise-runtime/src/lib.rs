@@ -54,7 +54,7 @@
 //! fn main() -> bankwise_runtime::Result<()> {
 //!     let dev = Device::new(0)?; // Err(Error::NoDriver) on a machine without an NVIDIA driver
 //!     let module = dev.load_module(ModuleImage::Ptx(PTX), None)?;
-//!     let scale = module.kernel("scale")?; // Err(MissingKernel) names the closest entries
+//!     let scale = module.kernel_by_name("scale")?; // Err(MissingKernel) names the closest entries
 //!
 //!     let n = 1 << 20;
 //!     let x: Vec<f32> = (0..n).map(|i| i as f32).collect();
@@ -96,6 +96,7 @@ pub mod error;
 pub mod launch;
 pub mod memory;
 pub mod module;
+pub mod typed;
 pub mod verify;
 
 pub use bankwise_builder::manifest::{Entry, Param};
@@ -107,3 +108,4 @@ pub use error::{Error, Result};
 pub use launch::{DEFAULT_SHARED_PER_BLOCK, LaunchConfig};
 pub use memory::{DeviceBuffer, DeviceSlice, DeviceSliceMut};
 pub use module::{ArgKind, Entries, Kernel, KernelArg, KernelArgs, Module, ModuleImage};
+pub use typed::{Arg, ByValue, KernelEntry, LaunchArgs, TypedKernel};

@@ -130,6 +130,16 @@ impl<T> DeviceBuffer<T> {
     pub(crate) fn ptr_ref(&self) -> &CUdeviceptr {
         &self.ptr
     }
+
+    /// The whole buffer as a read-only slice.
+    pub fn as_slice(&self) -> DeviceSlice<'_, T> {
+        DeviceSlice { ptr: self.ptr, len: self.len(), _buffer: PhantomData }
+    }
+
+    /// The whole buffer as a slice a kernel writes.
+    pub fn as_slice_mut(&mut self) -> DeviceSliceMut<'_, T> {
+        DeviceSliceMut { ptr: self.ptr, len: self.len(), _buffer: PhantomData }
+    }
 }
 
 /// A borrowed range of a [`DeviceBuffer`], passed to a kernel as a read-only pointer.
@@ -165,6 +175,22 @@ macro_rules! slice_common {
             }
             pub(crate) fn ptr_ref(&self) -> &CUdeviceptr {
                 &self.ptr
+            }
+            /// The same bytes seen as elements of `U` (a kernel of one width moves `f32`, `u32`
+            /// and `i32` alike; a byte copy moves anything): `None` where the bytes are not a
+            /// whole number of `U`s or do not start aligned for `U`.
+            ///
+            /// # Safety
+            /// Every bit pattern a kernel leaves in the bytes as `U`s must make valid `T`s
+            /// (plain numbers: any pattern does).
+            pub unsafe fn cast<'b, U>(self) -> Option<$t<'b, U>>
+            where
+                Self: 'b,
+            {
+                let bytes = self.len * std::mem::size_of::<T>();
+                let size = std::mem::size_of::<U>();
+                let fits = size > 0 && bytes % size == 0 && self.ptr % std::mem::align_of::<U>() as u64 == 0;
+                fits.then(|| $t { ptr: self.ptr, len: bytes / size.max(1), _buffer: PhantomData })
             }
         }
     };

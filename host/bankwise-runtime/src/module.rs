@@ -15,6 +15,7 @@ use crate::device::{Backend, Device, DeviceInfo, Emulated, LaunchReport, Stream,
 use crate::error::{Error, Result};
 use crate::launch::LaunchConfig;
 use crate::memory::{DeviceBuffer, DeviceSlice, DeviceSliceMut};
+use crate::typed::{KernelEntry, TypedKernel};
 
 /// A module's code as the driver takes it (CUDA C++: the image of `cuModuleLoadData`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -194,6 +195,8 @@ pub fn arg_fits(param: Param, kind: ArgKind) -> bool {
         (Param::Ptr, ArgKind::Scalar { .. }) => false,
         (Param::Scalar(s), ArgKind::Ptr) => s.bits == 64 && s.kind != 'f',
         (Param::Scalar(s), ArgKind::Scalar { bytes }) => s.bits as usize == bytes * 8,
+        (Param::Bytes(n), ArgKind::Scalar { bytes }) => n == bytes,
+        (Param::Bytes(_), ArgKind::Ptr) => false,
     }
 }
 
@@ -366,11 +369,28 @@ impl Module {
         self.entries.as_deref()
     }
 
-    /// The kernel `name` (CUDA C++: `cuModuleGetFunction`). Where the entries are known, a
-    /// missing name is [`Error::MissingKernel`] listing the closest ones, and every launch's
-    /// arguments are checked against the entry's parameters. On the emulator it is the host
-    /// form `#[kernel]` registered under that name ([`Error::NotLinked`] where none is).
-    pub fn kernel(&self, name: &str) -> Result<Kernel> {
+    /// The kernel of a `#[kernel]` entry, typed by its parameters (`module.kernel(my_kernels::vector_add)?`):
+    /// its launches take exactly the arguments the entry's parameters name (checked by the
+    /// compiler), and give each block the shared memory the kernel declares. On the emulator it
+    /// runs the entry's own host form. Errors: [`Error::MissingKernel`] where the module has no
+    /// such entry, [`Error::StaleModule`] where the module's entry differs from the host form
+    /// (its parameter count or declared shared memory: the PTX was built from other sources).
+    pub fn kernel<P>(&self, entry: KernelEntry<P>) -> Result<TypedKernel<P>> {
+        Ok(TypedKernel::new(self.function_of(entry.name(), Some(entry.host()))?, entry))
+    }
+
+    /// The kernel `name`, untyped (CUDA C++: `cuModuleGetFunction`): for PTX that did not come
+    /// from a `#[kernel]` crate (prefer [`Module::kernel`] where it did). Where the entries are
+    /// known, a missing name is [`Error::MissingKernel`] listing the closest ones, and every
+    /// launch's arguments are checked against the entry's parameters (count, pointer or scalar,
+    /// width). On the emulator it is the host form `#[kernel]` registered under that name
+    /// ([`Error::NotLinked`] where none is).
+    pub fn kernel_by_name(&self, name: &str) -> Result<Kernel> {
+        self.function_of(name, None)
+    }
+
+    /// The kernel `name`; on the emulator `host`'s form, or the one registered under `name`.
+    fn function_of(&self, name: &str, host: Option<&'static bankwise_emu::HostKernel>) -> Result<Kernel> {
         let entry = match &self.entries {
             Some(entries) => Some(entries.get(name)?.clone()),
             None => None,
@@ -383,6 +403,25 @@ impl Module {
         if name.contains('\0') {
             return Err(missing());
         }
+        let host = match (host, &self.kind) {
+            (Some(host), _) => Some(host),
+            (None, ModuleKind::Emulated(_)) => Some(bankwise_emu::registry::find(name)?),
+            (None, ModuleKind::Cuda { .. }) => None,
+        };
+        if let (Some(entry), Some(host)) = (&entry, host) {
+            if entry.params.len() != host.params.len() || entry.shared_bytes != host.shared_bytes {
+                return Err(Error::StaleModule {
+                    kernel: name.to_string(),
+                    module: entry.to_string(),
+                    host: describe_host(host),
+                });
+            }
+        }
+        let declared = match (&entry, host) {
+            (Some(entry), _) => entry.shared_bytes,
+            (None, Some(host)) => host.shared_bytes,
+            (None, None) => 0,
+        };
         let function = match &self.kind {
             ModuleKind::Cuda { module, ctx } => {
                 let function = module.load_function(name).map_err(|e| match e.0 {
@@ -392,20 +431,7 @@ impl Module {
                 Function::Cuda { function, ctx: ctx.clone() }
             }
             ModuleKind::Emulated(emulated) => {
-                let host = bankwise_emu::registry::find(name)?;
-                if let Some(entry) = &entry
-                    && entry.params.len() != host.params.len()
-                {
-                    return Err(Error::ArgumentCount {
-                        kernel: name.to_string(),
-                        expected: entry.params.len(),
-                        got: host.params.len(),
-                        signature: format!(
-                            "{entry} in the module, but its linked host form takes {}",
-                            host.params.len()
-                        ),
-                    });
-                }
+                let host = host.expect("the emulator's host form was found above");
                 Function::Emulated { host, emulated: emulated.clone() }
             }
         };
@@ -413,10 +439,18 @@ impl Module {
             name: name.to_string(),
             function,
             entry,
+            declared,
             info: self.info.clone(),
             raised: AtomicU32::new(self.info.shared_per_block),
         })
     }
+}
+
+/// A host form's signature as the entries manifest writes one: `name(*mut f32, u64) shared 64`.
+fn describe_host(host: &bankwise_emu::HostKernel) -> String {
+    let params: Vec<&str> = host.params.iter().map(|p| p.rust_type).collect();
+    let shared = if host.shared_bytes > 0 { format!(" shared {}", host.shared_bytes) } else { String::new() };
+    format!("{}({}){shared}", host.name, params.join(", "))
 }
 
 /// A kernel of a loaded [`Module`] (CUDA C++: a `__global__` function's handle), with its
@@ -425,6 +459,9 @@ pub struct Kernel {
     name: String,
     function: Function,
     entry: Option<Entry>,
+    /// Bytes of shared memory the kernel declares, given to every block on top of a launch's
+    /// dynamic bytes.
+    declared: u32,
     info: Arc<DeviceInfo>,
     /// The dynamic shared memory the kernel is allowed now (raised on demand, never lowered).
     raised: AtomicU32,
@@ -471,10 +508,40 @@ impl Kernel {
         }
     }
 
-    /// Checks `config` against the device ([`LaunchConfig::check`]) and raises the kernel's
-    /// dynamic shared-memory limit where the launch asks for more than the default 48 KiB
-    /// (binding the context to this thread first, which setting an attribute needs).
-    pub fn prepare(&self, config: &LaunchConfig) -> Result<()> {
+    /// Bytes of shared memory the kernel declares (`#[kernel(shared = BYTES)]`, read from the
+    /// entries manifest or the host form; 0 where none or unknown).
+    pub fn shared_bytes(&self) -> u32 {
+        self.declared
+    }
+
+    /// `config` with the kernel's declared shared memory added: the block gets the declared
+    /// bytes rounded up to 16, then `config.shared_bytes` of dynamic shared memory.
+    /// [`Error::SharedMemoryTooLarge`] where the sum passes what a block can have.
+    pub fn full_config(&self, config: LaunchConfig) -> Result<LaunchConfig> {
+        if self.declared == 0 {
+            return Ok(config);
+        }
+        let max = self.info.shared_per_block_max;
+        let declared = self.declared.next_multiple_of(16);
+        let bytes =
+            declared.checked_add(config.shared_bytes).ok_or(Error::SharedMemoryTooLarge { bytes: u32::MAX, max })?;
+        if bytes > max {
+            return Err(Error::DeclaredSharedTooLarge {
+                kernel: self.name.clone(),
+                declared: self.declared,
+                dynamic: config.shared_bytes,
+                max,
+            });
+        }
+        Ok(LaunchConfig { shared_bytes: bytes, ..config })
+    }
+
+    /// Checks `config` (with the declared shared memory, [`Kernel::full_config`]) against the
+    /// device ([`LaunchConfig::check`]) and raises the kernel's shared-memory limit where the
+    /// block needs more than the default 48 KiB (binding the context to this thread first,
+    /// which setting an attribute needs). Returns the configuration to launch with.
+    pub fn prepare(&self, config: &LaunchConfig) -> Result<LaunchConfig> {
+        let config = self.full_config(*config)?;
         config.check(&self.info)?;
         if let Function::Cuda { function, ctx } = &self.function
             && config.shared_bytes > self.raised.load(Ordering::Relaxed)
@@ -486,16 +553,18 @@ impl Kernel {
             )?;
             self.raised.fetch_max(config.shared_bytes, Ordering::Relaxed);
         }
-        Ok(())
+        Ok(config)
     }
 
     /// Queues the kernel on `stream` with `config` and `args` (CUDA C++:
     /// `kernel<<<grid, block, shared, stream>>>(args…)`), after checking the configuration
     /// against the device and the arguments against the kernel's entry: a bad one is an error
-    /// and nothing is launched. Errors raised by the kernel itself surface at the next
+    /// and nothing is launched. Each block gets the declared shared memory plus
+    /// `config.shared_bytes`. Errors raised by the kernel itself surface at the next
     /// synchronisation. On the emulator the launch runs to completion here: a fault of the
     /// kernel is [`Error::Emulated`], and its report is kept by the device
-    /// ([`Device::take_emulator_reports`]).
+    /// ([`Device::take_emulator_reports`]). A [`TypedKernel`]'s launch checks its arguments at
+    /// compile time instead.
     ///
     /// # Safety
     /// The arguments must have the types the kernel's parameters have (the checks see only
@@ -503,8 +572,51 @@ impl Kernel {
     /// for this grid; buffers it reads must not be written by other work meanwhile.
     pub unsafe fn launch<A: KernelArgs>(&self, stream: &Stream, config: LaunchConfig, args: A) -> Result<()> {
         self.check_args(&args)?;
-        self.prepare(&config)?;
         let mut params = args.params();
+        // SAFETY: `params` point into `args`, alive until this returns; the caller vouches for
+        // their types and the kernel's bounds.
+        unsafe { self.launch_params(stream, config, &mut params) }
+    }
+
+    /// Queues the kernel as `entry`, with arguments the compiler checked against `entry`'s
+    /// parameters (as [`TypedKernel::launch`]), for a holder of kernels of many signatures
+    /// (bankwise's `Gpu`). [`Error::StaleModule`] where this kernel is not `entry` (another
+    /// name, or another declared shared memory).
+    ///
+    /// # Safety
+    /// As [`TypedKernel::launch`].
+    pub unsafe fn launch_as<P, A: crate::typed::LaunchArgs<P>>(
+        &self,
+        entry: KernelEntry<P>,
+        stream: &Stream,
+        config: LaunchConfig,
+        args: A,
+    ) -> Result<()> {
+        if entry.name() != self.name || entry.shared_bytes() != self.declared {
+            return Err(Error::StaleModule {
+                kernel: entry.name().to_string(),
+                module: self.entry.as_ref().map_or_else(|| self.name.clone(), |e| e.to_string()),
+                host: describe_host(entry.host()),
+            });
+        }
+        let mut params = args.params();
+        // SAFETY: `params` point into `args`, one per parameter of `P`, each of its type; the
+        // caller vouches for the kernel's bounds.
+        unsafe { self.launch_params(stream, config, &mut params) }
+    }
+
+    /// Queues the kernel with `params` (one pointer per parameter, `cuLaunchKernel`'s form).
+    ///
+    /// # Safety
+    /// Each of `params` points at a value of its parameter's type, alive until this returns;
+    /// the kernel stays inside the buffers it is given.
+    pub(crate) unsafe fn launch_params(
+        &self,
+        stream: &Stream,
+        config: LaunchConfig,
+        params: &mut Vec<*mut c_void>,
+    ) -> Result<()> {
+        let config = self.prepare(&config)?;
         match (&self.function, &stream.kind) {
             (Function::Cuda { function, ctx }, StreamKind::Cuda(s)) => {
                 if !Arc::ptr_eq(s.context(), ctx) {
@@ -512,8 +624,7 @@ impl Kernel {
                 }
                 // The launch takes its context from the current thread's.
                 ctx.bind_to_thread()?;
-                // Safety: `params` points into `args`, alive until this returns; the caller
-                // vouches for the types and bounds.
+                // SAFETY: the caller vouches for `params` and the kernel's bounds.
                 unsafe {
                     cudarc::driver::result::launch_kernel(
                         function.cu_function(),
@@ -521,7 +632,7 @@ impl Kernel {
                         config.block,
                         config.shared_bytes,
                         s.cu_stream(),
-                        &mut params,
+                        params,
                     )?;
                 }
                 Ok(())
@@ -530,16 +641,10 @@ impl Kernel {
                 if !Arc::ptr_eq(emulated, on) {
                     return Err(Error::ForeignStream);
                 }
-                // Safety: as above; the emulator checks every access the kernel makes through
+                // SAFETY: as above; the emulator checks every access the kernel makes through
                 // the device crate against the live buffers.
                 let report = unsafe {
-                    bankwise_emu::launch(
-                        host.run,
-                        &params,
-                        config.grid.into(),
-                        config.block.into(),
-                        config.shared_bytes,
-                    )
+                    bankwise_emu::launch(host.run, params, config.grid.into(), config.block.into(), config.shared_bytes)
                 }
                 .map_err(|fault| Error::Emulated { kernel: self.name.clone(), fault })?;
                 let launch = LaunchReport { kernel: self.name.clone(), config, report };
@@ -554,7 +659,7 @@ impl Kernel {
     /// memory, by the driver's occupancy calculator (registers, threads, shared memory:
     /// CUDA C++ `cudaOccupancyMaxActiveBlocksPerMultiprocessor`). A GPU only.
     pub fn occupancy(&self, config: &LaunchConfig) -> Result<u32> {
-        self.prepare(config)?;
+        let config = self.prepare(config)?;
         let Function::Cuda { function, ctx } = &self.function else {
             return Err(Error::NeedsGpu("the occupancy calculator"));
         };

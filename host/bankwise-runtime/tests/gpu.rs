@@ -78,7 +78,7 @@ fn input(n: usize) -> Vec<f32> {
 
 /// Launches `scale(y, x, a, n)` of `module` over all of `x` into a poisoned `y` and verifies it.
 fn run_scale(dev: &Device, module: &Module, n: usize) -> Check {
-    let scale = module.kernel("scale")?;
+    let scale = module.kernel_by_name("scale")?;
     let x = input(n);
     let src = dev.upload(&x)?;
     let mut dst = dev.alloc_zeros::<f32>(n)?;
@@ -93,7 +93,7 @@ fn run_scale(dev: &Device, module: &Module, n: usize) -> Check {
 
 fn scale_from_ptx(dev: &Device) -> Check {
     let module = dev.load_module(ModuleImage::Ptx(SCALE_PTX), None)?;
-    let entry = module.kernel("scale")?.entry().cloned().ok_or("entries of PTX text are known")?;
+    let entry = module.kernel_by_name("scale")?.entry().cloned().ok_or("entries of PTX text are known")?;
     if entry.to_string() != "scale(ptr, ptr, f32, u64)" {
         return Err(format!("entry read as {entry}").into());
     }
@@ -106,7 +106,7 @@ fn scale_from_ptx(dev: &Device) -> Check {
 /// A launch over a sub-range writes exactly that range.
 fn slices_of_a_buffer(dev: &Device) -> Check {
     let module = dev.load_module(ModuleImage::Ptx(SCALE_PTX), None)?;
-    let scale = module.kernel("scale")?;
+    let scale = module.kernel_by_name("scale")?;
     let x = input(1000);
     let src = dev.upload(&x)?;
     let mut dst = dev.alloc_zeros::<f32>(1000)?;
@@ -127,7 +127,7 @@ fn slices_of_a_buffer(dev: &Device) -> Check {
 /// holds the kernel's values; a 0-element one is empty.
 fn into_an_uninitialised_buffer(dev: &Device) -> Check {
     let module = dev.load_module(ModuleImage::Ptx(SCALE_PTX), None)?;
-    let scale = module.kernel("scale")?;
+    let scale = module.kernel_by_name("scale")?;
     let n = 100_003;
     let x = input(n);
     let src = dev.upload(&x)?;
@@ -150,7 +150,7 @@ fn into_an_uninitialised_buffer(dev: &Device) -> Check {
 /// Each bad launch gets its own error, and nothing runs: the output keeps its poison.
 fn rejected_before_the_gpu(dev: &Device) -> Check {
     let module = dev.load_module(ModuleImage::Ptx(SCALE_PTX), None)?;
-    let scale = module.kernel("scale")?;
+    let scale = module.kernel_by_name("scale")?;
     let src = dev.upload(&input(256))?;
     let mut dst = dev.alloc_zeros::<f32>(256)?;
     dev.fill_bytes(&mut dst, POISON)?;
@@ -196,7 +196,7 @@ fn rejected_before_the_gpu(dev: &Device) -> Check {
 /// context current: done here from a thread that has made no other call.
 fn shared_memory_past_48k_from_a_fresh_thread(dev: &Device) -> Check {
     let module = dev.load_module(ModuleImage::Ptx(SCALE_PTX), None)?;
-    let scale = module.kernel("scale")?;
+    let scale = module.kernel_by_name("scale")?;
     let bytes = dev.info().shared_per_block_max.min(100 * 1024);
     if bytes <= dev.info().shared_per_block {
         return Err(format!("device opts in to only {bytes} bytes per block").into());
@@ -222,7 +222,7 @@ fn shared_memory_past_48k_from_a_fresh_thread(dev: &Device) -> Check {
 /// Work on a second stream, ordered before the default stream's download by an event.
 fn on_a_second_stream(dev: &Device) -> Check {
     let module = dev.load_module(ModuleImage::Ptx(SCALE_PTX), None)?;
-    let scale = module.kernel("scale")?;
+    let scale = module.kernel_by_name("scale")?;
     let stream = dev.new_stream()?;
     let n = 1 << 22;
     let x = input(n);
@@ -240,7 +240,7 @@ fn on_a_second_stream(dev: &Device) -> Check {
 fn cubin_sm_90(dev: &Device) -> Check {
     let module = dev.load_module(ModuleImage::Cubin(SCALE_CUBIN_SM90), Some(SCALE_MANIFEST))?;
     run_scale(dev, &module, 100_003)?;
-    let scale = module.kernel("scale")?;
+    let scale = module.kernel_by_name("scale")?;
     let r = unsafe { scale.launch(dev.stream(), LaunchConfig::linear(1, 1), (1u64,)) };
     if !matches!(r, Err(Error::ArgumentCount { expected: 4, got: 1, .. })) {
         return Err(format!("the manifest's arity was not enforced: {r:?}").into());
@@ -248,7 +248,7 @@ fn cubin_sm_90(dev: &Device) -> Check {
     // Without a manifest the entries are unknown: lookups go to the driver, arguments are
     // not checked.
     let bare = dev.load_module(ModuleImage::Cubin(SCALE_CUBIN_SM90), None)?;
-    if bare.entries().is_some() || bare.kernel("scale")?.entry().is_some() {
+    if bare.entries().is_some() || bare.kernel_by_name("scale")?.entry().is_some() {
         return Err("a cubin without a manifest reported entries".into());
     }
     run_scale(dev, &bare, 1000)
@@ -259,7 +259,7 @@ fn cubin_sm_90(dev: &Device) -> Check {
 /// runs skip this trial) and reported as `MissingKernel` with no entries known.
 fn missing_in_a_bare_cubin(dev: &Device) -> Check {
     let bare = dev.load_module(ModuleImage::Cubin(SCALE_CUBIN_SM90), None)?;
-    match bare.kernel("scal") {
+    match bare.kernel_by_name("scal") {
         Err(Error::MissingKernel { known: None, .. }) => Ok(()),
         other => Err(format!("missing kernel of a bare cubin: {other:?}").into()),
     }
@@ -272,7 +272,7 @@ fn fatbin(dev: &Device) -> Check {
 
 fn missing_kernel(dev: &Device) -> Check {
     let module = dev.load_module(ModuleImage::Ptx(SCALE_PTX), None)?;
-    match module.kernel("scael") {
+    match module.kernel_by_name("scael") {
         Err(Error::MissingKernel { ref near, known: Some(1), .. }) if near == &["scale"] => Ok(()),
         other => Err(format!("expected MissingKernel near `scale`, got {other:?}").into()),
     }
@@ -283,7 +283,7 @@ fn missing_kernel(dev: &Device) -> Check {
 fn occupancy(dev: &Device) -> Check {
     use bankwise_runtime::cudarc::driver::sys::CUdevice_attribute as Attr;
     let module = dev.load_module(ModuleImage::Ptx(SCALE_PTX), None)?;
-    let scale = module.kernel("scale")?;
+    let scale = module.kernel_by_name("scale")?;
     let ctx = dev.context().ok_or("a GPU device has a CUDA context")?;
     let threads_per_sm = ctx.attribute(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)? as u32;
     let free = scale.occupancy(&LaunchConfig::linear(1, 256))?;
@@ -360,7 +360,7 @@ fn spin_wait_holds_the_stream(dev: &Device) -> Check {
 /// alternate with the same index, and every time is a real, positive figure.
 fn measure_pair_times_every_run_in_order(dev: &Device) -> Check {
     let module = dev.load_module(ModuleImage::Ptx(SCALE_PTX), None)?;
-    let scale = module.kernel("scale")?;
+    let scale = module.kernel_by_name("scale")?;
     let n = 1 << 20;
     let src = dev.upload(&input(n))?;
     let dst = std::cell::RefCell::new(dev.alloc_zeros::<f32>(n)?);
@@ -400,7 +400,7 @@ fn measure_pair_times_every_run_in_order(dev: &Device) -> Check {
 /// same bytes, measured in the same run.
 fn versus_copy(dev: &Device) -> Check {
     let module = dev.load_module(ModuleImage::Ptx(SCALE_PTX), None)?;
-    let scale = module.kernel("scale")?;
+    let scale = module.kernel_by_name("scale")?;
     let n = 1 << 24;
     let sets = bench::rotation(dev.info().l2_bytes, 8 * n);
     let srcs = (0..sets).map(|_| dev.upload(&input(n))).collect::<bankwise_runtime::Result<Vec<_>>>()?;

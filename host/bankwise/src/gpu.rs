@@ -55,7 +55,7 @@ fn load_module(device: &Device, module: &kernels::KernelModule) -> Result<(Modul
 /// Adds a handle to each entry of `module`, loaded as `image`, to `kernels`.
 fn add_kernels(image: &Module, module: &kernels::KernelModule, kernels: &mut HashMap<String, Kernel>) -> Result<()> {
     for e in module.entries() {
-        let kernel = image.kernel(&e.name)?;
+        let kernel = image.kernel_by_name(&e.name)?;
         kernels.insert(e.name, kernel);
     }
     Ok(())

@@ -105,6 +105,13 @@ plain_align16!([u32; 4], [i32; 4], [f32; 4], [u64; 2], [i64; 2], [f64; 2], [u16;
 #[doc(hidden)]
 pub use bankwise_emu as __emu;
 
+/// What `#[kernel]` makes of an entry in the kernel crate's host form (every target but
+/// `nvptx64`): a constant of the function's name whose type records the parameter types, which
+/// a runtime turns into a kernel whose launches the compiler checks
+/// (`module.kernel(my_kernels::vector_add)`).
+#[cfg(not(target_arch = "nvptx64"))]
+pub use bankwise_emu::KernelEntry;
+
 /// The expansion of [`kernel`] on `nvptx64`: the function with the `extern "ptx-kernel"` ABI.
 /// Spelled here, where `abi_ptx` is allowed, so that kernel crates need no feature gate.
 #[cfg(target_arch = "nvptx64")]
