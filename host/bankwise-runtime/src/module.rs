@@ -408,14 +408,14 @@ impl Module {
             (None, ModuleKind::Emulated(_)) => Some(bankwise_emu::registry::find(name)?),
             (None, ModuleKind::Cuda { .. }) => None,
         };
-        if let (Some(entry), Some(host)) = (&entry, host) {
-            if entry.params.len() != host.params.len() || entry.shared_bytes != host.shared_bytes {
-                return Err(Error::StaleModule {
-                    kernel: name.to_string(),
-                    module: entry.to_string(),
-                    host: describe_host(host),
-                });
-            }
+        if let (Some(entry), Some(host)) = (&entry, host)
+            && (entry.params.len() != host.params.len() || entry.shared_bytes != host.shared_bytes)
+        {
+            return Err(Error::StaleModule {
+                kernel: name.to_string(),
+                module: entry.to_string(),
+                host: describe_host(host),
+            });
         }
         let declared = match (&entry, host) {
             (Some(entry), _) => entry.shared_bytes,
