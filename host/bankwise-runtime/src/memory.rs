@@ -189,7 +189,8 @@ macro_rules! slice_common {
             {
                 let bytes = self.len * std::mem::size_of::<T>();
                 let size = std::mem::size_of::<U>();
-                let fits = size > 0 && bytes % size == 0 && self.ptr % std::mem::align_of::<U>() as u64 == 0;
+                let fits =
+                    size > 0 && bytes.is_multiple_of(size) && self.ptr.is_multiple_of(std::mem::align_of::<U>() as u64);
                 fits.then(|| $t { ptr: self.ptr, len: bytes / size.max(1), _buffer: PhantomData })
             }
         }

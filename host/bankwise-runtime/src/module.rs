@@ -614,7 +614,7 @@ impl Kernel {
         &self,
         stream: &Stream,
         config: LaunchConfig,
-        params: &mut Vec<*mut c_void>,
+        params: &mut [*mut c_void],
     ) -> Result<()> {
         let config = self.prepare(&config)?;
         match (&self.function, &stream.kind) {
