@@ -35,19 +35,19 @@ const LADDER_K: usize = (TILE / BLOCK_ROWS) as usize;
 /// take exactly one tile per block, from a grid with a block for every tile
 /// ([`Tiles::grid`]), and carry nothing from one tile to the next. Used by every transpose.
 ///
-/// Three choices here were measured (H100, three runs or more each): tiles taken down each
-/// column, not along each row, so that the blocks in flight write whole output rows in
-/// sequence (`transpose_padded`, 8192² f32 85.3–85.9% → 88.3–88.4% of the copy; 8191 × 8193
-/// f32 62.6–63.1% → 83.7–83.9%, f64 74.9–75.7% → 88.9–89.5%, where vertically adjacent tiles
-/// share the 32-byte sectors of each output row); one loop that steps like an odometer, not
-/// three nested ones, which kept loop-invariant addresses live across the tile (48 registers
-/// for f32 on sm_90, five resident blocks per SM; now 40, six); and, for the tuned kernels,
-/// no loop at all: the loop's state (six 64-bit counters and bounds) held `transpose_u32` at
-/// 40 registers, `transpose_u16` at 64 and `transpose_u64` at 68; one tile per block needs 32,
-/// 54 and 48, and 4–8 blocks of 256 threads fit an SM instead of 3–6 (+3 points of the copy
-/// for f32 and +2 for u16 at 1024², +2.4 for u16 at 4096²). A loop over the batch alone would
-/// have cost as many registers (54 for f32), so launches past the grid's z limit are split by
-/// the host instead.
+/// Three choices here, each measured faster than its alternative (H100, three runs or more
+/// each; the figures: `docs/decisions.md`, 2026-11-22): tiles taken down each column, not
+/// along each row, so that the blocks in flight write whole output rows in sequence, and on
+/// odd shapes run at once the vertically adjacent tiles that share the 32-byte sectors of each
+/// output row; one loop that steps like an odometer, not three nested ones, which kept
+/// loop-invariant addresses live across the tile (the ladder's kernels take 40 registers for
+/// f32 on sm_90: six resident blocks per SM); and, for the tuned kernels, no loop at all: the
+/// loop's state (six 64-bit counters and bounds) cost registers, and with one tile per block
+/// `transpose_u32`, `transpose_u16` and `transpose_u64` take 32, 54 and 48, so that 4–8
+/// blocks of 256 threads fit an SM (`docs/benchmarks.md`, *Which kernel runs, and its
+/// launch*). A loop over the batch alone would have cost as many registers as the tile loop,
+/// so launches past the grid's z limit are split by the host instead, and the ladder's kernels
+/// keep their loop for shapes past the grid's other limits.
 #[inline(always)]
 fn for_each_tile<const ONE: bool>(down: u64, across: u64, batch: u64, mut tile: impl FnMut(u64, u64, u64)) {
     let (bx, by, bz) = (block_x() as u64, block_y() as u64, block_z() as u64);
@@ -245,9 +245,9 @@ pub unsafe fn transpose_swizzled<T: Plain>(dst: *mut T, src: *const T, rows: u64
 
 /// The tile of a tuned kernel's block ([`for_each_tile`] with one tile per block, over
 /// [`Tiles`]): `load` it into registers, `stage` them into shared memory, and `store` the
-/// transposed tile. A software-pipelined version that loaded the next tile while storing this
-/// one kept 16 more registers live (58 against 40 for f32 on sm_90, when the kernels still
-/// looped over tiles), and a persistent grid built on it measured 7% slower (H100).
+/// transposed tile, one tile per block: a software-pipelined version that loaded the next tile
+/// while storing this one kept more registers live, and a persistent grid built on it measured
+/// slower (`docs/decisions.md`).
 #[inline(always)]
 fn each_tile<H: Copy>(
     tiles: &Tiles,
