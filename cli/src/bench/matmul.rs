@@ -195,7 +195,7 @@ fn shape_rows<T: Gemm>(
     let mut random = |len: usize| -> bankwise::Result<DeviceBuffer<T>> {
         let host: Vec<f64> = (0..len).map(|_| rng.random_range(-1.0..1.0)).collect();
         let host: Vec<T> = host.into_iter().map(T::from_f64).collect();
-        gpu.upload(&host)
+        Ok(gpu.upload(&host)?)
     };
     let mut sets_of = |len| (0..sets).map(|_| random(len)).collect::<bankwise::Result<Vec<_>>>();
     let (a, b, mut c) = (sets_of(m * k * batch)?, sets_of(k * n * batch)?, sets_of(m * n * batch)?);

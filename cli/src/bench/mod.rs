@@ -285,8 +285,9 @@ impl Bench<'_> {
         let bytes = n * size_of::<T>();
         let sets = rotation(self.gpu.info().l2_bytes, 2 * bytes);
         let host = random::<T>(n);
-        let srcs = (0..sets).map(|_| self.gpu.upload(&host)).collect::<bankwise::Result<Vec<_>>>()?;
-        let mut dsts = (0..sets).map(|_| self.gpu.alloc_zeros::<T>(n)).collect::<bankwise::Result<Vec<_>>>()?;
+        let srcs = (0..sets).map(|_| self.gpu.upload(&host)).collect::<bankwise::runtime::Result<Vec<_>>>()?;
+        let mut dsts =
+            (0..sets).map(|_| self.gpu.alloc_zeros::<T>(n)).collect::<bankwise::runtime::Result<Vec<_>>>()?;
         let (warmup, runs) = if self.args.quick { (2, 5) } else { (self.args.warmup, self.args.runs) };
         // The driver's copy of the same bytes, interleaved, on rotated buffer sets of its own.
         let VersusCopy { kernel: stats, copy, .. } =
@@ -319,9 +320,9 @@ impl Bench<'_> {
         let (src_bytes, dst_bytes) = (rows * cols * 4, rows * ld * 4);
         let sets = rotation(self.gpu.info().l2_bytes, src_bytes + dst_bytes);
         let host = random::<f32>(rows * cols);
-        let srcs = (0..sets).map(|_| self.gpu.upload(&host)).collect::<bankwise::Result<Vec<_>>>()?;
+        let srcs = (0..sets).map(|_| self.gpu.upload(&host)).collect::<bankwise::runtime::Result<Vec<_>>>()?;
         let mut dsts =
-            (0..sets).map(|_| self.gpu.alloc_zeros::<f32>(rows * ld)).collect::<bankwise::Result<Vec<_>>>()?;
+            (0..sets).map(|_| self.gpu.alloc_zeros::<f32>(rows * ld)).collect::<bankwise::runtime::Result<Vec<_>>>()?;
         let (warmup, runs) = if self.args.quick { (2, 5) } else { (self.args.warmup, self.args.runs) };
         for driver in [false, true] {
             let kernel = if driver { "cuMemcpy2D (rows padded)" } else { "copy_rows_aligned" };
@@ -383,7 +384,7 @@ impl Bench<'_> {
         let bytes = n * size_of::<T>();
         let sets = rotation(self.gpu.info().l2_bytes, bytes);
         let host = random::<T>(n);
-        let srcs = (0..sets).map(|_| self.gpu.upload(&host)).collect::<bankwise::Result<Vec<_>>>()?;
+        let srcs = (0..sets).map(|_| self.gpu.upload(&host)).collect::<bankwise::runtime::Result<Vec<_>>>()?;
         let mut out = self.gpu.alloc_zeros::<T>(1)?;
         // The copy it is set beside: the same input into a buffer of its size.
         let mut copy_dst = self.gpu.alloc_zeros::<T>(n)?;

@@ -3,7 +3,9 @@
 use std::sync::{Arc, Mutex, OnceLock};
 
 use cudarc::driver::sys::{CUdevice_attribute as Attr, CUevent_flags};
-use cudarc::driver::{CudaContext, CudaEvent, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, ValidAsZeroBits};
+use cudarc::driver::{
+    CudaContext, CudaEvent, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, DriverError, ValidAsZeroBits,
+};
 
 use crate::error::{Error, Result};
 use crate::launch::DEFAULT_SHARED_PER_BLOCK;
@@ -327,17 +329,20 @@ impl Device {
         }
     }
 
-    /// Waits for the work queued on [`Device::stream`]; returns the first error it raised.
+    /// Waits for the work queued on [`Device::stream`]; returns the first error it raised
+    /// ([`Error::KernelFault`] where a kernel faulted).
     pub fn synchronize(&self) -> Result<()> {
         self.stream().synchronize()
     }
 
-    /// Copies `data` to a new device buffer on [`Device::stream`].
+    /// Copies `data` to a new device buffer on [`Device::stream`]. [`Error::OutOfMemory`]
+    /// where the device has not the memory.
     pub fn upload<T: DeviceRepr>(&self, data: &[T]) -> Result<DeviceBuffer<T>> {
         self.stream().upload(data)
     }
 
-    /// A new device buffer of `len` zeroed elements.
+    /// A new device buffer of `len` zeroed elements. [`Error::OutOfMemory`] where the device
+    /// has not the memory.
     pub fn alloc_zeros<T: DeviceRepr + ValidAsZeroBits>(&self, len: usize) -> Result<DeviceBuffer<T>> {
         self.stream().alloc_zeros(len)
     }
@@ -464,11 +469,29 @@ impl Stream {
         Ok(DeviceBuffer::from_parts(Storage::Host { alloc, len }, ptr))
     }
 
+    /// A device allocation of `len` elements by `alloc` (`len` > 0): running out of memory is
+    /// [`Error::OutOfMemory`] with the bytes asked for and the device's free memory then.
+    fn allocate<T>(
+        s: &Arc<CudaStream>,
+        len: usize,
+        alloc: impl FnOnce() -> std::result::Result<CudaSlice<T>, DriverError>,
+    ) -> Result<CudaSlice<T>> {
+        let memory = || s.context().mem_get_info();
+        // cudarc multiplies unchecked: a size past the address space is refused here.
+        let Some(bytes) = len.checked_mul(std::mem::size_of::<T>()) else {
+            let (free, total) = memory()?;
+            return Err(Error::OutOfMemory { requested: usize::MAX, free, total });
+        };
+        alloc().map_err(|e| Error::from_allocation(e, bytes, memory))
+    }
+
     /// Copies `data` to a new device buffer (an empty slice gives an empty buffer).
+    /// [`Error::OutOfMemory`] where the device has not the memory.
     pub fn upload<T: DeviceRepr>(&self, data: &[T]) -> Result<DeviceBuffer<T>> {
         match &self.kind {
             StreamKind::Cuda(s) => {
-                let slice = if data.is_empty() { s.null()? } else { s.clone_htod(data)? };
+                let slice =
+                    if data.is_empty() { s.null()? } else { Self::allocate(s, data.len(), || s.clone_htod(data))? };
                 Ok(self.wrap(slice))
             }
             StreamKind::Emulated(_) => {
@@ -479,11 +502,12 @@ impl Stream {
         }
     }
 
-    /// A new device buffer of `len` zeroed elements (`len` may be 0).
+    /// A new device buffer of `len` zeroed elements (`len` may be 0). [`Error::OutOfMemory`]
+    /// where the device has not the memory.
     pub fn alloc_zeros<T: DeviceRepr + ValidAsZeroBits>(&self, len: usize) -> Result<DeviceBuffer<T>> {
         match &self.kind {
             StreamKind::Cuda(s) => {
-                let slice = if len == 0 { s.null()? } else { s.alloc_zeros(len)? };
+                let slice = if len == 0 { s.null()? } else { Self::allocate(s, len, || s.alloc_zeros(len))? };
                 Ok(self.wrap(slice))
             }
             StreamKind::Emulated(_) => Self::host_buffer(len),
@@ -492,7 +516,8 @@ impl Stream {
 
     /// A new device buffer of `len` elements that are not initialised (`len` may be 0): for
     /// workspaces a launch writes whole before anything reads them, without `alloc_zeros`'s
-    /// fill. The emulator's are zeroed.
+    /// fill. The emulator's are zeroed. [`Error::OutOfMemory`] where the device has not the
+    /// memory.
     ///
     /// # Safety
     /// Nothing may read an element before it is written (the host through
@@ -501,7 +526,7 @@ impl Stream {
         match &self.kind {
             StreamKind::Cuda(s) => {
                 // Safety: the caller reads no element before writing it.
-                let slice = if len == 0 { s.null()? } else { unsafe { s.alloc(len)? } };
+                let slice = if len == 0 { s.null()? } else { Self::allocate(s, len, || unsafe { s.alloc(len) })? };
                 Ok(self.wrap(slice))
             }
             StreamKind::Emulated(_) => Self::host_buffer(len),

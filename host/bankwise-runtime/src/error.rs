@@ -1,6 +1,9 @@
-//! The one error type of the runtime.
+//! The one error type of the runtime, and the mapping of the driver's failures that a user
+//! can act on (memory, launch resources, a kernel's fault, a driver too old) to variants of
+//! their own.
 
 use cudarc::driver::DriverError;
+use cudarc::driver::sys::CUresult;
 
 /// Everything that can go wrong between a runtime call and its result. Launch configurations
 /// and kernel arguments are checked before the driver sees them, so each mistake gets its own
@@ -21,9 +24,65 @@ pub enum Error {
         /// How many devices the driver sees.
         count: usize,
     },
-    /// A CUDA driver call failed.
-    #[error("CUDA driver call failed: {0}")]
-    Driver(#[from] DriverError),
+    /// A CUDA driver call failed, for a reason none of the variants below names.
+    #[error("CUDA driver call failed: {}", describe(.0))]
+    Driver(DriverError),
+    /// A device allocation asked for more memory than the device had free
+    /// (`CUDA_ERROR_OUT_OF_MEMORY`). The device stays usable.
+    #[error(
+        "out of device memory: asked for {requested} bytes ({}) with {free} of {total} bytes free ({} of {}); drop buffers no longer needed, or work in smaller pieces",
+        human(*requested), human(*free), human(*total)
+    )]
+    OutOfMemory {
+        /// Bytes asked for (`usize::MAX` where the element count times the element size
+        /// overflows).
+        requested: usize,
+        /// Free device memory in bytes when the allocation failed (`cuMemGetInfo`).
+        free: usize,
+        /// The device's memory in bytes.
+        total: usize,
+    },
+    /// A launch needs more registers than an SM has for its block
+    /// (`CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES`): too many threads per block at the registers
+    /// the kernel was compiled to. Nothing was launched; the device stays usable.
+    #[error(
+        "launch of `{kernel}` with {threads} threads per block is out of resources: at {registers} registers per thread it runs at most {max_threads} threads per block (CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES); launch at most {max_threads} threads per block, or compile the kernel to fewer registers (#[kernel(launch_bounds(..))])"
+    )]
+    LaunchOutOfResources {
+        /// The kernel.
+        kernel: String,
+        /// Threads per block of the launch.
+        threads: u64,
+        /// Registers per thread the kernel was compiled to (`CU_FUNC_ATTRIBUTE_NUM_REGS`).
+        registers: u32,
+        /// The most threads per block it launches with on this device
+        /// (`CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK`).
+        max_threads: u32,
+    },
+    /// A kernel faulted while it ran (an illegal or misaligned address, an illegal instruction,
+    /// a trap or panic, …). The driver reports it at the next call that waits for the work,
+    /// usually a synchronisation or a download, and every call on the device's context fails
+    /// from then on.
+    #[error(
+        "a kernel faulted: {} ({code:?}); the device's context is unusable now (every later call on it fails this way), so end the process; to name the faulting access, rerun on the CPU emulator (BANKWISE_EMULATOR=1 where the program opens its device with from_env) or under compute-sanitizer",
+        fault_cause(*code)
+    )]
+    KernelFault {
+        /// The driver's code for the fault.
+        code: CUresult,
+    },
+    /// The driver cannot run a module image: PTX of a newer ISA version than the driver
+    /// compiles (`CUDA_ERROR_UNSUPPORTED_PTX_VERSION`), or an image with no code for this GPU
+    /// (`CUDA_ERROR_NO_BINARY_FOR_GPU`: SASS for another architecture or from a newer CUDA than
+    /// the driver, and no PTX it can compile).
+    #[error("{}", unsupported_image(*code, *driver))]
+    UnsupportedImage {
+        /// The driver's code.
+        code: CUresult,
+        /// The CUDA version the driver supports, `(major, minor)` (`cuDriverGetVersion`), where
+        /// it could be read.
+        driver: Option<(i32, i32)>,
+    },
     /// A module image cannot be handed to the driver as it is.
     #[error("invalid module image: {0}")]
     InvalidImage(String),
@@ -239,6 +298,136 @@ pub enum Error {
     },
 }
 
+impl From<DriverError> for Error {
+    /// Maps a failed driver call: a kernel's fault ([`Error::KernelFault`]) and an image the
+    /// driver cannot run ([`Error::UnsupportedImage`]) get their own variants, whichever call
+    /// reports them; the rest is [`Error::Driver`]. Failures that need the call's context to be
+    /// acted on (an allocation's size, a launch's block) are mapped where they happen:
+    /// [`Error::from_allocation`], [`Error::from_launch`].
+    fn from(e: DriverError) -> Self {
+        use CUresult as R;
+        match e.0 {
+            R::CUDA_ERROR_ILLEGAL_ADDRESS
+            | R::CUDA_ERROR_MISALIGNED_ADDRESS
+            | R::CUDA_ERROR_INVALID_ADDRESS_SPACE
+            | R::CUDA_ERROR_ILLEGAL_INSTRUCTION
+            | R::CUDA_ERROR_INVALID_PC
+            | R::CUDA_ERROR_HARDWARE_STACK_ERROR
+            | R::CUDA_ERROR_ASSERT
+            | R::CUDA_ERROR_LAUNCH_FAILED
+            | R::CUDA_ERROR_LAUNCH_TIMEOUT => Error::KernelFault { code: e.0 },
+            R::CUDA_ERROR_UNSUPPORTED_PTX_VERSION | R::CUDA_ERROR_NO_BINARY_FOR_GPU => {
+                Error::UnsupportedImage { code: e.0, driver: driver_version() }
+            }
+            _ => Error::Driver(e),
+        }
+    }
+}
+
+impl Error {
+    /// The error of a failed allocation of `requested` bytes: [`Error::OutOfMemory`] with the
+    /// free and total memory `memory` reads (`cuMemGetInfo`) where the driver ran out, else as
+    /// [`From<DriverError>`](Error#impl-From<DriverError>-for-Error) maps it.
+    pub(crate) fn from_allocation(
+        e: DriverError,
+        requested: usize,
+        memory: impl FnOnce() -> std::result::Result<(usize, usize), DriverError>,
+    ) -> Error {
+        match (e.0, memory()) {
+            (CUresult::CUDA_ERROR_OUT_OF_MEMORY, Ok((free, total))) => Error::OutOfMemory { requested, free, total },
+            _ => e.into(),
+        }
+    }
+
+    /// The error of a failed launch of `kernel` with `block`: [`Error::LaunchOutOfResources`]
+    /// with the registers per thread and the most threads per block that `limits` reads from
+    /// the kernel where it ran out, else as
+    /// [`From<DriverError>`](Error#impl-From<DriverError>-for-Error) maps it.
+    pub(crate) fn from_launch(
+        e: DriverError,
+        kernel: &str,
+        block: (u32, u32, u32),
+        limits: impl FnOnce() -> std::result::Result<(i32, i32), DriverError>,
+    ) -> Error {
+        match (e.0, limits()) {
+            (CUresult::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, Ok((registers, max_threads))) => {
+                Error::LaunchOutOfResources {
+                    kernel: kernel.to_string(),
+                    threads: u64::from(block.0) * u64::from(block.1) * u64::from(block.2),
+                    registers: registers.max(0) as u32,
+                    max_threads: max_threads.max(0) as u32,
+                }
+            }
+            _ => e.into(),
+        }
+    }
+}
+
+/// The driver's name of the failure (`CUDA_ERROR_INVALID_VALUE`) and, where the driver is loaded,
+/// its description: never the driver's own call where there is no driver (cudarc would panic).
+fn describe(e: &DriverError) -> String {
+    // Safety: only checks whether libcuda can be loaded.
+    if unsafe { cudarc::driver::sys::is_culib_present() }
+        && let Ok(text) = e.error_string()
+    {
+        return format!("{:?} ({})", e.0, text.to_string_lossy());
+    }
+    format!("{:?}", e.0)
+}
+
+/// What a kernel did, by the driver's code for its fault.
+fn fault_cause(code: CUresult) -> &'static str {
+    use CUresult as R;
+    match code {
+        R::CUDA_ERROR_ILLEGAL_ADDRESS => "it accessed memory outside every allocation",
+        R::CUDA_ERROR_MISALIGNED_ADDRESS => "it accessed memory at an address not aligned to the access's width",
+        R::CUDA_ERROR_INVALID_ADDRESS_SPACE => "it used an address in the wrong state space (global, shared, local)",
+        R::CUDA_ERROR_ILLEGAL_INSTRUCTION => "it executed an illegal instruction",
+        R::CUDA_ERROR_INVALID_PC => "it jumped to an invalid program counter",
+        R::CUDA_ERROR_HARDWARE_STACK_ERROR => "it overflowed or corrupted its call stack",
+        R::CUDA_ERROR_ASSERT => "a device-side assertion failed",
+        R::CUDA_ERROR_LAUNCH_TIMEOUT => "it ran past the display watchdog's time limit",
+        _ => "it stopped with an exception (a panic or trap in the kernel, or a fault the driver does not name)",
+    }
+}
+
+/// The CUDA version the loaded driver supports, `(major, minor)`; `None` without a driver.
+fn driver_version() -> Option<(i32, i32)> {
+    // Safety: only checks whether libcuda can be loaded.
+    if !unsafe { cudarc::driver::sys::is_culib_present() } {
+        return None;
+    }
+    let mut version = 0;
+    // Safety: writes one int.
+    unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut version) }.result().ok()?;
+    Some((version / 1000, version % 1000 / 10))
+}
+
+fn unsupported_image(code: CUresult, driver: Option<(i32, i32)>) -> String {
+    let driver =
+        driver.map_or_else(|| "the driver".to_string(), |(major, minor)| format!("the driver (CUDA {major}.{minor})"));
+    match code {
+        CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION => format!(
+            "{driver} is too old for the module's PTX ISA version ({code:?}); update the NVIDIA driver, or load PTX built for an older ISA"
+        ),
+        _ => format!(
+            "the module has no code this GPU runs ({code:?}): its SASS is for another architecture or from a CUDA newer than {driver}, and it has no PTX the driver compiles; load its PTX, or update the NVIDIA driver"
+        ),
+    }
+}
+
+/// Bytes in the largest binary unit that keeps a whole number in front (`1.5 GiB`).
+fn human(bytes: usize) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 { format!("{bytes} B") } else { format!("{value:.1} {}", UNITS[unit]) }
+}
+
 fn missing_hint(near: &[String], known: Option<usize>) -> String {
     match (near.is_empty(), known) {
         (_, None) => "; the module was loaded without a manifest, so its entries are unknown (check the name, or load it with its manifest)".into(),
@@ -249,3 +438,110 @@ fn missing_hint(near: &[String], known: Option<usize>) -> String {
 
 /// `Result` with the runtime's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn driver(code: CUresult) -> DriverError {
+        DriverError(code)
+    }
+
+    #[test]
+    fn an_allocation_past_free_memory_names_the_bytes_asked_for_and_free() {
+        let e = Error::from_allocation(driver(CUresult::CUDA_ERROR_OUT_OF_MEMORY), 3 << 30, || Ok((1 << 30, 80 << 30)));
+        assert!(
+            matches!(e, Error::OutOfMemory { requested: 3221225472, free: 1073741824, total: 85899345920 }),
+            "{e:?}"
+        );
+        assert_eq!(
+            e.to_string(),
+            "out of device memory: asked for 3221225472 bytes (3.0 GiB) with 1073741824 of 85899345920 bytes free \
+             (1.0 GiB of 80.0 GiB); drop buffers no longer needed, or work in smaller pieces"
+        );
+    }
+
+    #[test]
+    fn an_allocation_failing_otherwise_keeps_the_drivers_code() {
+        let e = Error::from_allocation(driver(CUresult::CUDA_ERROR_INVALID_VALUE), 4, || Ok((8, 8)));
+        assert!(matches!(e, Error::Driver(DriverError(CUresult::CUDA_ERROR_INVALID_VALUE))), "{e:?}");
+        // Out of memory, but the free memory cannot be read: the code, not invented figures.
+        let e = Error::from_allocation(driver(CUresult::CUDA_ERROR_OUT_OF_MEMORY), 4, || {
+            Err(driver(CUresult::CUDA_ERROR_INVALID_CONTEXT))
+        });
+        assert!(matches!(e, Error::Driver(DriverError(CUresult::CUDA_ERROR_OUT_OF_MEMORY))), "{e:?}");
+        // A kernel's earlier fault surfacing at an allocation is that fault.
+        let e = Error::from_allocation(driver(CUresult::CUDA_ERROR_ILLEGAL_ADDRESS), 4, || Ok((8, 8)));
+        assert!(matches!(e, Error::KernelFault { code: CUresult::CUDA_ERROR_ILLEGAL_ADDRESS }), "{e:?}");
+    }
+
+    #[test]
+    fn a_launch_out_of_resources_names_the_registers_and_the_threads_that_fit() {
+        let code = driver(CUresult::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES);
+        let e = Error::from_launch(code, "gemm", (32, 32, 1), || Ok((128, 512)));
+        let Error::LaunchOutOfResources { kernel, threads, registers, max_threads } = &e else { panic!("{e:?}") };
+        assert_eq!((kernel.as_str(), *threads, *registers, *max_threads), ("gemm", 1024, 128, 512));
+        let text = e.to_string();
+        assert!(text.starts_with("launch of `gemm` with 1024 threads per block is out of resources"), "{text}");
+        assert!(text.contains("at 128 registers per thread it runs at most 512 threads per block"), "{text}");
+        assert!(text.contains("launch at most 512 threads per block"), "{text}");
+        // Where the kernel's limits cannot be read, the driver's code stays.
+        let e = Error::from_launch(code, "gemm", (32, 32, 1), || Err(driver(CUresult::CUDA_ERROR_INVALID_HANDLE)));
+        assert!(matches!(e, Error::Driver(DriverError(CUresult::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES))), "{e:?}");
+        let e = Error::from_launch(driver(CUresult::CUDA_ERROR_INVALID_VALUE), "gemm", (1, 1, 1), || Ok((1, 1)));
+        assert!(matches!(e, Error::Driver(DriverError(CUresult::CUDA_ERROR_INVALID_VALUE))), "{e:?}");
+    }
+
+    #[test]
+    fn a_kernels_fault_says_the_context_is_lost_and_how_to_find_the_access() {
+        for (code, cause) in [
+            (CUresult::CUDA_ERROR_ILLEGAL_ADDRESS, "outside every allocation"),
+            (CUresult::CUDA_ERROR_MISALIGNED_ADDRESS, "not aligned"),
+            (CUresult::CUDA_ERROR_ILLEGAL_INSTRUCTION, "illegal instruction"),
+            (CUresult::CUDA_ERROR_LAUNCH_FAILED, "a panic or trap"),
+            (CUresult::CUDA_ERROR_ASSERT, "assertion"),
+        ] {
+            let e = Error::from(driver(code));
+            assert!(matches!(e, Error::KernelFault { code: c } if c == code), "{e:?}");
+            let text = e.to_string();
+            assert!(text.starts_with("a kernel faulted: "), "{text}");
+            assert!(text.contains(cause) && text.contains(&format!("{code:?}")), "{text}");
+            assert!(text.contains("context is unusable"), "{text}");
+            assert!(text.contains("BANKWISE_EMULATOR=1") && text.contains("compute-sanitizer"), "{text}");
+        }
+    }
+
+    #[test]
+    fn an_image_the_driver_cannot_run_says_to_update_the_driver() {
+        let e = Error::from(driver(CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION));
+        assert!(matches!(e, Error::UnsupportedImage { code: CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION, .. }));
+        let text = e.to_string();
+        assert!(text.contains("is too old for the module's PTX ISA version"), "{text}");
+        assert!(text.contains("update the NVIDIA driver"), "{text}");
+        let e = Error::UnsupportedImage { code: CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION, driver: Some((12, 2)) };
+        assert!(e.to_string().starts_with("the driver (CUDA 12.2) is too old"), "{e}");
+        let e = Error::from(driver(CUresult::CUDA_ERROR_NO_BINARY_FOR_GPU));
+        assert!(matches!(e, Error::UnsupportedImage { code: CUresult::CUDA_ERROR_NO_BINARY_FOR_GPU, .. }));
+        let text = e.to_string();
+        assert!(text.starts_with("the module has no code this GPU runs (CUDA_ERROR_NO_BINARY_FOR_GPU)"), "{text}");
+        assert!(text.contains("load its PTX, or update the NVIDIA driver"), "{text}");
+    }
+
+    #[test]
+    fn other_driver_failures_name_the_code_not_a_debug_dump() {
+        let e = Error::from(driver(CUresult::CUDA_ERROR_INVALID_VALUE));
+        assert!(matches!(e, Error::Driver(DriverError(CUresult::CUDA_ERROR_INVALID_VALUE))), "{e:?}");
+        let text = e.to_string();
+        assert!(text.starts_with("CUDA driver call failed: CUDA_ERROR_INVALID_VALUE"), "{text}");
+        assert!(!text.contains("DriverError("), "{text}");
+    }
+
+    #[test]
+    fn sizes_are_written_in_the_largest_whole_binary_unit() {
+        assert_eq!(human(0), "0 B");
+        assert_eq!(human(1023), "1023 B");
+        assert_eq!(human(1024), "1.0 KiB");
+        assert_eq!(human(3 << 29), "1.5 GiB");
+        assert_eq!(human(usize::MAX), "16777216.0 TiB");
+    }
+}

@@ -87,6 +87,13 @@
 //! what they hold. [`Kernel::launch`] is the one `unsafe` call: the checks see a parameter's
 //! width and whether it is a pointer, not what the kernel does with it.
 //!
+//! The driver's failures that a user can act on have variants of their own, with what is needed
+//! to act: [`Error::OutOfMemory`] (the bytes asked for and free), [`Error::LaunchOutOfResources`]
+//! (the kernel's registers and the threads per block that fit), [`Error::KernelFault`] (the
+//! context is lost; the emulator or compute-sanitizer names the access),
+//! [`Error::UnsupportedImage`] (a driver too old for the module); the rest is [`Error::Driver`]
+//! with the driver's code.
+//!
 //! Without a driver nothing panics: [`Device::new`] returns [`Error::NoDriver`] (cudarc
 //! itself would panic on its first call, so the runtime checks for `libcuda` first).
 

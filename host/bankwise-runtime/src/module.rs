@@ -426,7 +426,7 @@ impl Module {
             ModuleKind::Cuda { module, ctx } => {
                 let function = module.load_function(name).map_err(|e| match e.0 {
                     cudaError_enum::CUDA_ERROR_NOT_FOUND => missing(),
-                    _ => Error::Driver(e),
+                    _ => e.into(),
                 })?;
                 Function::Cuda { function, ctx: ctx.clone() }
             }
@@ -633,7 +633,15 @@ impl Kernel {
                         config.shared_bytes,
                         s.cu_stream(),
                         params,
-                    )?;
+                    )
+                    .map_err(|e| {
+                        let limits = || {
+                            let num_regs = CUfunction_attribute::CU_FUNC_ATTRIBUTE_NUM_REGS;
+                            let max_threads = CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK;
+                            Ok((function.get_attribute(num_regs)?, function.get_attribute(max_threads)?))
+                        };
+                        Error::from_launch(e, &self.name, config.block, limits)
+                    })?;
                 }
                 Ok(())
             }

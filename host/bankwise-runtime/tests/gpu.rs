@@ -1,8 +1,9 @@
 //! GPU tests of the runtime through its public API, as a user would call it: a kernel from PTX
 //! text, from a cubin and from a fatbin (`tests/fixtures`, `scale.ptx` assembled with ptxas and
-//! packed with fatbinary), checked launches, streams and events, occupancy, the hold kernel and
-//! the benchmark harness. Without a CUDA driver or device every test is reported as ignored,
-//! with the reason printed first; on a GPU they run and assert.
+//! packed with fatbinary), checked launches, allocations past the device's memory, streams and
+//! events, occupancy, the hold kernel and the benchmark harness. Without a CUDA driver or device
+//! every test is reported as ignored, with the reason printed first; on a GPU they run and
+//! assert.
 
 use std::time::Duration;
 
@@ -51,6 +52,7 @@ fn main() {
         ("lookup/missing_kernel", missing_kernel, true),
         ("occupancy/by_block_and_shared_memory", occupancy, true),
         ("device/missing_ordinal", missing_ordinal, true),
+        ("memory/allocation_past_the_device", allocation_past_the_device, true),
         ("copy/rows_between_leading_dimensions", rows_between_leading_dimensions, true),
         ("bench/spin_wait_holds_the_stream", spin_wait_holds_the_stream, true),
         ("bench/measure_pair_times_every_run_in_order", measure_pair_times_every_run_in_order, true),
@@ -303,6 +305,35 @@ fn missing_ordinal(_: &Device) -> Check {
         Err(Error::NoDevice { ordinal: 4096, count }) if count >= 1 => Ok(()),
         other => Err(format!("expected NoDevice, got {other:?}").into()),
     }
+}
+
+/// An allocation of more than the device holds is `OutOfMemory` with the bytes asked for and
+/// the device's memory, for each way of allocating, and the device stays usable after it.
+fn allocation_past_the_device(dev: &Device) -> Check {
+    let (_, total) = dev.memory()?;
+    let requested = total + (1 << 30);
+    let expect = |how: &str, r: bankwise_runtime::Result<bankwise_runtime::DeviceBuffer<u8>>| -> Check {
+        match r {
+            Err(Error::OutOfMemory { requested: r, free, total: t }) if r == requested && t == total && free <= t => {
+                let text = Error::OutOfMemory { requested: r, free, total: t }.to_string();
+                if !text.contains(&format!("asked for {requested} bytes")) || !text.contains(&format!("{free} of")) {
+                    return Err(format!("{how}: the message does not name the bytes asked for and free: {text}").into());
+                }
+                Ok(())
+            }
+            other => Err(format!("{how} of {requested} bytes ({total} on the device): got {other:?}").into()),
+        }
+    };
+    expect("alloc_zeros", dev.alloc_zeros::<u8>(requested))?;
+    // Safety: the allocation fails; were it to succeed, the buffer is dropped unread.
+    expect("alloc_uninit", unsafe { dev.alloc_uninit::<u8>(requested) })?;
+    // Elements whose bytes pass the address space are refused before the driver.
+    match dev.alloc_zeros::<u64>(usize::MAX / 4) {
+        Err(Error::OutOfMemory { requested: usize::MAX, total: t, .. }) if t == total => {}
+        other => return Err(format!("an overflowing size: got {other:?}").into()),
+    }
+    let module = dev.load_module(ModuleImage::Ptx(SCALE_PTX), None)?;
+    run_scale(dev, &module, 1000)
 }
 
 /// `copy_rows` moves each row to its new pitch, leaves the gaps between rows alone, and

@@ -5,26 +5,30 @@ use cudarc::driver::DriverError;
 /// Everything that can go wrong between a call and its result. Every launcher validates its
 /// arguments before touching the GPU, so a bad shape is reported, never launched. Errors of
 /// the runtime underneath ([`bankwise_runtime::Error`]) arrive as [`Error::Runtime`], except
-/// that a missing driver, a missing device and a failed driver call keep their own variants.
+/// that a missing driver, a missing device and a driver failure the runtime does not name keep
+/// their own variants; each says what the runtime's says.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// `libcuda` could not be loaded: no NVIDIA driver on this machine.
-    #[error("no CUDA driver: libcuda could not be loaded ({0}); bankwise needs an NVIDIA GPU and its driver")]
+    #[error("{}", bankwise_runtime::Error::NoDriver(.0.clone()))]
     NoDriver(String),
     /// The driver loaded but there is no device with this ordinal.
-    #[error("no CUDA device {ordinal}: the driver reports {count} device(s)")]
+    #[error("{}", bankwise_runtime::Error::NoDevice { ordinal: *ordinal, count: *count })]
     NoDevice {
         /// The ordinal asked for.
         ordinal: usize,
         /// How many devices the driver sees.
         count: usize,
     },
-    /// A CUDA driver call failed.
-    #[error("CUDA driver call failed: {0}")]
-    Driver(#[from] DriverError),
+    /// A CUDA driver call failed, for a reason the runtime has no variant for. The failures a
+    /// user can act on arrive as [`Error::Runtime`]: `OutOfMemory`, `LaunchOutOfResources`,
+    /// `KernelFault`, `UnsupportedImage`.
+    #[error("{}", bankwise_runtime::Error::Driver(*.0))]
+    Driver(DriverError),
     /// The runtime rejected a call (a kernel missing from the module, a launch past the
-    /// device's limits, a host slice of the wrong length, …): see its message.
+    /// device's limits, a host slice of the wrong length, an allocation past the device's
+    /// memory, a kernel's fault, …): its message.
     #[error(transparent)]
     Runtime(bankwise_runtime::Error),
     /// A dimension is zero.
@@ -227,5 +231,53 @@ impl From<bankwise_runtime::Error> for Error {
     }
 }
 
+impl From<DriverError> for Error {
+    /// As the runtime maps it (a kernel's fault, an image the driver cannot run: their own
+    /// variants).
+    fn from(e: DriverError) -> Self {
+        bankwise_runtime::Error::from(e).into()
+    }
+}
+
 /// `Result` with the library's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cudarc::driver::sys::CUresult;
+
+    #[test]
+    fn a_wrapped_runtime_error_says_what_the_runtime_says() {
+        let runtime = || bankwise_runtime::Error::OutOfMemory { requested: 3 << 30, free: 1 << 30, total: 80 << 30 };
+        let e = Error::from(runtime());
+        assert!(matches!(e, Error::Runtime(bankwise_runtime::Error::OutOfMemory { .. })), "{e:?}");
+        assert_eq!(e.to_string(), runtime().to_string());
+        assert!(e.to_string().starts_with("out of device memory: asked for 3221225472 bytes"), "{e}");
+        let e = Error::from(bankwise_runtime::Error::NoDevice { ordinal: 3, count: 1 });
+        assert!(matches!(e, Error::NoDevice { ordinal: 3, count: 1 }), "{e:?}");
+        assert_eq!(e.to_string(), bankwise_runtime::Error::NoDevice { ordinal: 3, count: 1 }.to_string());
+        let e = Error::from(bankwise_runtime::Error::NoDriver("tried libcuda.so".into()));
+        assert_eq!(e.to_string(), bankwise_runtime::Error::NoDriver("tried libcuda.so".into()).to_string());
+    }
+
+    #[test]
+    fn a_driver_failure_is_the_runtimes_sentence_not_a_debug_dump() {
+        let code = DriverError(CUresult::CUDA_ERROR_INVALID_VALUE);
+        let e = Error::from(code);
+        assert!(matches!(e, Error::Driver(DriverError(CUresult::CUDA_ERROR_INVALID_VALUE))), "{e:?}");
+        assert_eq!(e.to_string(), bankwise_runtime::Error::Driver(code).to_string());
+        assert!(e.to_string().starts_with("CUDA driver call failed: CUDA_ERROR_INVALID_VALUE"), "{e}");
+        assert!(!e.to_string().contains("DriverError("), "{e}");
+        // A failure the runtime names arrives as its variant, whichever way it came.
+        let e = Error::from(DriverError(CUresult::CUDA_ERROR_ILLEGAL_ADDRESS));
+        assert!(
+            matches!(
+                e,
+                Error::Runtime(bankwise_runtime::Error::KernelFault { code: CUresult::CUDA_ERROR_ILLEGAL_ADDRESS })
+            ),
+            "{e:?}"
+        );
+        assert!(e.to_string().contains("context is unusable"), "{e}");
+    }
+}

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::ops::Deref;
 use std::sync::OnceLock;
 
-use bankwise_runtime::{DeviceRepr, Entries, Kernel, KernelArgs, LaunchConfig, Module, ModuleImage, ValidAsZeroBits};
+use bankwise_runtime::{Entries, Kernel, KernelArgs, LaunchConfig, Module, ModuleImage};
 
 use crate::error::Result;
 use crate::kernels;
@@ -66,12 +66,16 @@ fn add_kernels(image: &Module, module: &kernels::KernelModule, kernels: &mut Has
 /// One GPU with bankwise's kernels loaded: a runtime [`Device`] (context, stream, limits),
 /// bankwise's module, and a handle to each of its kernels. Dropping it releases them.
 ///
-/// It dereferences to the [`Device`], so everything the runtime offers (streams, events,
-/// [`Device::load_module`] for your own kernels, [`Device::spin_wait`]) is at hand; the common
-/// calls are repeated here returning bankwise's [`Result`].
+/// It dereferences to the [`Device`] (also [`Gpu::device`]), so the runtime's calls are made on
+/// it: buffers ([`Device::upload`], [`Device::alloc_zeros`], [`Device::download`],
+/// [`Device::upload_into`], [`Device::fill_bytes`]), [`Device::synchronize`],
+/// [`Device::memory`], [`Device::info`], streams and events, [`Device::load_module`] for your
+/// own kernels. They return the runtime's [`bankwise_runtime::Result`], which `?` turns into
+/// bankwise's [`Error`](crate::Error) (an allocation past the device's memory is
+/// `Error::Runtime(OutOfMemory { .. })`, naming the bytes asked for and free).
 ///
-/// Calls are asynchronous with respect to the host; [`Gpu::download`] and
-/// [`Gpu::synchronize`] wait for the queued work and report any error it raised.
+/// Calls are asynchronous with respect to the host; [`Device::download`] and
+/// [`Device::synchronize`] wait for the queued work and report any error it raised.
 pub struct Gpu {
     device: Device,
     _modules: Vec<Module>,
@@ -189,47 +193,6 @@ impl Gpu {
         module_entries().get(name)?;
         let known = Some(self.kernels.len());
         Err(bankwise_runtime::Error::MissingKernel { name: name.into(), near: Vec::new(), known })?
-    }
-
-    /// The device's properties and limits.
-    pub fn info(&self) -> &DeviceInfo {
-        self.device.info()
-    }
-
-    /// Free and total device memory in bytes.
-    pub fn memory(&self) -> Result<(usize, usize)> {
-        Ok(self.device.memory()?)
-    }
-
-    /// Waits for all queued work; returns the first error it raised.
-    pub fn synchronize(&self) -> Result<()> {
-        Ok(self.device.synchronize()?)
-    }
-
-    /// Copies `data` to a new device buffer.
-    pub fn upload<T: DeviceRepr>(&self, data: &[T]) -> Result<DeviceBuffer<T>> {
-        Ok(self.device.upload(data)?)
-    }
-
-    /// A new device buffer of `len` zeroed elements.
-    pub fn alloc_zeros<T: DeviceRepr + ValidAsZeroBits>(&self, len: usize) -> Result<DeviceBuffer<T>> {
-        Ok(self.device.alloc_zeros(len)?)
-    }
-
-    /// Copies a device buffer back to a new `Vec`, waiting for queued work first.
-    pub fn download<T: DeviceRepr>(&self, buf: &DeviceBuffer<T>) -> Result<Vec<T>> {
-        Ok(self.device.download(buf)?)
-    }
-
-    /// Overwrites a device buffer with `data` (same length).
-    pub fn upload_into<T: DeviceRepr>(&self, data: &[T], buf: &mut DeviceBuffer<T>) -> Result<()> {
-        Ok(self.device.upload_into(data, buf)?)
-    }
-
-    /// Sets every byte of `buf` to `byte`: tests poison outputs with it so that an element a
-    /// kernel failed to write cannot pass for a correct one.
-    pub fn fill_bytes<T>(&self, buf: &mut DeviceBuffer<T>, byte: u8) -> Result<()> {
-        Ok(self.device.fill_bytes(buf, byte)?)
     }
 
     /// How many blocks of `launch` one SM holds at once, by the driver's occupancy calculator

@@ -13,8 +13,6 @@
 
 use std::fmt;
 
-use cudarc::driver::sys::CUresult;
-
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::gpu::{DeviceBuffer, DeviceSlice, DeviceSliceMut, Gpu, Launch};
@@ -944,9 +942,7 @@ impl Gpu {
             // elements and its padding, zeros).
             let mut to = match unsafe { self.alloc_uninit::<T>(s.rows * ld) } {
                 Ok(to) => to,
-                Err(bankwise_runtime::Error::Driver(e)) if e.0 == CUresult::CUDA_ERROR_OUT_OF_MEMORY => {
-                    return Ok(None);
-                }
+                Err(bankwise_runtime::Error::OutOfMemory { .. }) => return Ok(None),
                 Err(e) => return Err(e.into()),
             };
             self.copy_rows_aligned(from, s.ld, &mut to, ld, (s.rows, s.row_len))?;
