@@ -451,7 +451,8 @@ fn unsynced(gpu: &Gpu, n: usize) -> Result<Result<(), String>> {
     let src = gpu.upload(&data)?;
     let mut partials = gpu.alloc_zeros::<u32>(blocks as usize)?;
     let kernel = gpu.kernel(&format!("{UNSYNCED}_sum_u32"))?;
-    let config = bankwise::runtime::LaunchConfig::linear(blocks as u32, THREADS).with_shared_bytes(THREADS * 4);
+    // The kernel declares its `THREADS · 4` bytes of shared memory.
+    let config = bankwise::runtime::LaunchConfig::linear(blocks as u32, THREADS);
     // Safety: the kernel reads `src[0..n]` and writes one partial per block, as the ladder's
     // `reduce_unrolled_warp` it copies (same grid, block and shared memory).
     unsafe { kernel.launch(gpu.stream(), config, (&mut partials, &src, n as u64))? };

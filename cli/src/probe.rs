@@ -96,14 +96,14 @@ pub fn join_ncu(rows: &mut [Row], launches: &[ncu::Launch]) -> Result<()> {
     }
     for (row, launch) in rows.iter_mut().zip(probes) {
         let plan = probe::plan(&row.access, row.op, 1)?;
-        if launch.kernel != plan.launch.kernel {
+        if launch.kernel != plan.launch.kernel.name() {
             bail!(
                 "launch {} is {} but row {} {} expects {}",
                 launch.id,
                 launch.kernel,
                 row.name,
                 row.op,
-                plan.launch.kernel
+                plan.launch.kernel.name()
             );
         }
         let suffix = match row.op {

@@ -515,14 +515,15 @@ impl Kernel {
     }
 
     /// `config` with the kernel's declared shared memory added: the block gets the declared
-    /// bytes rounded up to 16, then `config.shared_bytes` of dynamic shared memory.
+    /// bytes, and where the launch asks for dynamic bytes too, those after the declared ones
+    /// rounded up to 16 (so that they start aligned).
     /// [`Error::SharedMemoryTooLarge`] where the sum passes what a block can have.
     pub fn full_config(&self, config: LaunchConfig) -> Result<LaunchConfig> {
         if self.declared == 0 {
             return Ok(config);
         }
         let max = self.info.shared_per_block_max;
-        let declared = self.declared.next_multiple_of(16);
+        let declared = if config.shared_bytes == 0 { self.declared } else { self.declared.next_multiple_of(16) };
         let bytes =
             declared.checked_add(config.shared_bytes).ok_or(Error::SharedMemoryTooLarge { bytes: u32::MAX, max })?;
         if bytes > max {

@@ -2,11 +2,17 @@
 //! bandwidth figure is compared with, and `copy_rows_aligned`, which copies rows into rows
 //! that start on 16 bytes.
 
-use crate::element::Element;
+use crate::element::{Element, view, view_mut};
 use crate::error::{Error, Result};
 use crate::gpu::{DeviceBuffer, Gpu, Launch};
-use crate::kernels;
+use bankwise_builtin::{copy_bytes, copy_rows_aligned};
 use bankwise_layout::copy::{THREADS, blocks};
+use bankwise_runtime::KernelEntry;
+
+/// `copy_bytes`' parameters: `dst`, `src`, `bytes`.
+type CopyBytes = (*mut u8, *const u8, u64);
+/// `copy_rows_aligned`'s parameters: `dst`, `dst_ld`, `src`, `src_ld`, `rows`, `row_words`.
+type CopyRows = (*mut u32, u64, *const u32, u64, u64, u64);
 
 /// Blocks per multiprocessor at most: enough to fill every SM several times over; beyond it
 /// the kernel's grid-stride loop takes over.
@@ -14,7 +20,7 @@ const MAX_BLOCKS_PER_SM: u32 = 32;
 
 /// Validates a copy of `src_len` elements of `T` into `dst_len` and plans the `copy_bytes`
 /// launch for a device with `multiprocessors` SMs; `None` for an empty copy.
-pub fn plan<T: Element>(src_len: usize, dst_len: usize, multiprocessors: u32) -> Result<Option<Launch>> {
+pub fn plan<T: Element>(src_len: usize, dst_len: usize, multiprocessors: u32) -> Result<Option<Launch<CopyBytes>>> {
     if src_len != dst_len {
         return Err(Error::LengthMismatch {
             buffer: "dst",
@@ -30,13 +36,8 @@ pub fn plan<T: Element>(src_len: usize, dst_len: usize, multiprocessors: u32) ->
         return Ok(None);
     }
     let max_blocks = multiprocessors.max(1) * MAX_BLOCKS_PER_SM;
-    Ok(Some(Launch {
-        kernel: kernels::COPY_BYTES,
-        grid: (blocks(bytes, max_blocks), 1, 1),
-        block: (THREADS, 1, 1),
-        shared_bytes: 0,
-        resident: None,
-    }))
+    let kernel: KernelEntry<CopyBytes> = copy_bytes;
+    Ok(Some(Launch::new(kernel, (blocks(bytes, max_blocks), 1, 1), (THREADS, 1, 1))))
 }
 
 /// Warps per block of `copy_rows_aligned`, one row each at a time.
@@ -55,7 +56,7 @@ pub fn plan_rows<T: Element>(
     (dst_len, dst_ld): (usize, usize),
     (rows, cols): (usize, usize),
     multiprocessors: u32,
-) -> Result<Option<Launch>> {
+) -> Result<Option<Launch<CopyRows>>> {
     let bad = |what| Err(Error::Runtime(bankwise_runtime::Error::BadRowCopy { rows, cols, src_ld, dst_ld, what }));
     if rows == 0 || cols == 0 {
         return Ok(None);
@@ -86,13 +87,8 @@ pub fn plan_rows<T: Element>(
     }
     let blocks =
         rows.div_ceil(ROW_WARPS as usize).min(multiprocessors.max(1).saturating_mul(MAX_BLOCKS_PER_SM) as usize);
-    Ok(Some(Launch {
-        kernel: kernels::COPY_ROWS_ALIGNED,
-        grid: (blocks as u32, 1, 1),
-        block: (ROW_WARPS * 32, 1, 1),
-        shared_bytes: 0,
-        resident: None,
-    }))
+    let kernel: KernelEntry<CopyRows> = copy_rows_aligned;
+    Ok(Some(Launch::new(kernel, (blocks as u32, 1, 1), (ROW_WARPS * 32, 1, 1))))
 }
 
 impl Gpu {
@@ -121,6 +117,8 @@ impl Gpu {
         // buffer, that `dst_ld` spans a multiple of 16 bytes (allocations start on 256), and
         // that rows are no longer than the leading dimensions; the borrow checker keeps the
         // buffers apart.
+        let (dst, src) = (view_mut::<T, u32>(dst.as_slice_mut()), view::<T, u32>(src.as_slice()));
+        let (Some(dst), Some(src)) = (dst, src) else { unreachable!("plan_rows took only whole 4-byte words") };
         unsafe { self.launch(launch, (dst, dst_ld, src, src_ld, rows, cols)) }
     }
 
@@ -131,6 +129,8 @@ impl Gpu {
         let bytes = src.bytes() as u64;
         // Safety: both buffers hold `bytes` bytes and are distinct allocations (the borrow
         // checker forbids src == dst); cudarc allocations are 256-byte aligned.
+        let (dst, src) = (view_mut::<T, u8>(dst.as_slice_mut()), view::<T, u8>(src.as_slice()));
+        let (Some(dst), Some(src)) = (dst, src) else { unreachable!("bytes are whole bytes") };
         unsafe { self.launch(launch, (dst, src, bytes)) }
     }
 

@@ -57,15 +57,58 @@ pub trait Element:
 {
     /// The kernel width of this type.
     const WIDTH: Width;
+    /// The unsigned integer of this width: the element type of the kernels that move it
+    /// (their typed entries: `bankwise_builtin::TransposeWord`).
+    type Word: bankwise_builtin::TransposeWord + DeviceRepr;
 }
 
 macro_rules! element {
-    ($($t:ty => $w:ident),+ $(,)?) => {$(
+    ($($t:ty => $w:ident, $word:ty),+ $(,)?) => {$(
         impl sealed::Sealed for $t {}
         impl Element for $t {
             const WIDTH: Width = Width::$w;
+            type Word = $word;
         }
     )+};
 }
 
-element!(u8 => B1, i8 => B1, u16 => B2, i16 => B2, u32 => B4, i32 => B4, f32 => B4, u64 => B8, i64 => B8, f64 => B8);
+element!(
+    u8 => B1, u8, i8 => B1, u8, u16 => B2, u16, i16 => B2, u16, u32 => B4, u32, i32 => B4, u32, f32 => B4, u32,
+    u64 => B8, u64, i64 => B8, u64, f64 => B8, u64
+);
+
+/// `slice`'s bytes as elements of `U` (`u8`, or the 4-byte words of a row copy), for the
+/// kernels that move bytes whatever they hold; `None` where they are not a whole number of
+/// `U`s.
+pub(crate) fn view<T: Element, U>(
+    slice: bankwise_runtime::DeviceSlice<'_, T>,
+) -> Option<bankwise_runtime::DeviceSlice<'_, U>> {
+    // SAFETY: any bits are a valid `T` (every Element is a plain number).
+    unsafe { slice.cast() }
+}
+
+/// [`view`], for a slice a kernel writes.
+pub(crate) fn view_mut<T: Element, U>(
+    slice: bankwise_runtime::DeviceSliceMut<'_, T>,
+) -> Option<bankwise_runtime::DeviceSliceMut<'_, U>> {
+    // SAFETY: as for `view`.
+    unsafe { slice.cast() }
+}
+
+/// `slice`'s elements as the kernels' words of the same width. Sound for every [`Element`]: all
+/// are plain numbers, valid for any bits a kernel leaves.
+pub(crate) fn words<T: Element>(
+    slice: bankwise_runtime::DeviceSlice<'_, T>,
+) -> bankwise_runtime::DeviceSlice<'_, T::Word> {
+    // SAFETY: `Word` has `T`'s size and alignment (the macro pairs them by width), and any
+    // bits are a valid `T`.
+    unsafe { slice.cast() }.expect("an element and its word have one size and alignment")
+}
+
+/// [`words`], for a slice a kernel writes.
+pub(crate) fn words_mut<T: Element>(
+    slice: bankwise_runtime::DeviceSliceMut<'_, T>,
+) -> bankwise_runtime::DeviceSliceMut<'_, T::Word> {
+    // SAFETY: as for `words`.
+    unsafe { slice.cast() }.expect("an element and its word have one size and alignment")
+}

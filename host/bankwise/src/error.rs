@@ -211,13 +211,6 @@ pub enum Error {
         /// Elements the scratch holds.
         actual: usize,
     },
-    /// No reduction kernel is instantiated for this (kernel, operation, type): a user-defined
-    /// operation needs `reduce_ladder!` in `kernels/bankwise-builtin` (see
-    /// `bankwise::reduce::Operation`).
-    #[error(
-        "the PTX module has no reduction kernel `{0}` (instantiate it with reduce_ladder! in kernels/bankwise-builtin)"
-    )]
-    MissingReduction(String),
 }
 
 impl From<bankwise_runtime::Error> for Error {

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::ops::Deref;
 use std::sync::OnceLock;
 
-use bankwise_runtime::{Entries, Kernel, KernelArgs, LaunchConfig, Module, ModuleImage};
+use bankwise_runtime::{Entries, Kernel, KernelEntry, LaunchArgs, LaunchConfig, Module, ModuleImage};
 
 use crate::error::Result;
 use crate::kernels;
@@ -52,7 +52,8 @@ fn load_module(device: &Device, module: &kernels::KernelModule) -> Result<(Modul
     Ok((device.load_module(ModuleImage::Ptx(module.ptx), Some(module.manifest))?, LoadedImage::Ptx))
 }
 
-/// Adds a handle to each entry of `module`, loaded as `image`, to `kernels`.
+/// Adds a handle to each entry of `module`, loaded as `image`, to `kernels`: the untyped
+/// kernels behind every typed launch ([`Gpu::launch`] finds them by their typed entry's name).
 fn add_kernels(image: &Module, module: &kernels::KernelModule, kernels: &mut HashMap<String, Kernel>) -> Result<()> {
     for e in module.entries() {
         let kernel = image.kernel_by_name(&e.name)?;
@@ -198,34 +199,38 @@ impl Gpu {
     /// How many blocks of `launch` one SM holds at once, by the driver's occupancy calculator
     /// (registers, threads, and the shared memory the launch is given, its residency cap
     /// included): what the kernels' docs mean by "blocks per SM".
-    pub fn resident_blocks(&self, launch: &Launch) -> Result<u32> {
-        Ok(self.kernel(launch.kernel)?.occupancy(&launch.config_on(self.info()))?)
+    pub fn resident_blocks<P>(&self, launch: &Launch<P>) -> Result<u32> {
+        Ok(self.kernel(launch.kernel.name())?.occupancy(&launch.config_on(self.info()))?)
     }
 
-    /// Queues a validated [`Launch`] with `args` through the runtime, which checks the
-    /// configuration against the device and the arguments against the kernel's entry.
+    /// Queues a validated [`Launch`] with `args`, whose types the compiler checked against the
+    /// kernel's parameters; the runtime checks the configuration against the device and adds
+    /// the shared memory the kernel declares.
     ///
     /// # Safety
-    /// The arguments must match the kernel's parameters, and the plan must keep the kernel
-    /// inside the buffers it is given (the `plan` functions check exactly that).
-    pub(crate) unsafe fn launch<A: KernelArgs>(&self, plan: Launch, args: A) -> Result<()> {
-        let kernel = self.kernel(plan.kernel)?;
-        unsafe { kernel.launch(self.device.stream(), plan.config_on(self.info()), args)? };
+    /// The plan must keep the kernel inside the buffers it is given (the `plan` functions
+    /// check exactly that).
+    pub(crate) unsafe fn launch<P, A: LaunchArgs<P>>(&self, plan: Launch<P>, args: A) -> Result<()> {
+        let kernel = self.kernel(plan.kernel.name())?;
+        // SAFETY: the compiler checked the arguments against `P`; the caller vouches for the
+        // plan's bounds.
+        unsafe { kernel.launch_as(plan.kernel, self.device.stream(), plan.config_on(self.info()), args)? };
         Ok(())
     }
 }
 
-/// A validated kernel launch: which entry, with which grid. Launchers compute it with a pure
-/// `plan` function (so argument checks are testable without a GPU), then queue it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Launch {
-    /// The PTX entry.
-    pub kernel: &'static str,
+/// A validated kernel launch: which entry (typed by its parameters `P`), with which grid.
+/// Launchers compute it with a pure `plan` function (so argument checks are testable without a
+/// GPU), then queue it with arguments the compiler checks against `P`.
+pub struct Launch<P> {
+    /// The entry.
+    pub kernel: KernelEntry<P>,
     /// Blocks in x, y, z.
     pub grid: (u32, u32, u32),
     /// Threads per block in x, y, z.
     pub block: (u32, u32, u32),
-    /// Dynamic shared memory per block in bytes: what the kernel uses.
+    /// Dynamic shared memory per block in bytes, on top of what the kernel declares
+    /// ([`KernelEntry::shared_bytes`]): 0 for every kernel whose shared memory is fixed.
     pub shared_bytes: u32,
     /// At most this many blocks resident per SM, where the kernel measured faster held to
     /// fewer than its registers and shared memory would allow. Enforced by giving each block
@@ -233,23 +238,74 @@ pub struct Launch {
     pub resident: Option<u32>,
 }
 
-impl Launch {
+// By hand, without bounds on `P` (a tuple of up to 16 parameter types, which implements none
+// of these past 12).
+impl<P> Clone for Launch<P> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<P> Copy for Launch<P> {}
+
+impl<P> PartialEq for Launch<P> {
+    fn eq(&self, o: &Self) -> bool {
+        (self.kernel, self.grid, self.block, self.shared_bytes, self.resident)
+            == (o.kernel, o.grid, o.block, o.shared_bytes, o.resident)
+    }
+}
+
+impl<P> Eq for Launch<P> {}
+
+impl<P> std::fmt::Debug for Launch<P> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Launch")
+            .field("kernel", &self.kernel)
+            .field("grid", &self.grid)
+            .field("block", &self.block)
+            .field("shared_bytes", &self.shared_bytes)
+            .field("resident", &self.resident)
+            .finish()
+    }
+}
+
+impl<P> Launch<P> {
+    /// A launch of `kernel` with `grid` and `block`, no dynamic shared memory and no cap on
+    /// resident blocks.
+    pub fn new(kernel: KernelEntry<P>, grid: (u32, u32, u32), block: (u32, u32, u32)) -> Self {
+        Launch { kernel, grid, block, shared_bytes: 0, resident: None }
+    }
+
+    /// The shared memory a block uses: what the kernel declares, plus [`Launch::shared_bytes`]
+    /// after it rounded up to 16 (where the dynamic bytes start).
+    pub fn used_shared_bytes(&self) -> u32 {
+        match (self.kernel.shared_bytes(), self.shared_bytes) {
+            (declared, 0) => declared,
+            (declared, dynamic) => declared.next_multiple_of(16).saturating_add(dynamic),
+        }
+    }
+
     /// The dynamic shared memory to launch with on `device`: [`Launch::shared_bytes`], or, for
-    /// a launch capped at `n` resident blocks per SM, enough that no more than `n` fit
-    /// (each block's share of the SM's shared memory, less the driver's reservation), within
-    /// the per-block maximum.
+    /// a launch capped at `n` resident blocks per SM, enough more that no more than `n` fit
+    /// (each block's share of the SM's shared memory, less the driver's reservation, within
+    /// the per-block maximum, less what the kernel declares).
     pub fn shared_bytes_on(&self, device: &DeviceInfo) -> u32 {
         match self.resident {
             Some(n) if n > 0 => {
                 let share = (device.shared_per_sm / n).saturating_sub(device.shared_reserved_per_block);
-                self.shared_bytes.max(share.min(device.shared_per_block_max))
+                let target = share.min(device.shared_per_block_max);
+                if target <= self.used_shared_bytes() {
+                    return self.shared_bytes;
+                }
+                // The runtime places dynamic bytes after the declared ones rounded up to 16.
+                target - self.kernel.shared_bytes().next_multiple_of(16)
             }
             _ => self.shared_bytes,
         }
     }
 
-    /// The runtime's launch configuration on `device` (shared memory from
-    /// [`Launch::shared_bytes_on`]).
+    /// The runtime's launch configuration on `device` (dynamic shared memory from
+    /// [`Launch::shared_bytes_on`]; the runtime adds the declared bytes).
     pub fn config_on(&self, device: &DeviceInfo) -> LaunchConfig {
         LaunchConfig { grid: self.grid, block: self.block, shared_bytes: self.shared_bytes_on(device) }
     }

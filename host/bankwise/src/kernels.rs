@@ -1,5 +1,6 @@
 //! The embedded kernels: the PTX modules, their entries, SASS for the architectures bankwise
-//! ships, and the names of the kernels the host launches.
+//! ships, and the typed entries of the matrix multiply (the transposes', reductions', copies'
+//! and probes' are looked up through `bankwise_builtin`'s traits and constants directly).
 //!
 //! `build.rs` provides them: rebuilt from `kernels/bankwise-builtin` and
 //! `bankwise-builtin-sm80` in the bankwise repository, or copied from the package's `prebuilt/` folder (`BANKWISE_PREBUILT=1`, and
@@ -120,117 +121,115 @@ pub fn manifest() -> &'static [Entry] {
     PARSED.get_or_init(|| MODULES.iter().flat_map(|m| m.entries()).collect())
 }
 
-/// `copy_bytes`: the bandwidth baseline.
-pub const COPY_BYTES: &str = "copy_bytes";
-/// `copy_rows_aligned`: rows of 4-byte words copied into rows that start on 16 bytes.
-pub const COPY_ROWS_ALIGNED: &str = "copy_rows_aligned";
-/// `transpose_naive_*`, indexed by [`crate::Width`] (1, 2, 4, 8 bytes).
-pub const TRANSPOSE_NAIVE: [&str; 4] =
-    ["transpose_naive_u8", "transpose_naive_u16", "transpose_naive_u32", "transpose_naive_u64"];
+/// A ladder rung's parameters (`Gemm`'s order): `c`, `a`, `b`, `m`, `n`, `k`, `lda`, `ldb`,
+/// `ldc`, `alpha`, `beta`.
+pub type GemmParams<T> = (*mut T, *const T, *const T, u64, u64, u64, u64, u64, u64, T, T);
+/// A tuned or multistage entry's parameters: [`GemmParams`], then the batch's `count`,
+/// `first`, `stride_a`, `stride_b`, `stride_c`.
+pub type TunedParams<T> = (*mut T, *const T, *const T, u64, u64, u64, u64, u64, u64, T, T, u64, u64, u64, u64, u64);
+/// Split `k`'s sum's parameters: `c`, the workspace `w`, `m`, `n`, `ldc`, `alpha`, `beta`,
+/// `slices`.
+pub type SplitSumParams<T> = (*mut T, *const T, u64, u64, u64, T, T, u64);
 
-/// `transpose_tiled_*`, indexed by [`crate::Width`].
-pub const TRANSPOSE_TILED: [&str; 4] =
-    ["transpose_tiled_u8", "transpose_tiled_u16", "transpose_tiled_u32", "transpose_tiled_u64"];
-/// `transpose_padded_*`, indexed by [`crate::Width`].
-pub const TRANSPOSE_PADDED: [&str; 4] =
-    ["transpose_padded_u8", "transpose_padded_u16", "transpose_padded_u32", "transpose_padded_u64"];
-/// `transpose_swizzled_*`, indexed by [`crate::Width`].
-pub const TRANSPOSE_SWIZZLED: [&str; 4] =
-    ["transpose_swizzled_u8", "transpose_swizzled_u16", "transpose_swizzled_u32", "transpose_swizzled_u64"];
+/// Four entries indexed by the `op`s: NN, NT, TN, TT; `None` where a tile has none for the type.
+pub type PerOps<T> = [Option<bankwise_runtime::KernelEntry<TunedParams<T>>>; 4];
 
-/// `transpose_*`, the tuned transpose, indexed by [`crate::Width`]: 16-byte vectors for 1-, 2-
-/// and 4-byte elements of aligned shapes, scalar accesses through a tall tile for 8-byte ones.
-pub const TRANSPOSE_TUNED: [&str; 4] = ["transpose_u8", "transpose_u16", "transpose_u32", "transpose_u64"];
+/// The matrix multiply's entries for one element type: the typed lookup its launchers use.
+#[derive(Debug)]
+pub struct MatmulEntries<T> {
+    /// `matmul_naive_*` … `matmul_warptile_*`, in [`crate::MatmulKernel`]'s ladder order
+    /// (naive, coalesced, tiled, blocktile 1-d, blocktile 2-d, vectorized, vectorized padded,
+    /// vectorized swizzled, warptile).
+    pub ladder: [bankwise_runtime::KernelEntry<GemmParams<T>>; 9],
+    /// `matmul_tuned_<ops>_*`: square tiles.
+    pub tuned: PerOps<T>,
+    /// `matmul_tuned_wide_<ops>_f32`: 128 × 256 tiles.
+    pub tuned_wide: PerOps<T>,
+    /// `matmul_tuned_whole_<ops>_f32`: square tiles, whole-tile path.
+    pub tuned_whole: PerOps<T>,
+    /// `matmul_tuned_wide_whole_<ops>_f32`.
+    pub tuned_wide_whole: PerOps<T>,
+    /// `matmul_multistage_<ops>_*` ([`SM80`]'s).
+    pub multistage: PerOps<T>,
+    /// `matmul_multistage_wide_<ops>_*`.
+    pub multistage_wide: PerOps<T>,
+    /// `matmul_multistage_wide_whole_<ops>_f64`.
+    pub multistage_wide_whole: PerOps<T>,
+    /// `matmul_split_sum_*`.
+    pub split_sum: bankwise_runtime::KernelEntry<SplitSumParams<T>>,
+}
 
-/// `transpose_unaligned_u32`: the tuned transpose of 4-byte elements whose rows are not all
-/// 16-byte aligned.
-pub const TRANSPOSE_UNALIGNED_U32: &str = "transpose_unaligned_u32";
-/// The tuned transpose of small 8-byte matrices whose rows start on a 32-byte sector.
-pub const TRANSPOSE_SMALL_U64: &str = "transpose_small_u64";
-/// [`TRANSPOSE_SMALL_U64`] with cache-streaming loads and stores, for the smallest of them.
-pub const TRANSPOSE_SMALL_STREAMING_U64: &str = "transpose_small_streaming_u64";
-/// `matmul_naive_*`, indexed by [`crate::matmul::Float::INDEX`] (`f32`, `f64`).
-pub const MATMUL_NAIVE: [&str; 2] = ["matmul_naive_f32", "matmul_naive_f64"];
-/// `matmul_coalesced_*`, indexed like [`MATMUL_NAIVE`].
-pub const MATMUL_COALESCED: [&str; 2] = ["matmul_coalesced_f32", "matmul_coalesced_f64"];
-/// `matmul_tiled_*`, indexed like [`MATMUL_NAIVE`].
-pub const MATMUL_TILED: [&str; 2] = ["matmul_tiled_f32", "matmul_tiled_f64"];
-/// `matmul_blocktile_1d_*`, indexed like [`MATMUL_NAIVE`].
-pub const MATMUL_BLOCKTILE_1D: [&str; 2] = ["matmul_blocktile_1d_f32", "matmul_blocktile_1d_f64"];
-/// `matmul_blocktile_2d_*`, indexed like [`MATMUL_NAIVE`].
-pub const MATMUL_BLOCKTILE_2D: [&str; 2] = ["matmul_blocktile_2d_f32", "matmul_blocktile_2d_f64"];
-/// `matmul_vectorized_*`, indexed like [`MATMUL_NAIVE`].
-pub const MATMUL_VECTORIZED: [&str; 2] = ["matmul_vectorized_f32", "matmul_vectorized_f64"];
-/// `matmul_vectorized_padded_*`, indexed like [`MATMUL_NAIVE`].
-pub const MATMUL_VECTORIZED_PADDED: [&str; 2] = ["matmul_vectorized_padded_f32", "matmul_vectorized_padded_f64"];
-/// `matmul_vectorized_swizzled_*`, indexed like [`MATMUL_NAIVE`].
-pub const MATMUL_VECTORIZED_SWIZZLED: [&str; 2] = ["matmul_vectorized_swizzled_f32", "matmul_vectorized_swizzled_f64"];
-/// `matmul_warptile_*`, indexed like [`MATMUL_NAIVE`].
-pub const MATMUL_WARPTILE: [&str; 2] = ["matmul_warptile_f32", "matmul_warptile_f64"];
-/// `matmul_tuned_<op(A)><op(B)>_*`: indexed like [`MATMUL_NAIVE`], then by the `op`s (NN, NT,
-/// TN, TT).
-pub const MATMUL_TUNED: [[&str; 4]; 2] = [
-    ["matmul_tuned_nn_f32", "matmul_tuned_nt_f32", "matmul_tuned_tn_f32", "matmul_tuned_tt_f32"],
-    ["matmul_tuned_nn_f64", "matmul_tuned_nt_f64", "matmul_tuned_tn_f64", "matmul_tuned_tt_f64"],
-];
-/// `matmul_tuned_wide_<op(A)><op(B)>_f32`: the tuned rung's 128 × 256 tiles, indexed by the
-/// `op`s like [`MATMUL_TUNED`].
-pub const MATMUL_TUNED_WIDE: [&str; 4] =
-    ["matmul_tuned_wide_nn_f32", "matmul_tuned_wide_nt_f32", "matmul_tuned_wide_tn_f32", "matmul_tuned_wide_tt_f32"];
-/// `matmul_tuned_whole_<op(A)><op(B)>_f32`: the tuned rung's square `f32` tiles with the
-/// whole-tile path (a block whose tiles lie inside `A` and `B`, rows aligned, loads without
-/// bounds checks), indexed by the `op`s like [`MATMUL_TUNED`].
-pub const MATMUL_TUNED_WHOLE: [&str; 4] = [
-    "matmul_tuned_whole_nn_f32",
-    "matmul_tuned_whole_nt_f32",
-    "matmul_tuned_whole_tn_f32",
-    "matmul_tuned_whole_tt_f32",
-];
-/// `matmul_tuned_wide_whole_<op(A)><op(B)>_f32`: [`MATMUL_TUNED_WIDE`] with the whole-tile
-/// path of [`MATMUL_TUNED_WHOLE`].
-pub const MATMUL_TUNED_WIDE_WHOLE: [&str; 4] = [
-    "matmul_tuned_wide_whole_nn_f32",
-    "matmul_tuned_wide_whole_nt_f32",
-    "matmul_tuned_wide_whole_tn_f32",
-    "matmul_tuned_wide_whole_tt_f32",
-];
-/// `matmul_multistage_wide_whole_<op(A)><op(B)>_f64` ([`SM80`]'s): the multistage rung's wide
-/// `f64` tiles with the whole-tile path (a block whose tiles lie inside `A` and `B`, rows
-/// aligned, copies without bounds checks), indexed by the `op`s like [`MATMUL_TUNED`].
-pub const MATMUL_MULTISTAGE_WIDE_WHOLE: [&str; 4] = [
-    "matmul_multistage_wide_whole_nn_f64",
-    "matmul_multistage_wide_whole_nt_f64",
-    "matmul_multistage_wide_whole_tn_f64",
-    "matmul_multistage_wide_whole_tt_f64",
-];
-/// `matmul_multistage_<op(A)><op(B)>_*` ([`SM80`]'s): indexed like [`MATMUL_TUNED`].
-pub const MATMUL_MULTISTAGE: [[&str; 4]; 2] = [
-    ["matmul_multistage_nn_f32", "matmul_multistage_nt_f32", "matmul_multistage_tn_f32", "matmul_multistage_tt_f32"],
-    ["matmul_multistage_nn_f64", "matmul_multistage_nt_f64", "matmul_multistage_tn_f64", "matmul_multistage_tt_f64"],
-];
-/// `matmul_multistage_wide_<op(A)><op(B)>_*` ([`SM80`]'s): indexed like [`MATMUL_TUNED`].
-pub const MATMUL_MULTISTAGE_WIDE: [[&str; 4]; 2] = [
-    [
-        "matmul_multistage_wide_nn_f32",
-        "matmul_multistage_wide_nt_f32",
-        "matmul_multistage_wide_tn_f32",
-        "matmul_multistage_wide_tt_f32",
-    ],
-    [
-        "matmul_multistage_wide_nn_f64",
-        "matmul_multistage_wide_nt_f64",
-        "matmul_multistage_wide_tn_f64",
-        "matmul_multistage_wide_tt_f64",
-    ],
-];
-/// `matmul_split_sum_*`, indexed like [`MATMUL_NAIVE`]: the tuned rung's split `k` sum.
-pub const MATMUL_SPLIT_SUM: [&str; 2] = ["matmul_split_sum_f32", "matmul_split_sum_f64"];
-/// `probe_load_*`, indexed by access width (1, 2, 4, 8, 16 bytes): see [`crate::probe`].
-pub const PROBE_LOAD: [&str; 5] =
-    ["probe_load_u8", "probe_load_u16", "probe_load_u32", "probe_load_u64", "probe_load_u128"];
-/// `probe_store_*`, indexed like [`PROBE_LOAD`].
-pub const PROBE_STORE: [&str; 5] =
-    ["probe_store_u8", "probe_store_u16", "probe_store_u32", "probe_store_u64", "probe_store_u128"];
+/// `[Some(nn), Some(nt), Some(tn), Some(tt)]` of a crate's module.
+macro_rules! per_ops {
+    ($module:path: $nn:ident, $nt:ident, $tn:ident, $tt:ident) => {{
+        use $module as m;
+        [Some(m::$nn), Some(m::$nt), Some(m::$tn), Some(m::$tt)]
+    }};
+}
+
+/// The `f32` entries.
+pub const MATMUL_F32: MatmulEntries<f32> = {
+    use bankwise_builtin::matmul as b;
+    MatmulEntries {
+        ladder: [
+            b::matmul_naive_f32,
+            b::matmul_coalesced_f32,
+            b::matmul_tiled_f32,
+            b::matmul_blocktile_1d_f32,
+            b::matmul_blocktile_2d_f32,
+            b::matmul_vectorized_f32,
+            b::matmul_vectorized_padded_f32,
+            b::matmul_vectorized_swizzled_f32,
+            b::matmul_warptile_f32,
+        ],
+        tuned: per_ops!(bankwise_builtin::matmul: matmul_tuned_nn_f32, matmul_tuned_nt_f32, matmul_tuned_tn_f32, matmul_tuned_tt_f32),
+        tuned_wide: per_ops!(bankwise_builtin::matmul:
+            matmul_tuned_wide_nn_f32, matmul_tuned_wide_nt_f32, matmul_tuned_wide_tn_f32, matmul_tuned_wide_tt_f32),
+        tuned_whole: per_ops!(bankwise_builtin::matmul:
+            matmul_tuned_whole_nn_f32, matmul_tuned_whole_nt_f32, matmul_tuned_whole_tn_f32, matmul_tuned_whole_tt_f32),
+        tuned_wide_whole: per_ops!(bankwise_builtin::matmul:
+            matmul_tuned_wide_whole_nn_f32, matmul_tuned_wide_whole_nt_f32,
+            matmul_tuned_wide_whole_tn_f32, matmul_tuned_wide_whole_tt_f32),
+        multistage: per_ops!(bankwise_builtin_sm80:
+            matmul_multistage_nn_f32, matmul_multistage_nt_f32, matmul_multistage_tn_f32, matmul_multistage_tt_f32),
+        multistage_wide: per_ops!(bankwise_builtin_sm80:
+            matmul_multistage_wide_nn_f32, matmul_multistage_wide_nt_f32,
+            matmul_multistage_wide_tn_f32, matmul_multistage_wide_tt_f32),
+        multistage_wide_whole: [None; 4],
+        split_sum: b::matmul_split_sum_f32,
+    }
+};
+
+/// The `f64` entries.
+pub const MATMUL_F64: MatmulEntries<f64> = {
+    use bankwise_builtin::matmul as b;
+    MatmulEntries {
+        ladder: [
+            b::matmul_naive_f64,
+            b::matmul_coalesced_f64,
+            b::matmul_tiled_f64,
+            b::matmul_blocktile_1d_f64,
+            b::matmul_blocktile_2d_f64,
+            b::matmul_vectorized_f64,
+            b::matmul_vectorized_padded_f64,
+            b::matmul_vectorized_swizzled_f64,
+            b::matmul_warptile_f64,
+        ],
+        tuned: per_ops!(bankwise_builtin::matmul: matmul_tuned_nn_f64, matmul_tuned_nt_f64, matmul_tuned_tn_f64, matmul_tuned_tt_f64),
+        tuned_wide: [None; 4],
+        tuned_whole: [None; 4],
+        tuned_wide_whole: [None; 4],
+        multistage: per_ops!(bankwise_builtin_sm80:
+            matmul_multistage_nn_f64, matmul_multistage_nt_f64, matmul_multistage_tn_f64, matmul_multistage_tt_f64),
+        multistage_wide: per_ops!(bankwise_builtin_sm80:
+            matmul_multistage_wide_nn_f64, matmul_multistage_wide_nt_f64,
+            matmul_multistage_wide_tn_f64, matmul_multistage_wide_tt_f64),
+        multistage_wide_whole: per_ops!(bankwise_builtin_sm80:
+            matmul_multistage_wide_whole_nn_f64, matmul_multistage_wide_whole_nt_f64,
+            matmul_multistage_wide_whole_tn_f64, matmul_multistage_wide_whole_tt_f64),
+        split_sum: b::matmul_split_sum_f64,
+    }
+};
 
 /// The name of every kernel entry of every module, [`BASE`]'s first, in the modules' order:
 /// their manifests' names (read at build time with [`bankwise_builder::manifest::from_text`]).
@@ -250,48 +249,37 @@ pub fn entries(ptx: &str) -> Vec<&str> {
 mod tests {
     use super::*;
 
-    /// The names the launchers use, each of which must be an entry of the module.
-    fn named() -> Vec<&'static str> {
-        let mut names = vec![
-            COPY_BYTES,
-            COPY_ROWS_ALIGNED,
-            TRANSPOSE_UNALIGNED_U32,
-            TRANSPOSE_SMALL_U64,
-            TRANSPOSE_SMALL_STREAMING_U64,
-        ];
-        for table in [TRANSPOSE_NAIVE, TRANSPOSE_TILED, TRANSPOSE_PADDED, TRANSPOSE_SWIZZLED, TRANSPOSE_TUNED] {
-            names.extend(table);
+    /// The names of the typed entries the launchers use, each of which must be an entry of
+    /// the module, with the same declared shared memory and parameter count.
+    fn typed() -> Vec<(&'static str, u32, usize)> {
+        fn of<P>(e: bankwise_runtime::KernelEntry<P>) -> (&'static str, u32, usize) {
+            (e.name(), e.shared_bytes(), e.host().params.len())
         }
-        for table in [
-            MATMUL_NAIVE,
-            MATMUL_COALESCED,
-            MATMUL_TILED,
-            MATMUL_BLOCKTILE_1D,
-            MATMUL_BLOCKTILE_2D,
-            MATMUL_VECTORIZED,
-            MATMUL_VECTORIZED_PADDED,
-            MATMUL_VECTORIZED_SWIZZLED,
-            MATMUL_WARPTILE,
-            MATMUL_SPLIT_SUM,
-        ] {
-            names.extend(table);
+        let mut all = Vec::new();
+        for m in [&MATMUL_F32] {
+            all.extend(m.ladder.map(of));
+            all.push(of(m.split_sum));
+            for t in [m.tuned, m.tuned_wide, m.tuned_whole, m.tuned_wide_whole, m.multistage, m.multistage_wide] {
+                all.extend(t.into_iter().flatten().map(of));
+            }
         }
-        names.extend(MATMUL_TUNED.as_flattened());
-        names.extend(MATMUL_TUNED_WIDE);
-        names.extend(MATMUL_TUNED_WHOLE);
-        names.extend(MATMUL_TUNED_WIDE_WHOLE);
-        names.extend(MATMUL_MULTISTAGE.as_flattened());
-        names.extend(MATMUL_MULTISTAGE_WIDE.as_flattened());
-        names.extend(MATMUL_MULTISTAGE_WIDE_WHOLE);
-        names.extend(PROBE_LOAD);
-        names.extend(PROBE_STORE);
-        names
+        for m in [&MATMUL_F64] {
+            all.extend(m.ladder.map(of));
+            all.push(of(m.split_sum));
+            for t in [m.tuned, m.multistage, m.multistage_wide, m.multistage_wide_whole] {
+                all.extend(t.into_iter().flatten().map(of));
+            }
+        }
+        all
     }
 
     #[test]
-    fn every_named_kernel_is_an_entry() {
-        for name in named() {
-            assert!(ALL.contains(&name), "{name} is not an entry of the embedded PTX (entries: {ALL:?})");
+    fn every_typed_entry_is_the_modules() {
+        let typed = typed();
+        assert_eq!(typed.len(), 9 * 2 + 2 + 4 * 10, "every matmul entry");
+        for (name, shared, params) in typed {
+            let entry = manifest().iter().find(|e| e.name == name).unwrap_or_else(|| panic!("{name} is not an entry"));
+            assert_eq!((entry.shared_bytes, entry.params.len()), (shared, params), "{name}");
         }
     }
 
@@ -307,7 +295,8 @@ mod tests {
             assert!(module.ptx.lines().any(|l| l.trim() == target), "{} is not {target}", module.name);
         }
         assert!(entries(SM80.ptx).iter().all(|e| e.starts_with("matmul_multistage_")), "only what needs sm_80");
-        let copy = manifest().iter().find(|e| e.name == COPY_BYTES).expect("copy_bytes is listed");
+        let copy =
+            manifest().iter().find(|e| e.name == bankwise_builtin::copy_bytes.name()).expect("copy_bytes is listed");
         assert_eq!(
             copy.params,
             [Param::Ptr, Param::Ptr, Param::Scalar(bankwise_builder::manifest::Scalar { kind: 'u', bits: 64 })]
@@ -320,7 +309,8 @@ mod tests {
         assert!(!SM80.runs_on((7, 5)) && SM80.runs_on((8, 0)) && SM80.runs_on((8, 9)) && SM80.runs_on((9, 0)));
         // Each matmul rung needs the compute capability of the module holding its entries.
         for rung in crate::matmul::MatmulKernel::ALL {
-            let module = MODULES.iter().find(|m| entries(m.ptx).contains(&rung.entries()[0])).expect("an entry");
+            let first = rung.entry_names::<f32>()[0];
+            let module = MODULES.iter().find(|m| entries(m.ptx).contains(&first)).expect("an entry");
             assert_eq!(rung.min_compute_capability(), module.min_compute_capability, "{}", rung.name());
         }
     }

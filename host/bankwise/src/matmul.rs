@@ -22,6 +22,7 @@ use bankwise_layout::matmul::{
     grid_of_batched_tiles, grid_of_tiles, grid_rows_in_x, multistage, tuned,
 };
 use bankwise_layout::transpose::{MAX_GRID_X, MAX_GRID_YZ};
+use bankwise_runtime::KernelEntry;
 
 pub use bankwise_layout::matmul::Op;
 
@@ -30,9 +31,11 @@ mod sealed {
 }
 
 /// The element types of the matrix multiply: `f32` and `f64`.
-pub trait Float: Element + Into<f64> + bankwise_runtime::KernelArg + sealed::Sealed {
-    /// Position in per-type kernel tables such as [`kernels::MATMUL_NAIVE`].
+pub trait Float: Element + Into<f64> + bankwise_runtime::ByValue + sealed::Sealed {
+    /// Position in per-type tables (0 for `f32`, 1 for `f64`).
     const INDEX: usize;
+    /// The matrix multiply's entries for this type.
+    const ENTRIES: &'static kernels::MatmulEntries<Self>;
     /// The unit roundoff `u` (2^-24, 2^-53), for error bounds.
     const UNIT_ROUNDOFF: f64;
     /// `x` rounded to this type.
@@ -42,6 +45,7 @@ pub trait Float: Element + Into<f64> + bankwise_runtime::KernelArg + sealed::Sea
 impl sealed::Sealed for f32 {}
 impl Float for f32 {
     const INDEX: usize = 0;
+    const ENTRIES: &'static kernels::MatmulEntries<f32> = &kernels::MATMUL_F32;
     const UNIT_ROUNDOFF: f64 = 1.0 / (1u64 << 24) as f64;
     fn from_f64(x: f64) -> f32 {
         x as f32
@@ -51,6 +55,7 @@ impl Float for f32 {
 impl sealed::Sealed for f64 {}
 impl Float for f64 {
     const INDEX: usize = 1;
+    const ENTRIES: &'static kernels::MatmulEntries<f64> = &kernels::MATMUL_F64;
     const UNIT_ROUNDOFF: f64 = 1.0 / (1u64 << 53) as f64;
     fn from_f64(x: f64) -> f64 {
         x
@@ -305,22 +310,38 @@ impl MatmulKernel {
         }
     }
 
-    /// The rung's entries, indexed by [`Float::INDEX`] (for the tuned rungs, those of square
-    /// tiles and `op`s N, N: [`TunedTile::entry`] names the others).
-    pub const fn entries(self) -> [&'static str; 2] {
-        match self {
-            MatmulKernel::Tuned => [kernels::MATMUL_TUNED[0][0], kernels::MATMUL_TUNED[1][0]],
-            MatmulKernel::Multistage => [kernels::MATMUL_MULTISTAGE[0][0], kernels::MATMUL_MULTISTAGE[1][0]],
-            MatmulKernel::Naive => kernels::MATMUL_NAIVE,
-            MatmulKernel::Coalesced => kernels::MATMUL_COALESCED,
-            MatmulKernel::Tiled => kernels::MATMUL_TILED,
-            MatmulKernel::BlockTile1d => kernels::MATMUL_BLOCKTILE_1D,
-            MatmulKernel::BlockTile2d => kernels::MATMUL_BLOCKTILE_2D,
-            MatmulKernel::Vectorized => kernels::MATMUL_VECTORIZED,
-            MatmulKernel::VectorizedPadded => kernels::MATMUL_VECTORIZED_PADDED,
-            MatmulKernel::VectorizedSwizzled => kernels::MATMUL_VECTORIZED_SWIZZLED,
-            MatmulKernel::WarpTile => kernels::MATMUL_WARPTILE,
-        }
+    /// The rung's entry names for `f32` and `f64` (for the tuned rungs, those of square tiles
+    /// and `op`s N, N: [`TunedTile::entry`] gives the others).
+    pub fn entries(self) -> [&'static str; 2] {
+        [self.entry_names::<f32>()[0], self.entry_names::<f64>()[0]]
+    }
+
+    /// The rung's entry name for `T` (square tiles and `op`s N, N for the tuned rungs), in a
+    /// one-element array.
+    pub fn entry_names<T: Float>(self) -> [&'static str; 1] {
+        let e = T::ENTRIES;
+        let tuned = |t: &kernels::PerOps<T>| t[0].map_or("", |e| e.name());
+        [match self.ladder_index() {
+            Some(i) => e.ladder[i].name(),
+            None if self == MatmulKernel::Tuned => tuned(&e.tuned),
+            None => tuned(&e.multistage),
+        }]
+    }
+
+    /// The rung's place in [`kernels::MatmulEntries::ladder`] (`None` for the tuned rungs).
+    const fn ladder_index(self) -> Option<usize> {
+        Some(match self {
+            MatmulKernel::Naive => 0,
+            MatmulKernel::Coalesced => 1,
+            MatmulKernel::Tiled => 2,
+            MatmulKernel::BlockTile1d => 3,
+            MatmulKernel::BlockTile2d => 4,
+            MatmulKernel::Vectorized => 5,
+            MatmulKernel::VectorizedPadded => 6,
+            MatmulKernel::VectorizedSwizzled => 7,
+            MatmulKernel::WarpTile => 8,
+            MatmulKernel::Tuned | MatmulKernel::Multistage => return None,
+        })
     }
 
     /// The rung measured fastest for `shape` and `T` on a GPU of `multiprocessors` SMs and
@@ -416,20 +437,25 @@ impl TunedTile {
 
     /// The entry of `kernel` for `T` and `shape`'s `op`s ([`whole`](Self::whole) tiles where
     /// they fit); `None` as for [`tiles`](Self::tiles).
-    pub fn entry<T: Float>(self, kernel: MatmulKernel, shape: MatmulShape) -> Option<&'static str> {
+    pub fn entry<T: Float>(
+        self,
+        kernel: MatmulKernel,
+        shape: MatmulShape,
+    ) -> Option<KernelEntry<kernels::TunedParams<T>>> {
         let ops = 2 * (shape.op_a == Op::T) as usize + (shape.op_b == Op::T) as usize;
-        let f32_only = |name| (T::INDEX == 0).then_some(name);
         let whole = self.whole::<T>(kernel, shape);
-        match (kernel, self) {
-            (MatmulKernel::Tuned, TunedTile::Square) if whole => Some(kernels::MATMUL_TUNED_WHOLE[ops]),
-            (MatmulKernel::Tuned, TunedTile::Wide) if whole => Some(kernels::MATMUL_TUNED_WIDE_WHOLE[ops]),
-            (MatmulKernel::Tuned, TunedTile::Square) => Some(kernels::MATMUL_TUNED[T::INDEX][ops]),
-            (MatmulKernel::Tuned, TunedTile::Wide) => f32_only(kernels::MATMUL_TUNED_WIDE[ops]),
-            (MatmulKernel::Multistage, TunedTile::Wide) if whole => Some(kernels::MATMUL_MULTISTAGE_WIDE_WHOLE[ops]),
-            (MatmulKernel::Multistage, TunedTile::Square) => Some(kernels::MATMUL_MULTISTAGE[T::INDEX][ops]),
-            (MatmulKernel::Multistage, TunedTile::Wide) => Some(kernels::MATMUL_MULTISTAGE_WIDE[T::INDEX][ops]),
-            _ => None,
-        }
+        let e = T::ENTRIES;
+        let table = match (kernel, self) {
+            (MatmulKernel::Tuned, TunedTile::Square) if whole => &e.tuned_whole,
+            (MatmulKernel::Tuned, TunedTile::Wide) if whole => &e.tuned_wide_whole,
+            (MatmulKernel::Tuned, TunedTile::Square) => &e.tuned,
+            (MatmulKernel::Tuned, TunedTile::Wide) => &e.tuned_wide,
+            (MatmulKernel::Multistage, TunedTile::Wide) if whole => &e.multistage_wide_whole,
+            (MatmulKernel::Multistage, TunedTile::Square) => &e.multistage,
+            (MatmulKernel::Multistage, TunedTile::Wide) => &e.multistage_wide,
+            _ => return None,
+        };
+        table[ops]
     }
 
     /// The size's name, as the bench prints it.
@@ -777,7 +803,7 @@ pub fn plan<T: Float>(
     a_len: usize,
     b_len: usize,
     c_len: usize,
-) -> Result<Launch> {
+) -> Result<MatmulLaunch<T>> {
     shape.check_buffers(a_len, b_len, c_len)?;
     if !kernel.is_tuned() && !shape.is_plain() {
         let what = if shape.batch != 1 { "a batch" } else { "a transposed operand" };
@@ -826,8 +852,73 @@ pub fn plan<T: Float>(
             )
         }
     };
-    let entry = tuned_entry.unwrap_or(kernel.entries()[T::INDEX]);
-    Ok(Launch { kernel: entry, grid, block, shared_bytes, resident: None })
+    Ok(match (tuned_entry, kernel.ladder_index()) {
+        (Some(kernel), _) => MatmulLaunch::Tuned(Launch { kernel, grid, block, shared_bytes, resident: None }),
+        (None, Some(i)) => {
+            MatmulLaunch::Ladder(Launch { kernel: T::ENTRIES.ladder[i], grid, block, shared_bytes, resident: None })
+        }
+        (None, None) => unreachable!("the tuned rungs have a tuned entry"),
+    })
+}
+
+/// A matrix multiply's planned launch: a ladder rung's, or a tuned rung's (which takes the
+/// batch's arguments too).
+#[derive(Debug, PartialEq, Eq)]
+pub enum MatmulLaunch<T> {
+    /// A ladder rung ([`kernels::GemmParams`]).
+    Ladder(Launch<kernels::GemmParams<T>>),
+    /// A tuned or multistage entry ([`kernels::TunedParams`]).
+    Tuned(Launch<kernels::TunedParams<T>>),
+}
+
+impl<T> Clone for MatmulLaunch<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for MatmulLaunch<T> {}
+
+impl<T> MatmulLaunch<T> {
+    /// The entry's name.
+    pub fn kernel(&self) -> &'static str {
+        match self {
+            MatmulLaunch::Ladder(l) => l.kernel.name(),
+            MatmulLaunch::Tuned(l) => l.kernel.name(),
+        }
+    }
+
+    /// Blocks in x, y, z.
+    pub fn grid(&self) -> (u32, u32, u32) {
+        match self {
+            MatmulLaunch::Ladder(l) => l.grid,
+            MatmulLaunch::Tuned(l) => l.grid,
+        }
+    }
+
+    /// Threads per block in x, y, z.
+    pub fn block(&self) -> (u32, u32, u32) {
+        match self {
+            MatmulLaunch::Ladder(l) => l.block,
+            MatmulLaunch::Tuned(l) => l.block,
+        }
+    }
+
+    /// Dynamic shared memory per block.
+    pub fn shared_bytes(&self) -> u32 {
+        match self {
+            MatmulLaunch::Ladder(l) => l.shared_bytes,
+            MatmulLaunch::Tuned(l) => l.shared_bytes,
+        }
+    }
+
+    /// The tuned entry's launch, if it is one.
+    fn tuned(self) -> Option<Launch<kernels::TunedParams<T>>> {
+        match self {
+            MatmulLaunch::Tuned(l) => Some(l),
+            MatmulLaunch::Ladder(_) => None,
+        }
+    }
 }
 
 impl Gpu {
@@ -870,7 +961,10 @@ impl Gpu {
             let tuned = TunedPlan::for_shape::<T>(kernel, shape, self.info().multiprocessors);
             return self.matmul_tuned(tuned, alpha, a, b, beta, c, shape);
         }
-        let launch = plan::<T>(kernel, TunedTile::Square, shape, a.len(), b.len(), c.len())?;
+        let MatmulLaunch::Ladder(launch) = plan::<T>(kernel, TunedTile::Square, shape, a.len(), b.len(), c.len())?
+        else {
+            unreachable!("the ladder's rungs plan ladder launches")
+        };
         let s = shape;
         let [m, n, k, lda, ldb, ldc] = [s.m, s.n, s.k, s.lda, s.ldb, s.ldc].map(|x| x as u64);
         // Safety: `plan` checked that each buffer holds its matrix with its leading dimension;
@@ -969,7 +1063,8 @@ impl Gpu {
         mut c: DeviceSliceMut<'_, T>,
         shape: MatmulShape,
     ) -> Result<()> {
-        let launch = plan::<T>(tuned.kernel, tuned.tile, shape, a.len(), b.len(), c.len())?;
+        let planned = plan::<T>(tuned.kernel, tuned.tile, shape, a.len(), b.len(), c.len())?;
+        let Some(launch) = planned.tuned() else { unreachable!("a tuned plan plans a tuned launch") };
         if let Some(split) = tuned.split {
             return self.matmul_split_k(split, alpha, a, b, beta, c, shape, launch);
         }
@@ -1002,7 +1097,7 @@ impl Gpu {
         beta: T,
         c: DeviceSliceMut<'_, T>,
         shape: MatmulShape,
-        launch: Launch,
+        launch: Launch<kernels::TunedParams<T>>,
     ) -> Result<()> {
         // Safety: the slices' launches below write every element of the workspace (each
         // covers all of `C`'s tiles, with β = 0) before the sum reads it.
@@ -1028,13 +1123,8 @@ impl Gpu {
             unsafe { self.launch(Launch { grid, ..launch }, args)? };
         }
         let columns = n.div_ceil(u64::from(SPLIT_SUM_THREADS)).min(u64::from(MAX_GRID_X)) as u32;
-        let sum = Launch {
-            kernel: kernels::MATMUL_SPLIT_SUM[T::INDEX],
-            grid: (columns, m.min(u64::from(MAX_GRID_YZ)) as u32, 1),
-            block: (SPLIT_SUM_THREADS, 1, 1),
-            shared_bytes: 0,
-            resident: None,
-        };
+        let grid = (columns, m.min(u64::from(MAX_GRID_YZ)) as u32, 1);
+        let sum = Launch::new(T::ENTRIES.split_sum, grid, (SPLIT_SUM_THREADS, 1, 1));
         // Safety: the workspace holds `count` packed `m × n` matrices, `C` its `m` rows of
         // `ldc` (`plan`); the kernel's loops take any grid.
         unsafe { self.launch(sum, (c, &w, m, n, ldc, alpha, beta, count)) }
@@ -1163,8 +1253,8 @@ mod tests {
             let n = 70_000 * 300 * 129;
             let launch = plan::<f32>(MatmulKernel::Tuned, TunedTile::Square, shape, n, n, n).unwrap();
             // 3 × 2 tiles of 128 × 128; the first 65,535 products in the first grid.
-            assert_eq!((launch.kernel, launch.grid, launch.block), (entry, (6, 65_535, 1), (256, 1, 1)));
-            assert_eq!(launch.shared_bytes, 2 * 8 * (132 + 132) * 4);
+            assert_eq!((launch.kernel(), launch.grid(), launch.block()), (entry, (6, 65_535, 1), (256, 1, 1)));
+            assert_eq!(launch.shared_bytes(), 2 * 8 * (132 + 132) * 4);
         }
         // A row of 2²⁹ tiles would overflow the kernel's 32-bit tile numbers: refused.
         let wide = MatmulShape::new(1, 1 << 36, 1);
@@ -1175,14 +1265,14 @@ mod tests {
                 .is_ok()
         );
         let f64_plan = plan::<f64>(MatmulKernel::Tuned, TunedTile::Square, s, 300 * 7, 7 * 129, 300 * 129).unwrap();
-        assert_eq!((f64_plan.kernel, f64_plan.grid), ("matmul_tuned_nn_f64", (9, 1, 1)));
-        assert_eq!(f64_plan.shared_bytes, 2 * 8 * (130 + 66) * 8);
+        assert_eq!((f64_plan.kernel(), f64_plan.grid()), ("matmul_tuned_nn_f64", (9, 1, 1)));
+        assert_eq!(f64_plan.shared_bytes(), 2 * 8 * (130 + 66) * 8);
         // Wide tiles: 3 × 1 of 128 × 256, f32 only.
         let lens = (300 * 7, 7 * 129, 300 * 129);
         let wide = plan::<f32>(MatmulKernel::Tuned, TunedTile::Wide, s.with_ops(Op::N, Op::T), lens.0, lens.1, lens.2);
         let wide = wide.unwrap();
-        assert_eq!((wide.kernel, wide.grid, wide.block), ("matmul_tuned_wide_nt_f32", (3, 1, 1), (256, 1, 1)));
-        assert_eq!(wide.shared_bytes, 2 * 8 * (132 + 260) * 4);
+        assert_eq!((wide.kernel(), wide.grid(), wide.block()), ("matmul_tuned_wide_nt_f32", (3, 1, 1), (256, 1, 1)));
+        assert_eq!(wide.shared_bytes(), 2 * 8 * (132 + 260) * 4);
         let e = plan::<f64>(MatmulKernel::Tuned, TunedTile::Wide, s, lens.0, lens.1, lens.2);
         assert!(matches!(e, Err(Error::TunedPlanUnfit { .. })), "{e:?}");
         let unfit = |p: Result<TunedPlan>| matches!(p, Err(Error::TunedPlanUnfit { .. }));
@@ -1195,17 +1285,17 @@ mod tests {
         ] {
             let p = plan::<f32>(MatmulKernel::Multistage, tile, s.with_ops(Op::N, Op::T), lens.0, lens.1, lens.2);
             let p = p.unwrap();
-            assert_eq!((p.kernel, p.block, p.shared_bytes), (entry, (256, 1, 1), 4 * stage_bytes));
+            assert_eq!((p.kernel(), p.block(), p.shared_bytes()), (entry, (256, 1, 1), 4 * stage_bytes));
         }
         let p = plan::<f64>(MatmulKernel::Multistage, TunedTile::Square, s, lens.0, lens.1, lens.2).unwrap();
         assert_eq!(
-            (p.kernel, p.grid, p.shared_bytes),
+            (p.kernel(), p.grid(), p.shared_bytes()),
             ("matmul_multistage_nn_f64", (9, 1, 1), 4 * 16 * (130 + 66) * 8)
         );
         // The multistage rung has wide f64 tiles: 128 × 128, 3 × 2 of them.
         let p = plan::<f64>(MatmulKernel::Multistage, TunedTile::Wide, s, lens.0, lens.1, lens.2).unwrap();
         assert_eq!(
-            (p.kernel, p.grid, p.shared_bytes),
+            (p.kernel(), p.grid(), p.shared_bytes()),
             ("matmul_multistage_wide_nn_f64", (6, 1, 1), 4 * 8 * (130 + 130) * 8)
         );
     }
@@ -1344,7 +1434,7 @@ mod tests {
                 && (batch == 1 || [s.stride_a, s.stride_b].iter().all(|x| x.is_multiple_of(4)));
             prop_assert_eq!(square.whole::<f32>(tuned, s), aligned && dn == 0);
             prop_assert_eq!(wide.whole::<f32>(tuned, s), aligned && dn == 0);
-            let whole = square.entry::<f32>(tuned, s).unwrap().contains("_whole_");
+            let whole = square.entry::<f32>(tuned, s).unwrap().name().contains("_whole_");
             prop_assert_eq!(whole, square.whole::<f32>(tuned, s));
             // f64 has them in the multistage rung's wide tiles (128 × 128) only, f32 in the tuned rung.
             let multistage = MatmulKernel::Multistage;
@@ -1358,7 +1448,7 @@ mod tests {
         let s = MatmulShape::new(128, 384, 64);
         assert!(square.whole::<f32>(tuned, s) && !wide.whole::<f32>(tuned, s));
         assert_eq!(
-            wide.entry::<f32>(tuned, MatmulShape::new(4096, 4096, 4096)),
+            wide.entry::<f32>(tuned, MatmulShape::new(4096, 4096, 4096)).map(|e| e.name()),
             Some("matmul_tuned_wide_whole_nn_f32")
         );
     }
@@ -1403,17 +1493,20 @@ mod tests {
     fn grids_cover_c_and_cap_at_the_hardware() {
         let s = MatmulShape::new(33, 65, 17);
         let tiled = plan::<f32>(MatmulKernel::Tiled, TunedTile::Square, s, 33 * 17, 17 * 65, 33 * 65).unwrap();
-        assert_eq!((tiled.grid, tiled.block, tiled.shared_bytes), ((3, 2, 1), (32, 32, 1), 8192));
+        assert_eq!((tiled.grid(), tiled.block(), tiled.shared_bytes()), ((3, 2, 1), (32, 32, 1), 8192));
         let naive = plan::<f64>(MatmulKernel::Naive, TunedTile::Square, s, 33 * 17, 17 * 65, 33 * 65).unwrap();
-        assert_eq!((naive.kernel, naive.grid, naive.shared_bytes), ("matmul_naive_f64", (2, 3, 1), 0));
+        assert_eq!((naive.kernel(), naive.grid(), naive.shared_bytes()), ("matmul_naive_f64", (2, 3, 1), 0));
         let warp = plan::<f32>(MatmulKernel::WarpTile, TunedTile::Square, s, 33 * 17, 17 * 65, 33 * 65).unwrap();
-        assert_eq!((warp.grid, warp.block, warp.shared_bytes), ((1, 1, 1), (256, 1, 1), ((128 + 4) * 8 + 8 * 128) * 4));
+        assert_eq!(
+            (warp.grid(), warp.block(), warp.shared_bytes()),
+            ((1, 1, 1), (256, 1, 1), ((128 + 4) * 8 + 8 * 128) * 4)
+        );
         let f64_tiles =
             plan::<f64>(MatmulKernel::BlockTile2d, TunedTile::Square, s, 33 * 17, 17 * 65, 33 * 65).unwrap();
-        assert_eq!((f64_tiles.grid, f64_tiles.shared_bytes), ((2, 1, 1), (128 * 8 + 8 * 64) * 8));
+        assert_eq!((f64_tiles.grid(), f64_tiles.shared_bytes()), ((2, 1, 1), (128 * 8 + 8 * 64) * 8));
         let tall = MatmulShape::new(1 << 22, 1, 1);
         assert_eq!(
-            plan::<f32>(MatmulKernel::Coalesced, TunedTile::Square, tall, 1 << 22, 1, 1 << 22).unwrap().grid,
+            plan::<f32>(MatmulKernel::Coalesced, TunedTile::Square, tall, 1 << 22, 1, 1 << 22).unwrap().grid(),
             (1, 65_535, 1)
         );
     }

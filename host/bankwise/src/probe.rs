@@ -13,9 +13,9 @@
 use crate::banks::{self, Access, Analysis, Geometry, MAX_LANES, Width};
 use crate::error::{Error, Result};
 use crate::gpu::{Gpu, Launch};
-use crate::kernels;
 use bankwise_layout::probe::{VERIFY, fill_value, fill_word, store_value, store_word};
 use bankwise_layout::transpose::{TILE, TileLayout};
+use bankwise_runtime::KernelEntry;
 
 pub use bankwise_layout::probe::{MAX_SHARED_BYTES, UNROLL, WARPS};
 
@@ -32,7 +32,7 @@ pub use crate::banks::Op;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ProbePlan {
     /// Kernel, grid (one block), block ([`WARPS`] warps) and dynamic shared memory.
-    pub launch: Launch,
+    pub launch: Launch<ProbeParams>,
     /// Byte offset per lane (0 for inactive lanes).
     pub offsets: [u32; MAX_LANES],
     /// Bit `i` set iff lane `i` accesses.
@@ -54,14 +54,24 @@ impl ProbePlan {
     }
 }
 
-/// Index of `width` in [`kernels::PROBE_LOAD`] / [`kernels::PROBE_STORE`].
-const fn width_index(width: Width) -> usize {
-    match width {
-        Width::B1 => 0,
-        Width::B2 => 1,
-        Width::B4 => 2,
-        Width::B8 => 3,
-        Width::B16 => 4,
+/// A probe entry's parameters: `cycles`, `sums`, `offsets`, `mask`, `iterations`,
+/// `shared_bytes`, `flags`.
+pub type ProbeParams = (*mut u64, *mut u32, *const u32, u32, u32, u32, u32);
+
+/// The probe entry for `op` at `width`.
+fn entry(op: Op, width: Width) -> KernelEntry<ProbeParams> {
+    use bankwise_builtin::probe::*;
+    match (op, width) {
+        (Op::Load, Width::B1) => probe_load_u8,
+        (Op::Load, Width::B2) => probe_load_u16,
+        (Op::Load, Width::B4) => probe_load_u32,
+        (Op::Load, Width::B8) => probe_load_u64,
+        (Op::Load, Width::B16) => probe_load_u128,
+        (Op::Store, Width::B1) => probe_store_u8,
+        (Op::Store, Width::B2) => probe_store_u16,
+        (Op::Store, Width::B4) => probe_store_u32,
+        (Op::Store, Width::B8) => probe_store_u64,
+        (Op::Store, Width::B16) => probe_store_u128,
     }
 }
 
@@ -91,12 +101,8 @@ pub fn plan(access: &Access, op: Op, iterations: u32) -> Result<ProbePlan> {
     if iterations == 0 || iterations > MAX_ITERATIONS {
         return Err(Error::ProbeIterations { iterations, max: MAX_ITERATIONS });
     }
-    let names = match op {
-        Op::Load => kernels::PROBE_LOAD,
-        Op::Store => kernels::PROBE_STORE,
-    };
     let launch = Launch {
-        kernel: names[width_index(access.width)],
+        kernel: entry(op, access.width),
         grid: (1, 1, 1),
         block: (WARPS * 32, 1, 1),
         // Whole 128-byte bank rows, so the fill covers every word a lane can touch.
@@ -156,7 +162,13 @@ impl Gpu {
             if let Some(want) = expected[lane]
                 && got != want
             {
-                return Err(Error::ProbeChecksum { kernel: plan.launch.kernel, lane: lane as u32, warp, got, want });
+                return Err(Error::ProbeChecksum {
+                    kernel: plan.launch.kernel.name(),
+                    lane: lane as u32,
+                    warp,
+                    got,
+                    want,
+                });
             }
         }
         let slowest = cycles.iter().copied().max().unwrap_or(0);
@@ -357,12 +369,12 @@ mod tests {
     #[test]
     fn plan_picks_kernel_and_shared_size() {
         let p = plan(&Access::strided(Width::B16, 0, 1), Op::Store, 3).unwrap();
-        assert_eq!(p.launch.kernel, "probe_store_u128");
+        assert_eq!(p.launch.kernel.name(), "probe_store_u128");
         assert_eq!((p.launch.grid, p.launch.block, p.launch.shared_bytes), ((1, 1, 1), (512, 1, 1), 512));
         assert_eq!((p.accesses_per_warp(), p.warp_instructions()), (48, 768));
         let q = plan(&Access::strided(Width::B1, 4, 1).with_mask(0b10), Op::Load, 1).unwrap();
         assert_eq!(
-            (q.launch.kernel, q.mask, q.offsets[1], q.offsets[0], q.launch.shared_bytes),
+            (q.launch.kernel.name(), q.mask, q.offsets[1], q.offsets[0], q.launch.shared_bytes),
             ("probe_load_u8", 2, 5, 0, 128)
         );
     }

@@ -24,12 +24,13 @@
 //! into the result with atomics; the tuned kernel finishes in one launch (last-block pattern).
 
 use std::ops::{Bound, Range, RangeBounds};
-use std::sync::OnceLock;
 
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::gpu::{DeviceBuffer, Gpu, Launch};
+use bankwise_builtin::reduce::{Ladder, TreeParams, TunedParams};
 use bankwise_layout::reduce::{THREADS, split, tree_blocks, tuned};
+use bankwise_runtime::KernelEntry;
 
 mod sealed {
     pub trait Sealed {}
@@ -53,15 +54,18 @@ reducible!(f32, f64, i32, u32, i64, u64);
 
 /// An associative operation with an identity, the host side of the device trait
 /// `bankwise_kernels::reduce::ReduceOp`. [`Sum`], [`Min`] and [`Max`] are built in; for your
-/// own, instantiate the kernels with `reduce_ladder!(name: YourOp; types…)` in
-/// `kernels/bankwise-builtin` (in a clone of bankwise: [`crate::Gpu`] launches the
-/// entries of that module) and implement this trait with the same `NAME`, identity and combine
-/// (the latter is the CPU reference the results are checked against). In a kernel crate of
+/// own, instantiate the kernels with `reduce_ladder!(YourLadder = name: YourOp; types…)` in
+/// `kernels/bankwise-builtin` (in a clone of bankwise: [`crate::Gpu`] launches the entries of
+/// that module) and implement this trait with `type Ladder = YourLadder` and the same identity
+/// and combine (the latter is the CPU reference the results are checked against). In a kernel crate of
 /// your own, `reduce_ladder!` or `block::reduce` does the same, launched through
 /// [`crate::runtime`] (`examples/custom_reduction`).
 pub trait Operation<T>: Copy {
-    /// The operation's part of the kernel names: `reduce_<rung>_<NAME>_<type>`.
+    /// The operation's name in reports and benchmarks (`"sum"`).
     const NAME: &'static str;
+    /// The operation's entries for `T`: the type `reduce_ladder!(Ladder = op: Op; …)` declared
+    /// beside them (`bankwise_builtin::reduce::SumLadder` for [`Sum`]).
+    type Ladder: Ladder<T>;
     /// `combine(identity(), x) == x`.
     fn identity() -> T;
     /// The operation, exactly as the device computes it.
@@ -82,16 +86,19 @@ macro_rules! int_ops {
     ($($t:ty),+) => {$(
         impl Operation<$t> for Sum {
             const NAME: &'static str = "sum";
+            type Ladder = bankwise_builtin::reduce::SumLadder;
             fn identity() -> $t { 0 }
             fn combine(a: $t, b: $t) -> $t { a.wrapping_add(b) }
         }
         impl Operation<$t> for Min {
             const NAME: &'static str = "min";
+            type Ladder = bankwise_builtin::reduce::MinLadder;
             fn identity() -> $t { <$t>::MAX }
             fn combine(a: $t, b: $t) -> $t { a.min(b) }
         }
         impl Operation<$t> for Max {
             const NAME: &'static str = "max";
+            type Ladder = bankwise_builtin::reduce::MaxLadder;
             fn identity() -> $t { <$t>::MIN }
             fn combine(a: $t, b: $t) -> $t { a.max(b) }
         }
@@ -103,11 +110,13 @@ macro_rules! float_ops {
     ($($t:ty => $bits:ty),+) => {$(
         impl Operation<$t> for Sum {
             const NAME: &'static str = "sum";
+            type Ladder = bankwise_builtin::reduce::SumLadder;
             fn identity() -> $t { 0.0 }
             fn combine(a: $t, b: $t) -> $t { a + b }
         }
         impl Operation<$t> for Min {
             const NAME: &'static str = "min";
+            type Ladder = bankwise_builtin::reduce::MinLadder;
             fn identity() -> $t { <$t>::INFINITY }
             fn combine(a: $t, b: $t) -> $t {
                 if a.is_nan() || b.is_nan() { <$t>::NAN } else if a.total_cmp(&b).is_le() { a } else { b }
@@ -115,6 +124,7 @@ macro_rules! float_ops {
         }
         impl Operation<$t> for Max {
             const NAME: &'static str = "max";
+            type Ladder = bankwise_builtin::reduce::MaxLadder;
             fn identity() -> $t { <$t>::NEG_INFINITY }
             fn combine(a: $t, b: $t) -> $t {
                 if a.is_nan() || b.is_nan() { <$t>::NAN } else if a.total_cmp(&b).is_ge() { a } else { b }
@@ -217,11 +227,54 @@ pub enum Slot {
     Out,
 }
 
+/// A reduction pass's launch: a tree or atomic rung's, or the tuned kernel's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PassLaunch<T> {
+    /// `dst`, `src`, `n`.
+    Tree(Launch<TreeParams<T>>),
+    /// `dst`, `partials`, `counter`, `src`, `n`.
+    Tuned(Launch<TunedParams<T>>),
+}
+
+impl<T> PassLaunch<T> {
+    /// The entry's name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            PassLaunch::Tree(l) => l.kernel.name(),
+            PassLaunch::Tuned(l) => l.kernel.name(),
+        }
+    }
+
+    /// Blocks in x, y, z.
+    pub fn grid(&self) -> (u32, u32, u32) {
+        match self {
+            PassLaunch::Tree(l) => l.grid,
+            PassLaunch::Tuned(l) => l.grid,
+        }
+    }
+
+    /// Threads per block in x, y, z.
+    pub fn block(&self) -> (u32, u32, u32) {
+        match self {
+            PassLaunch::Tree(l) => l.block,
+            PassLaunch::Tuned(l) => l.block,
+        }
+    }
+
+    /// Shared memory per block: what the entry declares plus dynamic bytes.
+    pub fn used_shared_bytes(&self) -> u32 {
+        match self {
+            PassLaunch::Tree(l) => l.used_shared_bytes(),
+            PassLaunch::Tuned(l) => l.used_shared_bytes(),
+        }
+    }
+}
+
 /// One launch of a reduction: `input[0..len]` → `output`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Pass {
+pub struct Pass<T> {
     /// The launch.
-    pub launch: Launch,
+    pub launch: PassLaunch<T>,
     /// What it reads.
     pub input: Slot,
     /// Elements it reads.
@@ -232,13 +285,13 @@ pub struct Pass {
 
 /// A validated reduction: the element range and the launches that reduce it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ReducePlan {
+pub struct ReducePlan<T> {
     /// The range of the source buffer.
     pub range: Range<usize>,
     /// Whether the output is set to the identity first (empty ranges and `reduce_atomic`).
     pub write_identity: bool,
     /// The launches, in order (none for an empty range).
-    pub passes: Vec<Pass>,
+    pub passes: Vec<Pass<T>>,
     /// Elements of scratch buffer A and B the passes use.
     pub scratch: (usize, usize),
     /// Whether the tuned kernel's retirement counter is used.
@@ -269,14 +322,27 @@ pub fn resolve_range(bounds: impl RangeBounds<usize>, len: usize) -> Result<Rang
     Ok(start..end)
 }
 
-/// The PTX entry `reduce_<rung>_<op>_<type>` (`reduce_<op>_<type>` for the tuned kernel), if
-/// the module defines it (`Gpu::new` loads every entry of the module, so instantiations of
-/// user-defined operations are found too).
-pub fn entry<T: Reducible, O: Operation<T>>(kernel: ReduceKernel) -> Result<&'static str> {
-    static ENTRIES: OnceLock<std::collections::HashSet<&'static str>> = OnceLock::new();
-    let name = format!("{}_{}_{}", kernel.name(), O::NAME, T::NAME);
-    let all = ENTRIES.get_or_init(|| crate::gpu::module_entries().iter().map(|e| &*e.name).collect());
-    all.get(name.as_str()).copied().ok_or(Error::MissingReduction(name))
+/// The tree or atomic rung `kernel`'s entry for `O` and `T` (`None` for the tuned kernel,
+/// whose parameters differ: `<O::Ladder as Ladder<T>>::TUNED`).
+pub fn tree_entry<T: Reducible, O: Operation<T>>(kernel: ReduceKernel) -> Option<KernelEntry<TreeParams<T>>> {
+    Some(match kernel {
+        ReduceKernel::Atomic => O::Ladder::ATOMIC,
+        ReduceKernel::InterleavedDivergent => O::Ladder::INTERLEAVED_DIVERGENT,
+        ReduceKernel::InterleavedStrided => O::Ladder::INTERLEAVED_STRIDED,
+        ReduceKernel::Sequential => O::Ladder::SEQUENTIAL,
+        ReduceKernel::FirstAdd => O::Ladder::FIRST_ADD,
+        ReduceKernel::UnrolledWarp => O::Ladder::UNROLLED_WARP,
+        ReduceKernel::Shuffle => O::Ladder::SHUFFLE,
+        ReduceKernel::Tuned => return None,
+    })
+}
+
+/// The name of `kernel`'s entry for `O` and `T` (`reduce_shuffle_max_u64`), for reports.
+pub fn entry_name<T: Reducible, O: Operation<T>>(kernel: ReduceKernel) -> &'static str {
+    match tree_entry::<T, O>(kernel) {
+        Some(entry) => entry.name(),
+        None => <O::Ladder as Ladder<T>>::TUNED.name(),
+    }
 }
 
 /// Validates a reduction of `range` of a source of `src_len` elements into an output of
@@ -288,12 +354,12 @@ pub fn plan<T: Reducible, O: Operation<T>>(
     range: impl RangeBounds<usize>,
     out_len: usize,
     multiprocessors: u32,
-) -> Result<ReducePlan> {
+) -> Result<ReducePlan<T>> {
     let range = resolve_range(range, src_len)?;
     if out_len == 0 {
         return Err(Error::LengthMismatch { buffer: "out", shape: "[1]".into(), expected: 1, actual: 0 });
     }
-    let entry = entry::<T, O>(kernel)?;
+    let entry = tree_entry::<T, O>(kernel);
     let size = T::WIDTH.bytes();
     let n = range.len() as u64;
     let empty =
@@ -305,20 +371,14 @@ pub fn plan<T: Reducible, O: Operation<T>>(
     match kernel {
         ReduceKernel::Atomic => {
             let blocks = n.div_ceil(THREADS as u64).min(multiprocessors.max(1) as u64 * 32) as u32;
-            let launch =
-                Launch { kernel: entry, grid: (blocks, 1, 1), block: (THREADS, 1, 1), shared_bytes: 0, resident: None };
+            let launch = PassLaunch::Tree(Launch::new(O::Ladder::ATOMIC, (blocks, 1, 1), (THREADS, 1, 1)));
             Ok(ReducePlan { passes: vec![Pass { launch, input: Slot::Source, len: n, output: Slot::Out }], ..empty })
         }
         ReduceKernel::Tuned => {
             let addr = range.start as u64 * size as u64;
             let grid = tuned::grid(split(addr, n, size as u64).vectors, multiprocessors);
-            let launch = Launch {
-                kernel: entry,
-                grid: (grid, 1, 1),
-                block: (tuned::THREADS, 1, 1),
-                shared_bytes: tuned::SHARED_BYTES,
-                resident: None,
-            };
+            // The kernel declares its `tuned::SHARED_BYTES`.
+            let launch = PassLaunch::Tuned(Launch::new(O::Ladder::TUNED, (grid, 1, 1), (tuned::THREADS, 1, 1)));
             Ok(ReducePlan {
                 write_identity: false,
                 passes: vec![Pass { launch, input: Slot::Source, len: n, output: Slot::Out }],
@@ -346,13 +406,9 @@ pub fn plan<T: Reducible, O: Operation<T>>(
                     Slot::B => scratch.1 = scratch.1.max(blocks as usize),
                     _ => {}
                 }
-                let launch = Launch {
-                    kernel: entry,
-                    grid: (blocks as u32, 1, 1),
-                    block: (THREADS, 1, 1),
-                    shared_bytes: THREADS * size as u32,
-                    resident: None,
-                };
+                // Each tree rung declares its `THREADS · size` bytes of shared memory.
+                let Some(entry) = entry else { unreachable!("a tree rung has a tree entry") };
+                let launch = PassLaunch::Tree(Launch::new(entry, (blocks as u32, 1, 1), (THREADS, 1, 1)));
                 passes.push(Pass { launch, input, len, output });
                 if output == Slot::Out {
                     break;
@@ -408,7 +464,6 @@ impl Gpu {
     ) -> Result<T> {
         let range = resolve_range(range, src.len())?;
         if range.is_empty() {
-            entry::<T, O>(kernel)?;
             return Ok(O::identity());
         }
         let mut scratch = self.reduce_scratch::<T>(kernel, range.len())?;
@@ -457,17 +512,17 @@ impl Gpu {
             // per block (scratch checked above, `out` at least one), shared memory per block as
             // the kernel expects; A and B are distinct buffers, so no pass reads what it writes.
             unsafe {
-                match (pass.input, pass.output) {
-                    (Slot::Source, Slot::Out) if plan.counter => {
-                        self.launch(pass.launch, (&mut *out, &mut *a, &mut *counter, source, n))?
+                match (pass.launch, pass.input, pass.output) {
+                    (PassLaunch::Tuned(l), Slot::Source, Slot::Out) => {
+                        self.launch(l, (&mut *out, &mut *a, &mut *counter, source, n))?
                     }
-                    (Slot::Source, Slot::Out) => self.launch(pass.launch, (&mut *out, source, n))?,
-                    (Slot::Source, Slot::A) => self.launch(pass.launch, (&mut *a, source, n))?,
-                    (Slot::A, Slot::B) => self.launch(pass.launch, (&mut *b, &*a, n))?,
-                    (Slot::B, Slot::A) => self.launch(pass.launch, (&mut *a, &*b, n))?,
-                    (Slot::A, Slot::Out) => self.launch(pass.launch, (&mut *out, &*a, n))?,
-                    (Slot::B, Slot::Out) => self.launch(pass.launch, (&mut *out, &*b, n))?,
-                    other => unreachable!("reduce plan never routes {other:?}"),
+                    (PassLaunch::Tree(l), Slot::Source, Slot::Out) => self.launch(l, (&mut *out, source, n))?,
+                    (PassLaunch::Tree(l), Slot::Source, Slot::A) => self.launch(l, (&mut *a, source, n))?,
+                    (PassLaunch::Tree(l), Slot::A, Slot::B) => self.launch(l, (&mut *b, &*a, n))?,
+                    (PassLaunch::Tree(l), Slot::B, Slot::A) => self.launch(l, (&mut *a, &*b, n))?,
+                    (PassLaunch::Tree(l), Slot::A, Slot::Out) => self.launch(l, (&mut *out, &*a, n))?,
+                    (PassLaunch::Tree(l), Slot::B, Slot::Out) => self.launch(l, (&mut *out, &*b, n))?,
+                    (_, input, output) => unreachable!("reduce plan never routes {input:?} to {output:?}"),
                 }
             }
         }

@@ -2,11 +2,12 @@
 
 use std::fmt;
 
-use crate::element::Element;
+use crate::element::{Element, words, words_mut};
 use crate::error::{Error, Result};
 use crate::gpu::{DeviceBuffer, Gpu, Launch};
-use crate::kernels;
+use bankwise_builtin::{TransposeParams, TransposeWord};
 use bankwise_layout::transpose::{BLOCK_ROWS, TILE, TileLayout, grid, tuned};
+use bankwise_runtime::KernelEntry;
 
 /// The shape of a transpose's input: `batch` row-major matrices of `rows × cols` elements,
 /// stored one after another. The output has shape `[batch, cols, rows]`.
@@ -134,13 +135,14 @@ impl TransposeKernel {
         }
     }
 
-    const fn entries(self) -> [&'static str; 4] {
+    /// The rung's entry for elements of `W`'s width.
+    pub fn entry<W: TransposeWord>(self) -> KernelEntry<TransposeParams<W>> {
         match self {
-            TransposeKernel::Naive => kernels::TRANSPOSE_NAIVE,
-            TransposeKernel::Tiled => kernels::TRANSPOSE_TILED,
-            TransposeKernel::Padded => kernels::TRANSPOSE_PADDED,
-            TransposeKernel::Swizzled => kernels::TRANSPOSE_SWIZZLED,
-            TransposeKernel::Tuned => kernels::TRANSPOSE_TUNED,
+            TransposeKernel::Naive => W::NAIVE,
+            TransposeKernel::Tiled => W::TILED,
+            TransposeKernel::Padded => W::PADDED,
+            TransposeKernel::Swizzled => W::SWIZZLED,
+            TransposeKernel::Tuned => W::TUNED,
         }
     }
 }
@@ -149,35 +151,40 @@ impl TransposeKernel {
 /// `dst_len`, and plans the launch of `kernel`'s entry for `T`'s width. One launch covers
 /// `grid.2` matrices of the batch (the grid's z limit, 65 535, or 65 532 for the tuned
 /// kernels): the launcher repeats it, one launch after another, over the rest.
-pub fn plan<T: Element>(kernel: TransposeKernel, src_len: usize, dst_len: usize, shape: Shape) -> Result<Launch> {
+pub fn plan<T: Element>(
+    kernel: TransposeKernel,
+    src_len: usize,
+    dst_len: usize,
+    shape: Shape,
+) -> Result<Launch<TransposeParams<T::Word>>> {
     let elements = shape.check_buffers(src_len, dst_len)? as u64;
     let (rows, cols, batch) = (shape.rows as u64, shape.cols as u64, shape.batch as u64);
     let bytes = T::WIDTH.bytes() as u32;
-    let entry = kernel.entries()[T::WIDTH.index()];
+    let entry = kernel.entry::<T::Word>();
     if kernel == TransposeKernel::Tuned {
-        let one_per_block = |kernel, tiles: tuned::Tiles, block, shared_bytes, resident| {
-            tiles.fits().then_some(Launch { kernel, grid: tiles.grid(), block, shared_bytes, resident })
+        // The tiles' shared memory is what each entry declares.
+        let one_per_block = |kernel: Option<KernelEntry<_>>, tiles: tuned::Tiles, block, _tile_bytes: u32, resident| {
+            let kernel = kernel?;
+            tiles.fits().then_some(Launch { kernel, grid: tiles.grid(), block, shared_bytes: 0, resident })
         };
         let threads = (tuned::THREADS, 1, 1);
         let square = |side| tuned::Tiles::new(side, rows, cols, batch);
         let planned = if bytes == 8 && tuned::small::applies(rows, cols, batch) {
             let tiles = tuned::Tiles::new(TILE, rows, cols, batch);
             let block = (TILE, tuned::small::BLOCK_ROWS, 1);
-            let small = if elements <= tuned::small::STREAMING_UP_TO {
-                kernels::TRANSPOSE_SMALL_STREAMING_U64
-            } else {
-                kernels::TRANSPOSE_SMALL_U64
-            };
+            let small =
+                if elements <= tuned::small::STREAMING_UP_TO { T::Word::SMALL_STREAMING } else { T::Word::SMALL };
             one_per_block(small, tiles, block, TileLayout::Padded.tile_bytes(bytes), None)
         } else if bytes == 8 {
             let tiles = tuned::Tiles::rect(tuned::scalar::ROWS, tuned::scalar::COLS, rows, cols, batch);
-            one_per_block(entry, tiles, threads, tuned::scalar::tile_bytes(bytes), None)
+            one_per_block(Some(entry), tiles, threads, tuned::scalar::tile_bytes(bytes), None)
         } else if tuned::aligned(rows, cols, bytes) {
             let (tiles, resident) = (square(tuned::side(bytes)), tuned::residency(bytes, elements));
-            one_per_block(entry, tiles, threads, tuned::tile_bytes(bytes), resident)
+            one_per_block(Some(entry), tiles, threads, tuned::tile_bytes(bytes), resident)
         } else if bytes == 4 {
             let tiles = square(tuned::side(bytes));
-            one_per_block(kernels::TRANSPOSE_UNALIGNED_U32, tiles, threads, tuned::unaligned::tile_bytes(bytes), None)
+            let unaligned = T::Word::UNALIGNED;
+            one_per_block(unaligned, tiles, threads, tuned::unaligned::tile_bytes(bytes), None)
         } else {
             // Measured fastest for 1- and 2-byte elements of shapes with misaligned rows.
             None
@@ -189,14 +196,8 @@ pub fn plan<T: Element>(kernel: TransposeKernel, src_len: usize, dst_len: usize,
             None => plan::<T>(TransposeKernel::Swizzled, src_len, dst_len, shape),
         };
     }
-    let shared_bytes = kernel.tile_layout().map_or(0, |l| l.tile_bytes(bytes));
-    Ok(Launch {
-        kernel: entry,
-        grid: grid(rows, cols, batch),
-        block: (TILE, BLOCK_ROWS, 1),
-        shared_bytes,
-        resident: None,
-    })
+    // The tile's shared memory (`TransposeKernel::tile_layout`) is what the entry declares.
+    Ok(Launch::new(entry, grid(rows, cols, batch), (TILE, BLOCK_ROWS, 1)))
 }
 
 impl Gpu {
@@ -236,7 +237,7 @@ impl Gpu {
             // Safety: `plan` checked that both buffers hold exactly batch·rows·cols elements,
             // so each launch's `count` matrices lie inside them; the kernels bound-check every
             // element of every tile they take.
-            unsafe { self.launch(launch, (to, from, rows, cols, count))? };
+            unsafe { self.launch(launch, (words_mut(to), words(from), rows, cols, count))? };
         }
         Ok(())
     }

@@ -181,7 +181,10 @@ mod insight {
             let wide_types = if kernel == MatmulKernel::Multistage { 0..2 } else { 0..1 };
             for (tile, types) in [(square, 0..2), (TunedTile::Wide, wide_types)] {
                 for t in types.clone() {
-                    let entry = |s| if t == 0 { tile.entry::<f32>(kernel, s) } else { tile.entry::<f64>(kernel, s) };
+                    let entry = |s| {
+                        let f32_entry = || tile.entry::<f32>(kernel, s).map(|e| e.name());
+                        if t == 0 { f32_entry() } else { tile.entry::<f64>(kernel, s).map(|e| e.name()) }
+                    };
                     for shape in [plain, tn] {
                         if tile != square || shape != plain {
                             let name = entry(shape).ok_or("no entry")?.to_string();

@@ -105,23 +105,29 @@ fn register_budget(kernel: &str) -> u32 {
 
 #[test]
 fn launch_bounds_reach_the_ptx() {
-    use bankwise::kernels::{
-        MATMUL_MULTISTAGE, MATMUL_MULTISTAGE_WIDE, MATMUL_MULTISTAGE_WIDE_WHOLE, MATMUL_TUNED, MATMUL_TUNED_WHOLE,
-        MATMUL_TUNED_WIDE, MATMUL_TUNED_WIDE_WHOLE,
-    };
+    use bankwise::kernels::{MATMUL_F32 as F32, MATMUL_F64 as F64, PerOps};
+    /// The entries' names, by the `op`s.
+    fn names<T>(table: &PerOps<T>) -> [&'static str; 4] {
+        table.map(|e| e.map_or("", |e| e.name()))
+    }
+    let (tuned, tuned_whole) = ([names(&F32.tuned), names(&F64.tuned)], names(&F32.tuned_whole));
+    let (tuned_wide, tuned_wide_whole) = (names(&F32.tuned_wide), names(&F32.tuned_wide_whole));
+    let (multistage, multistage_wide) =
+        ([names(&F32.multistage), names(&F64.multistage)], [names(&F32.multistage_wide), names(&F64.multistage_wide)]);
+    let multistage_wide_whole = names(&F64.multistage_wide_whole);
     // `#[kernel(launch_bounds(256, 2))]` on the tuned f32 entries, `(256, 1)` on the f64 ones,
     // on the wide tiles' and on every multistage entry.
     for (entries, blocks) in [
-        (MATMUL_TUNED[0], 2),
-        (MATMUL_TUNED_WHOLE, 2),
-        (MATMUL_TUNED[1], 1),
-        (MATMUL_TUNED_WIDE, 1),
-        (MATMUL_TUNED_WIDE_WHOLE, 1),
-        (MATMUL_MULTISTAGE[0], 1),
-        (MATMUL_MULTISTAGE[1], 1),
-        (MATMUL_MULTISTAGE_WIDE[0], 1),
-        (MATMUL_MULTISTAGE_WIDE[1], 1),
-        (MATMUL_MULTISTAGE_WIDE_WHOLE, 1),
+        (tuned[0], 2),
+        (tuned_whole, 2),
+        (tuned[1], 1),
+        (tuned_wide, 1),
+        (tuned_wide_whole, 1),
+        (multistage[0], 1),
+        (multistage[1], 1),
+        (multistage_wide[0], 1),
+        (multistage_wide[1], 1),
+        (multistage_wide_whole, 1),
     ] {
         for entry in entries {
             let ptx = entry_ptx(entry);
@@ -138,10 +144,16 @@ fn launch_bounds_reach_the_ptx() {
 
 #[test]
 fn matmul_rungs_fuse_multiply_adds_and_the_vectorized_ones_move_16_byte_vectors() {
-    use bankwise::kernels::{
-        MATMUL_MULTISTAGE, MATMUL_MULTISTAGE_WIDE, MATMUL_MULTISTAGE_WIDE_WHOLE, MATMUL_TUNED, MATMUL_TUNED_WHOLE,
-        MATMUL_TUNED_WIDE, MATMUL_TUNED_WIDE_WHOLE,
-    };
+    use bankwise::kernels::{MATMUL_F32 as F32, MATMUL_F64 as F64, PerOps};
+    /// The entries' names, by the `op`s.
+    fn names<T>(table: &PerOps<T>) -> [&'static str; 4] {
+        table.map(|e| e.map_or("", |e| e.name()))
+    }
+    let (tuned, tuned_whole) = ([names(&F32.tuned), names(&F64.tuned)], names(&F32.tuned_whole));
+    let (tuned_wide, tuned_wide_whole) = (names(&F32.tuned_wide), names(&F32.tuned_wide_whole));
+    let (multistage, multistage_wide) =
+        ([names(&F32.multistage), names(&F64.multistage)], [names(&F32.multistage_wide), names(&F64.multistage_wide)]);
+    let multistage_wide_whole = names(&F64.multistage_wide_whole);
     use bankwise::matmul::MatmulKernel;
     for rung in MatmulKernel::ALL {
         let mut entries = vec![(rung.entries()[0], "FFMA", "FMUL"), (rung.entries()[1], "DFMA", "DMUL")];
@@ -149,19 +161,18 @@ fn matmul_rungs_fuse_multiply_adds_and_the_vectorized_ones_move_16_byte_vectors(
             // Every pair of `op`s and both tile sizes; `C` stored as vectors too.
             // (The multistage rung has wide `f64` tiles too.)
             let (square, wide, wide_f64) = if rung == MatmulKernel::Tuned {
-                (MATMUL_TUNED, MATMUL_TUNED_WIDE, [].as_slice())
+                (tuned, tuned_wide, [].as_slice())
             } else {
-                (MATMUL_MULTISTAGE, MATMUL_MULTISTAGE_WIDE[0], MATMUL_MULTISTAGE_WIDE[1].as_slice())
+                (multistage, multistage_wide[0], multistage_wide[1].as_slice())
             };
             entries = square[0].map(|e| (e, "FFMA", "FMUL")).into();
             entries.extend(square[1].map(|e| (e, "DFMA", "DMUL")));
             entries.extend(wide.map(|e| (e, "FFMA", "FMUL")));
             entries.extend(wide_f64.iter().map(|&e| (e, "DFMA", "DMUL")));
             if rung == MatmulKernel::Tuned {
-                entries
-                    .extend(MATMUL_TUNED_WHOLE.into_iter().chain(MATMUL_TUNED_WIDE_WHOLE).map(|e| (e, "FFMA", "FMUL")));
+                entries.extend(tuned_whole.into_iter().chain(tuned_wide_whole).map(|e| (e, "FFMA", "FMUL")));
             } else {
-                entries.extend(MATMUL_MULTISTAGE_WIDE_WHOLE.map(|e| (e, "DFMA", "DMUL")));
+                entries.extend(multistage_wide_whole.map(|e| (e, "DFMA", "DMUL")));
             }
             for (entry, _, _) in &entries {
                 assert!(sass_of(entry).contains("STG.E.128"), "{entry} has no STG.E.128");

@@ -3,13 +3,18 @@
 //! functions before touching the GPU (the GPU tests check the launchers themselves).
 
 use bankwise::{Error, Gpu, Shape, TransposeKernel, copy, kernels, transpose};
+use bankwise_builtin::TransposeParams;
 
-fn plan_t<T: bankwise::Element>(shape: Shape, src: usize, dst: usize) -> bankwise::Result<bankwise::gpu::Launch> {
+fn plan_t<T: bankwise::Element>(
+    shape: Shape,
+    src: usize,
+    dst: usize,
+) -> bankwise::Result<bankwise::gpu::Launch<TransposeParams<T::Word>>> {
     transpose::plan::<T>(TransposeKernel::Naive, src, dst, shape)
 }
 
 /// The tuned transpose's launch for `shape`, with buffers of exactly its size.
-fn tuned<T: bankwise::Element>(shape: Shape) -> bankwise::gpu::Launch {
+fn tuned<T: bankwise::Element>(shape: Shape) -> bankwise::gpu::Launch<TransposeParams<T::Word>> {
     let n = shape.elements().unwrap();
     transpose::plan::<T>(TransposeKernel::Tuned, n, n, shape).unwrap()
 }
@@ -46,21 +51,20 @@ fn transpose_rejects_mismatched_src_and_dst_lengths() {
 #[test]
 fn transpose_picks_the_entry_of_the_element_width() {
     let shape = Shape::new(2, 3);
-    assert_eq!(plan_t::<u8>(shape, 6, 6).unwrap().kernel, "transpose_naive_u8");
-    assert_eq!(plan_t::<i16>(shape, 6, 6).unwrap().kernel, "transpose_naive_u16");
-    assert_eq!(plan_t::<f32>(shape, 6, 6).unwrap().kernel, "transpose_naive_u32");
-    assert_eq!(plan_t::<i32>(shape, 6, 6).unwrap().kernel, "transpose_naive_u32");
-    assert_eq!(plan_t::<f64>(shape, 6, 6).unwrap().kernel, "transpose_naive_u64");
+    assert_eq!(plan_t::<u8>(shape, 6, 6).unwrap().kernel.name(), "transpose_naive_u8");
+    assert_eq!(plan_t::<i16>(shape, 6, 6).unwrap().kernel.name(), "transpose_naive_u16");
+    assert_eq!(plan_t::<f32>(shape, 6, 6).unwrap().kernel.name(), "transpose_naive_u32");
+    assert_eq!(plan_t::<i32>(shape, 6, 6).unwrap().kernel.name(), "transpose_naive_u32");
+    assert_eq!(plan_t::<f64>(shape, 6, 6).unwrap().kernel.name(), "transpose_naive_u64");
     for kernel in TransposeKernel::ALL {
         for t in [0, 1, 2, 3] {
             let name = match t {
-                0 => transpose::plan::<u8>(kernel, 6, 6, shape),
-                1 => transpose::plan::<u16>(kernel, 6, 6, shape),
-                2 => transpose::plan::<u32>(kernel, 6, 6, shape),
-                _ => transpose::plan::<u64>(kernel, 6, 6, shape),
+                0 => transpose::plan::<u8>(kernel, 6, 6, shape).map(|l| l.kernel.name()),
+                1 => transpose::plan::<u16>(kernel, 6, 6, shape).map(|l| l.kernel.name()),
+                2 => transpose::plan::<u32>(kernel, 6, 6, shape).map(|l| l.kernel.name()),
+                _ => transpose::plan::<u64>(kernel, 6, 6, shape).map(|l| l.kernel.name()),
             }
-            .unwrap()
-            .kernel;
+            .unwrap();
             assert!(name.starts_with(kernel.name()) && kernels::ALL.contains(&name), "{name}");
         }
     }
@@ -90,7 +94,7 @@ fn copy_rejects_mismatched_lengths_and_skips_empty_copies() {
 #[test]
 fn copy_grid_fills_the_device_and_no_more() {
     let plan = copy::plan::<u8>(17, 17, 132).unwrap().unwrap();
-    assert_eq!((plan.kernel, plan.grid, plan.block), ("copy_bytes", (1, 1, 1), (256, 1, 1)));
+    assert_eq!((plan.kernel.name(), plan.grid, plan.block), ("copy_bytes", (1, 1, 1), (256, 1, 1)));
     // 2^28 floats = 2^26 vectors of 16 bytes = 65536 blocks of 1024 vectors, capped at 32 per SM.
     let plan = copy::plan::<f32>(1 << 28, 1 << 28, 132).unwrap().unwrap();
     assert_eq!(plan.grid, (132 * 32, 1, 1));
@@ -100,13 +104,14 @@ fn copy_grid_fills_the_device_and_no_more() {
 
 #[test]
 fn row_copies_check_every_argument_and_give_each_row_a_warp() {
-    let what = |r: bankwise::Result<Option<bankwise::gpu::Launch>>| match r {
+    let what = |r: bankwise::Result<Option<bankwise::gpu::Launch<(*mut u32, u64, *const u32, u64, u64, u64)>>>| match r
+    {
         Err(Error::Runtime(bankwise::runtime::Error::BadRowCopy { what, .. })) => what,
         other => panic!("expected BadRowCopy, got {other:?}"),
     };
     // 3 rows of 5 f32 from rows 7 apart into rows 8 apart: 19 and 24 elements.
     let plan = copy::plan_rows::<f32>((19, 7), (24, 8), (3, 5), 132).unwrap().unwrap();
-    assert_eq!((plan.kernel, plan.grid, plan.block), ("copy_rows_aligned", (1, 1, 1), (256, 1, 1)));
+    assert_eq!((plan.kernel.name(), plan.grid, plan.block), ("copy_rows_aligned", (1, 1, 1), (256, 1, 1)));
     assert_eq!(copy::plan_rows::<f32>((0, 7), (0, 8), (0, 5), 132).unwrap(), None);
     assert_eq!(copy::plan_rows::<f32>((0, 7), (0, 8), (3, 0), 132).unwrap(), None);
     assert!(what(copy::plan_rows::<f32>((18, 7), (24, 8), (3, 5), 132)).contains("source"));
@@ -140,13 +145,12 @@ fn ladder_kernels_get_the_shared_memory_of_their_tile() {
     let shape = Shape::new(64, 64);
     let shared = |k, bytes: usize| {
         match bytes {
-            1 => transpose::plan::<u8>(k, 4096, 4096, shape),
-            2 => transpose::plan::<u16>(k, 4096, 4096, shape),
-            4 => transpose::plan::<f32>(k, 4096, 4096, shape),
-            _ => transpose::plan::<f64>(k, 4096, 4096, shape),
+            1 => transpose::plan::<u8>(k, 4096, 4096, shape).map(|l| l.used_shared_bytes()),
+            2 => transpose::plan::<u16>(k, 4096, 4096, shape).map(|l| l.used_shared_bytes()),
+            4 => transpose::plan::<f32>(k, 4096, 4096, shape).map(|l| l.used_shared_bytes()),
+            _ => transpose::plan::<f64>(k, 4096, 4096, shape).map(|l| l.used_shared_bytes()),
         }
         .unwrap()
-        .shared_bytes
     };
     for bytes in [1, 2, 4, 8] {
         assert_eq!(shared(TransposeKernel::Naive, bytes), 0);
@@ -168,13 +172,16 @@ fn tuned_transpose_takes_vectors_where_rows_and_columns_allow_and_falls_back_oth
     // for f32, 64 × 32 for f64 (padded to a pitch of 33), 128² for u8.
     let plan = transpose::plan::<f32>(TransposeKernel::Tuned, n, n, aligned).unwrap();
     assert_eq!(
-        (plan.kernel, plan.grid, plan.block, plan.shared_bytes, plan.resident),
+        (plan.kernel.name(), plan.grid, plan.block, plan.used_shared_bytes(), plan.resident),
         ("transpose_u32", (128, 128, 1), (256, 1, 1), 16384, Some(4))
     );
     let plan = transpose::plan::<f64>(TransposeKernel::Tuned, n, n, aligned).unwrap();
-    assert_eq!((plan.kernel, plan.grid, plan.shared_bytes), ("transpose_u64", (128, 256, 1), 64 * 33 * 8));
+    assert_eq!(
+        (plan.kernel.name(), plan.grid, plan.used_shared_bytes()),
+        ("transpose_u64", (128, 256, 1), 64 * 33 * 8)
+    );
     let plan = transpose::plan::<u8>(TransposeKernel::Tuned, n, n, aligned).unwrap();
-    assert_eq!((plan.kernel, plan.grid, plan.shared_bytes), ("transpose_u8", (64, 64, 1), 16384));
+    assert_eq!((plan.kernel.name(), plan.grid, plan.used_shared_bytes()), ("transpose_u8", (64, 64, 1), 16384));
     // 16 / 4 = 4 elements per vector: rows of 8193 floats do not all start 16-byte aligned.
     for (shape, kernel) in [
         (Shape::new(8191, 8193), "transpose_unaligned_u32"),
@@ -183,16 +190,19 @@ fn tuned_transpose_takes_vectors_where_rows_and_columns_allow_and_falls_back_oth
         (Shape::batched(3, 4, 12), "transpose_u32"),
         (Shape::batched(3, 5, 12), "transpose_unaligned_u32"),
     ] {
-        assert_eq!(tuned::<i32>(shape).kernel, kernel, "{shape}");
+        assert_eq!(tuned::<i32>(shape).kernel.name(), kernel, "{shape}");
     }
     let odd = Shape::new(8191, 8193);
     let n = odd.elements().unwrap();
     // 64 rows and 3 halo rows, of 65 floats.
     let plan = transpose::plan::<f32>(TransposeKernel::Tuned, n, n, odd).unwrap();
-    assert_eq!((plan.kernel, plan.block, plan.shared_bytes), ("transpose_unaligned_u32", (256, 1, 1), 67 * 65 * 4));
+    assert_eq!(
+        (plan.kernel.name(), plan.block, plan.used_shared_bytes()),
+        ("transpose_unaligned_u32", (256, 1, 1), 67 * 65 * 4)
+    );
     // 8-byte elements take the same scalar kernel at any shape: ⌈8191/64⌉ × ⌈8193/32⌉ tiles.
     let plan = transpose::plan::<f64>(TransposeKernel::Tuned, n, n, odd).unwrap();
-    assert_eq!((plan.kernel, plan.grid), ("transpose_u64", (128, 257, 1)));
+    assert_eq!((plan.kernel.name(), plan.grid), ("transpose_u64", (128, 257, 1)));
     // Up to 2^22 8-byte elements whose rows start on a 32-byte sector (both dimensions
     // multiples of 4), the small kernel: 32 × 32 tiles in blocks of 32 × 4 threads; up to 2^20,
     // its cache-streaming version.
@@ -207,16 +217,19 @@ fn tuned_transpose_takes_vectors_where_rows_and_columns_allow_and_falls_back_oth
         (Shape::batched(2, 2048, 1024), "transpose_small_u64"),
         (Shape::batched(3, 2048, 1024), "transpose_u64"),
     ] {
-        assert_eq!(tuned::<u64>(shape).kernel, kernel, "{shape}");
+        assert_eq!(tuned::<u64>(shape).kernel.name(), kernel, "{shape}");
     }
     let small = Shape::new(1000, 4);
     let plan = transpose::plan::<f64>(TransposeKernel::Tuned, 4000, 4000, small).unwrap();
     assert_eq!(
-        (plan.kernel, plan.grid, plan.block, plan.shared_bytes, plan.resident),
+        (plan.kernel.name(), plan.grid, plan.block, plan.used_shared_bytes(), plan.resident),
         ("transpose_small_streaming_u64", (32, 1, 1), (32, 4, 1), 32 * 33 * 8, None)
     );
     // 1- and 2-byte elements of unaligned shapes take the swizzled ladder kernel.
-    assert_eq!(transpose::plan::<u16>(TransposeKernel::Tuned, n, n, odd).unwrap().kernel, "transpose_swizzled_u16");
+    assert_eq!(
+        transpose::plan::<u16>(TransposeKernel::Tuned, n, n, odd).unwrap().kernel.name(),
+        "transpose_swizzled_u16"
+    );
     assert_eq!(TransposeKernel::default(), TransposeKernel::Tuned);
 }
 
@@ -225,19 +238,19 @@ fn tuned_transpose_takes_one_tile_per_block_within_the_grid_and_falls_back_past_
     // Batches past the grid's z limit: launches of 65 532 matrices (a multiple of 4, so each
     // launch's first matrix stays 16-byte aligned), one after another.
     assert_eq!(tuned::<f32>(Shape::batched(70_001, 16, 16)).grid, (1, 1, 65_532));
-    assert_eq!(tuned::<f32>(Shape::batched(70_001, 2, 3)).kernel, "transpose_unaligned_u32");
+    assert_eq!(tuned::<f32>(Shape::batched(70_001, 2, 3)).kernel.name(), "transpose_unaligned_u32");
     assert_eq!(tuned::<f64>(Shape::batched(70_001, 2, 3)).grid, (1, 1, 65_532));
     // More columns of tiles than the grid's y limit (65 535): the swizzled ladder kernel,
     // which loops over tiles.
     for (shape, kernel) in
         [(Shape::new(16, 8_388_736), "transpose_swizzled_u8"), (Shape::new(16, 8_388_480), "transpose_u8")]
     {
-        assert_eq!(tuned::<u8>(shape).kernel, kernel, "{shape}");
+        assert_eq!(tuned::<u8>(shape).kernel.name(), kernel, "{shape}");
     }
-    assert_eq!(tuned::<f32>(Shape::new(16, 4_194_240)).kernel, "transpose_u32");
-    assert_eq!(tuned::<f32>(Shape::new(16, 4_194_304)).kernel, "transpose_swizzled_u32");
-    assert_eq!(tuned::<f32>(Shape::new(3, 4_194_305)).kernel, "transpose_swizzled_u32");
-    assert_eq!(tuned::<f64>(Shape::new(4, 2_097_184)).kernel, "transpose_swizzled_u64");
+    assert_eq!(tuned::<f32>(Shape::new(16, 4_194_240)).kernel.name(), "transpose_u32");
+    assert_eq!(tuned::<f32>(Shape::new(16, 4_194_304)).kernel.name(), "transpose_swizzled_u32");
+    assert_eq!(tuned::<f32>(Shape::new(3, 4_194_305)).kernel.name(), "transpose_swizzled_u32");
+    assert_eq!(tuned::<f64>(Shape::new(4, 2_097_184)).kernel.name(), "transpose_swizzled_u64");
     // The residency cap: 4-byte aligned transposes from 2^26 elements on, nothing else.
     assert_eq!(tuned::<f32>(Shape::new(8192, 8192)).resident, Some(4));
     assert_eq!(tuned::<i32>(Shape::batched(4, 4096, 4096)).resident, Some(4));

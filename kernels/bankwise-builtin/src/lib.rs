@@ -10,10 +10,13 @@
 //! `bankwise_kernels::reduce_ladder!`.
 #![no_std]
 
-mod matmul;
-mod probe;
-mod reduce;
-mod transpose;
+pub mod matmul;
+pub mod probe;
+pub mod reduce;
+pub mod transpose;
+
+#[cfg(not(target_arch = "nvptx64"))]
+pub use transpose::{TransposeParams, TransposeWord};
 
 use bankwise_device::kernel;
 use bankwise_kernels::copy;

@@ -1,3 +1,6 @@
+//! The matrix multiply ladder's entries: every rung for `f32` and `f64`, the tuned rung per pair of
+//! `op`s and tile, and split `k`'s sum.
+
 use bankwise_device::kernel;
 use bankwise_kernels::matmul::{
     Gemm, matmul_blocktile_1d, matmul_blocktile_2d, matmul_coalesced, matmul_naive, matmul_split_sum, matmul_tiled,

@@ -1,3 +1,5 @@
+//! The bank-conflict probes' entries, per access width and direction (`bankwise probe`).
+
 use bankwise_device::kernel;
 use bankwise_kernels::probe::{B1, B2, B4, B8, B16, probe};
 

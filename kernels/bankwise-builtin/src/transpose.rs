@@ -1,36 +1,45 @@
+//! The transpose ladder's entries per element width, and their typed lookup ([`TransposeWord`]).
+
 use bankwise_device::kernel;
 use bankwise_kernels::transpose::{
     transpose_naive, transpose_padded, transpose_scalar, transpose_small, transpose_swizzled, transpose_tiled,
     transpose_unaligned, transpose_vectorized,
 };
+use bankwise_layout::transpose::{TileLayout, tuned as layout};
 
-/// Instantiates a generic transpose for each element width, as `<kernel>_u8` … `<kernel>_u64`.
+/// Bytes of `T`, as the layout functions take them.
+const fn bytes<T>() -> u32 {
+    core::mem::size_of::<T>() as u32
+}
+
+/// Instantiates a generic transpose for each element width, as `<kernel>_u8` … `<kernel>_u64`,
+/// declaring the shared memory `$shared` (a constant of the element's bytes `$b`).
 macro_rules! per_width {
-    ($generic:ident: $($name:ident => $t:ty),+ $(,)?) => {$(
+    ($generic:ident, |$b:ident| $shared:expr; $($name:ident => $t:ty),+ $(,)?) => {$(
         /// # Safety
         /// `src` and `dst` must be valid, non-overlapping buffers of `batch * rows * cols`
         /// elements, and the launch must use the grid and block of
         /// `bankwise_layout::transpose`.
-        #[kernel]
+        #[kernel(shared = { let $b = bytes::<$t>(); $shared })]
         pub unsafe fn $name(dst: *mut $t, src: *const $t, rows: u64, cols: u64, batch: u64) {
             unsafe { $generic::<$t>(dst, src, rows, cols, batch) }
         }
     )+};
 }
 
-per_width!(transpose_naive:
+per_width!(transpose_naive, |_b| 0;
     transpose_naive_u8 => u8, transpose_naive_u16 => u16,
     transpose_naive_u32 => u32, transpose_naive_u64 => u64);
 
-per_width!(transpose_tiled:
+per_width!(transpose_tiled, |b| TileLayout::Plain.tile_bytes(b);
     transpose_tiled_u8 => u8, transpose_tiled_u16 => u16,
     transpose_tiled_u32 => u32, transpose_tiled_u64 => u64);
 
-per_width!(transpose_padded:
+per_width!(transpose_padded, |b| TileLayout::Padded.tile_bytes(b);
     transpose_padded_u8 => u8, transpose_padded_u16 => u16,
     transpose_padded_u32 => u32, transpose_padded_u64 => u64);
 
-per_width!(transpose_swizzled:
+per_width!(transpose_swizzled, |b| TileLayout::Swizzled.tile_bytes(b);
     transpose_swizzled_u8 => u8, transpose_swizzled_u16 => u16,
     transpose_swizzled_u32 => u32, transpose_swizzled_u64 => u64);
 
@@ -40,7 +49,7 @@ macro_rules! tuned {
     ($($t:ty: $name:ident($v:literal, $n:literal)),+ $(,)?) => {$(
         /// # Safety
         /// As for the other transposes, and every row of `src` and `dst` 16-byte aligned.
-        #[kernel]
+        #[kernel(shared = layout::tile_bytes(bytes::<$t>()))]
         pub unsafe fn $name(dst: *mut $t, src: *const $t, rows: u64, cols: u64, batch: u64) {
             unsafe { transpose_vectorized::<$t, $v, $n>(dst, src, rows, cols, batch) }
         }
@@ -51,7 +60,7 @@ tuned!(u8: transpose_u8(16, 4), u16: transpose_u16(8, 8), u32: transpose_u32(4, 
 
 /// # Safety
 /// As for the other transposes.
-#[kernel]
+#[kernel(shared = layout::scalar::tile_bytes(8))]
 pub unsafe fn transpose_u64(dst: *mut u64, src: *const u64, rows: u64, cols: u64, batch: u64) {
     unsafe { transpose_scalar::<u64>(dst, src, rows, cols, batch) }
 }
@@ -59,7 +68,7 @@ pub unsafe fn transpose_u64(dst: *mut u64, src: *const u64, rows: u64, cols: u64
 /// # Safety
 /// As for the other transposes; the launch takes one block of 32 × `32 / PER_THREAD` threads
 /// per 32 × 32 tile (`bankwise_layout::transpose::tuned::small`).
-#[kernel]
+#[kernel(shared = TileLayout::Padded.tile_bytes(8))]
 pub unsafe fn transpose_small_u64(dst: *mut u64, src: *const u64, rows: u64, cols: u64, batch: u64) {
     unsafe { transpose_small::<u64, false>(dst, src, rows, cols, batch) }
 }
@@ -70,7 +79,7 @@ pub unsafe fn transpose_small_u64(dst: *mut u64, src: *const u64, rows: u64, col
 ///
 /// # Safety
 /// As for `transpose_small_u64`.
-#[kernel]
+#[kernel(shared = TileLayout::Padded.tile_bytes(8))]
 pub unsafe fn transpose_small_streaming_u64(dst: *mut u64, src: *const u64, rows: u64, cols: u64, batch: u64) {
     unsafe { transpose_small::<u64, true>(dst, src, rows, cols, batch) }
 }
@@ -83,7 +92,7 @@ macro_rules! unaligned {
     ($($t:ty: $name:ident($v:literal, $l:literal, $s:literal)),+ $(,)?) => {$(
         /// # Safety
         /// As for the other transposes; `src` and `dst` start 16-byte aligned.
-        #[kernel]
+        #[kernel(shared = layout::unaligned::tile_bytes(bytes::<$t>()))]
         pub unsafe fn $name(dst: *mut $t, src: *const $t, rows: u64, cols: u64, batch: u64) {
             unsafe { transpose_unaligned::<$t, $v, $l, $s>(dst, src, rows, cols, batch) }
         }
@@ -91,3 +100,54 @@ macro_rules! unaligned {
 }
 
 unaligned!(u32: transpose_unaligned_u32(4, 5, 5));
+
+/// The parameters every transpose entry takes: `dst`, `src`, `rows`, `cols`, `batch`.
+#[cfg(not(target_arch = "nvptx64"))]
+pub type TransposeParams<T> = (*mut T, *const T, u64, u64, u64);
+
+/// The element types the transposes are instantiated for (one per width), with each rung's
+/// entry: the typed lookup the host's launchers use instead of names.
+#[cfg(not(target_arch = "nvptx64"))]
+pub trait TransposeWord: Copy + 'static {
+    /// `transpose_naive_*`.
+    const NAIVE: bankwise_device::KernelEntry<TransposeParams<Self>>;
+    /// `transpose_tiled_*`.
+    const TILED: bankwise_device::KernelEntry<TransposeParams<Self>>;
+    /// `transpose_padded_*`.
+    const PADDED: bankwise_device::KernelEntry<TransposeParams<Self>>;
+    /// `transpose_swizzled_*`.
+    const SWIZZLED: bankwise_device::KernelEntry<TransposeParams<Self>>;
+    /// `transpose_*`, the tuned kernel.
+    const TUNED: bankwise_device::KernelEntry<TransposeParams<Self>>;
+    /// The tuned transpose of small matrices (`transpose_small_u64`; 8-byte elements only).
+    const SMALL: Option<bankwise_device::KernelEntry<TransposeParams<Self>>> = None;
+    /// [`Self::SMALL`] with cache-streaming accesses (`transpose_small_streaming_u64`).
+    const SMALL_STREAMING: Option<bankwise_device::KernelEntry<TransposeParams<Self>>> = None;
+    /// The tuned transpose of rows not all 16-byte aligned (`transpose_unaligned_u32`; 4-byte
+    /// elements only).
+    const UNALIGNED: Option<bankwise_device::KernelEntry<TransposeParams<Self>>> = None;
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+macro_rules! transpose_words {
+    ($($t:ty: $naive:ident, $tiled:ident, $padded:ident, $swizzled:ident, $tuned:ident $(, $extra:ident = $e:expr)*;)+) => {$(
+        impl TransposeWord for $t {
+            const NAIVE: bankwise_device::KernelEntry<TransposeParams<Self>> = $naive;
+            const TILED: bankwise_device::KernelEntry<TransposeParams<Self>> = $tiled;
+            const PADDED: bankwise_device::KernelEntry<TransposeParams<Self>> = $padded;
+            const SWIZZLED: bankwise_device::KernelEntry<TransposeParams<Self>> = $swizzled;
+            const TUNED: bankwise_device::KernelEntry<TransposeParams<Self>> = $tuned;
+            $(const $extra: Option<bankwise_device::KernelEntry<TransposeParams<Self>>> = Some($e);)*
+        }
+    )+};
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+transpose_words! {
+    u8: transpose_naive_u8, transpose_tiled_u8, transpose_padded_u8, transpose_swizzled_u8, transpose_u8;
+    u16: transpose_naive_u16, transpose_tiled_u16, transpose_padded_u16, transpose_swizzled_u16, transpose_u16;
+    u32: transpose_naive_u32, transpose_tiled_u32, transpose_padded_u32, transpose_swizzled_u32, transpose_u32,
+        UNALIGNED = transpose_unaligned_u32;
+    u64: transpose_naive_u64, transpose_tiled_u64, transpose_padded_u64, transpose_swizzled_u64, transpose_u64,
+        SMALL = transpose_small_u64, SMALL_STREAMING = transpose_small_streaming_u64;
+}

@@ -32,3 +32,6 @@ unsafe impl bankwise_device::Plain for Vector {}
 /// The device crate, for the expansion of [`reduce_ladder!`].
 #[doc(hidden)]
 pub use bankwise_device as __device;
+/// The index arithmetic, for the expansion of [`reduce_ladder!`].
+#[doc(hidden)]
+pub use bankwise_layout as __layout;

@@ -578,44 +578,103 @@ pub unsafe fn reduce_tuned<T: Element, O: ReduceOp<T>, const V: usize>(
     }
 }
 
+/// Bytes of shared memory a tree rung (`reduce_interleaved_divergent` … `reduce_shuffle`)
+/// declares for elements of `T`: one slot per thread.
+pub const fn tree_shared_bytes<T>() -> u32 {
+    THREADS * core::mem::size_of::<T>() as u32
+}
+
+/// A tree rung's parameters: `dst` (one value per block), `src`, `n`.
+#[cfg(not(target_arch = "nvptx64"))]
+pub type TreeParams<T> = (*mut T, *const T, u64);
+/// The tuned rung's parameters: `dst`, `partials` (one per block), the retirement `counter`,
+/// `src`, `n`.
+#[cfg(not(target_arch = "nvptx64"))]
+pub type TunedParams<T> = (*mut T, *mut T, *mut u32, *const T, u64);
+
+/// The entries [`reduce_ladder!`] instantiated for an operation and element type `T`: the
+/// typed lookup a host uses instead of names (implemented by the ladder type the macro
+/// declares; host forms only).
+#[cfg(not(target_arch = "nvptx64"))]
+pub trait Ladder<T> {
+    /// `reduce_atomic_<op>_<t>`.
+    const ATOMIC: bankwise_device::KernelEntry<TreeParams<T>>;
+    /// `reduce_interleaved_divergent_<op>_<t>`.
+    const INTERLEAVED_DIVERGENT: bankwise_device::KernelEntry<TreeParams<T>>;
+    /// `reduce_interleaved_strided_<op>_<t>`.
+    const INTERLEAVED_STRIDED: bankwise_device::KernelEntry<TreeParams<T>>;
+    /// `reduce_sequential_<op>_<t>`.
+    const SEQUENTIAL: bankwise_device::KernelEntry<TreeParams<T>>;
+    /// `reduce_first_add_<op>_<t>`.
+    const FIRST_ADD: bankwise_device::KernelEntry<TreeParams<T>>;
+    /// `reduce_unrolled_warp_<op>_<t>`.
+    const UNROLLED_WARP: bankwise_device::KernelEntry<TreeParams<T>>;
+    /// `reduce_shuffle_<op>_<t>`.
+    const SHUFFLE: bankwise_device::KernelEntry<TreeParams<T>>;
+    /// `reduce_<op>_<t>`, the tuned one-pass kernel.
+    const TUNED: bankwise_device::KernelEntry<TunedParams<T>>;
+}
+
 /// Instantiates the whole ladder for an operation and element types: entries
 /// `reduce_atomic_<op>_<t>`, `reduce_interleaved_divergent_<op>_<t>`,
 /// `reduce_interleaved_strided_<op>_<t>`, `reduce_sequential_<op>_<t>`,
 /// `reduce_first_add_<op>_<t>`, `reduce_unrolled_warp_<op>_<t>`, `reduce_shuffle_<op>_<t>`
-/// and `reduce_<op>_<t>`, each a `#[kernel]`. `$op` is the name the host uses
-/// (`bankwise::reduce::Operation::NAME`), `$Op` a type implementing [`ReduceOp`] for each `$t`.
-/// The calling crate must depend on `bankwise_device` (which `#[kernel]`'s expansion names).
+/// and `reduce_<op>_<t>`, each a `#[kernel]` declaring its shared memory, and a unit type
+/// `$Ladder` implementing [`Ladder<$t>`](Ladder) for each `$t` (in the host form), by which a
+/// host finds them: `reduce_ladder!(SumLadder = sum: Sum; f32, f64)`. `$op` names the entries,
+/// `$Op` is a type implementing [`ReduceOp`] for each `$t`. The calling crate must depend on
+/// `bankwise_device` (which `#[kernel]`'s expansion names).
 #[macro_export]
 macro_rules! reduce_ladder {
-    ($op:ident: $Op:ty; $($t:ident),+ $(,)?) => {$(
-        $crate::reduce_ladder!(@rung reduce_atomic, "reduce_atomic_", $op, $Op, $t);
-        $crate::reduce_ladder!(@rung reduce_interleaved_divergent, "reduce_interleaved_divergent_", $op, $Op, $t);
-        $crate::reduce_ladder!(@rung reduce_interleaved_strided, "reduce_interleaved_strided_", $op, $Op, $t);
-        $crate::reduce_ladder!(@rung reduce_sequential, "reduce_sequential_", $op, $Op, $t);
-        $crate::reduce_ladder!(@rung reduce_first_add, "reduce_first_add_", $op, $Op, $t);
-        $crate::reduce_ladder!(@rung reduce_unrolled_warp, "reduce_unrolled_warp_", $op, $Op, $t);
-        $crate::reduce_ladder!(@rung reduce_shuffle, "reduce_shuffle_", $op, $Op, $t);
+    ($Ladder:ident = $op:ident: $Op:ty; $($t:ident),+ $(,)?) => {
+        /// The typed lookup of this operation's reduction entries (`Ladder<T>` per element type).
+        #[derive(Clone, Copy, Debug)]
+        pub struct $Ladder;
+        $(
         const _: () = {
+            $crate::reduce_ladder!(@rung atomic: reduce_atomic, "reduce_atomic_", 0, $op, $Op, $t);
+            $crate::reduce_ladder!(@rung divergent: reduce_interleaved_divergent, "reduce_interleaved_divergent_",
+                $crate::reduce::tree_shared_bytes::<$t>(), $op, $Op, $t);
+            $crate::reduce_ladder!(@rung strided: reduce_interleaved_strided, "reduce_interleaved_strided_",
+                $crate::reduce::tree_shared_bytes::<$t>(), $op, $Op, $t);
+            $crate::reduce_ladder!(@rung sequential: reduce_sequential, "reduce_sequential_",
+                $crate::reduce::tree_shared_bytes::<$t>(), $op, $Op, $t);
+            $crate::reduce_ladder!(@rung first_add: reduce_first_add, "reduce_first_add_",
+                $crate::reduce::tree_shared_bytes::<$t>(), $op, $Op, $t);
+            $crate::reduce_ladder!(@rung unrolled_warp: reduce_unrolled_warp, "reduce_unrolled_warp_",
+                $crate::reduce::tree_shared_bytes::<$t>(), $op, $Op, $t);
+            $crate::reduce_ladder!(@rung shuffle: reduce_shuffle, "reduce_shuffle_",
+                $crate::reduce::tree_shared_bytes::<$t>(), $op, $Op, $t);
             /// # Safety
             /// See `reduce_tuned`.
-            #[$crate::__device::kernel]
+            #[$crate::__device::kernel(shared = $crate::__layout::reduce::tuned::SHARED_BYTES)]
             #[unsafe(export_name = concat!("reduce_", stringify!($op), "_", stringify!($t)))]
-            pub unsafe fn entry(dst: *mut $t, partials: *mut $t, counter: *mut u32, src: *const $t, n: u64) {
+            pub unsafe fn tuned(dst: *mut $t, partials: *mut $t, counter: *mut u32, src: *const $t, n: u64) {
                 unsafe {
                     $crate::reduce::reduce_tuned::<$t, $Op, { 16 / core::mem::size_of::<$t>() }>(dst, partials, counter, src, n)
                 }
             }
-        };
-    )+};
-    (@rung $rung:ident, $prefix:literal, $op:ident, $Op:ty, $t:ident) => {
-        const _: () = {
-            /// # Safety
-            /// See the generic kernel of this rung.
-            #[$crate::__device::kernel]
-            #[unsafe(export_name = concat!($prefix, stringify!($op), "_", stringify!($t)))]
-            pub unsafe fn entry(dst: *mut $t, src: *const $t, n: u64) {
-                unsafe { $crate::reduce::$rung::<$t, $Op>(dst, src, n) }
+            #[cfg(not(target_arch = "nvptx64"))]
+            impl $crate::reduce::Ladder<$t> for $Ladder {
+                const ATOMIC: $crate::__device::KernelEntry<$crate::reduce::TreeParams<$t>> = atomic;
+                const INTERLEAVED_DIVERGENT: $crate::__device::KernelEntry<$crate::reduce::TreeParams<$t>> = divergent;
+                const INTERLEAVED_STRIDED: $crate::__device::KernelEntry<$crate::reduce::TreeParams<$t>> = strided;
+                const SEQUENTIAL: $crate::__device::KernelEntry<$crate::reduce::TreeParams<$t>> = sequential;
+                const FIRST_ADD: $crate::__device::KernelEntry<$crate::reduce::TreeParams<$t>> = first_add;
+                const UNROLLED_WARP: $crate::__device::KernelEntry<$crate::reduce::TreeParams<$t>> = unrolled_warp;
+                const SHUFFLE: $crate::__device::KernelEntry<$crate::reduce::TreeParams<$t>> = shuffle;
+                const TUNED: $crate::__device::KernelEntry<$crate::reduce::TunedParams<$t>> = tuned;
             }
         };
+        )+
+    };
+    (@rung $name:ident: $rung:ident, $prefix:literal, $shared:expr, $op:ident, $Op:ty, $t:ident) => {
+        /// # Safety
+        /// See the generic kernel of this rung.
+        #[$crate::__device::kernel(shared = $shared)]
+        #[unsafe(export_name = concat!($prefix, stringify!($op), "_", stringify!($t)))]
+        pub unsafe fn $name(dst: *mut $t, src: *const $t, n: u64) {
+            unsafe { $crate::reduce::$rung::<$t, $Op>(dst, src, n) }
+        }
     };
 }

@@ -415,8 +415,10 @@ fn check_picked<T: Float>(gpu: &Gpu, kernel: MatmulKernel, shape: MatmulShape, c
 fn check_whole<T: Float>(gpu: &Gpu, run: Run, shape: MatmulShape, case: Case) -> Check {
     let Run::Tuned(kernel, tile) = run else { return Err("not a tuned rung at a tile size".into()) };
     match tile.entry::<T>(kernel, shape) {
-        Some(entry) if entry.contains("_whole_") => check::<T>(gpu, run, shape, case),
-        other => Err(format!("{shape}: {} runs {other:?}, not a whole-tile entry", run.name()).into()),
+        Some(entry) if entry.name().contains("_whole_") => check::<T>(gpu, run, shape, case),
+        other => {
+            Err(format!("{shape}: {} runs {:?}, not a whole-tile entry", run.name(), other.map(|e| e.name())).into())
+        }
     }
 }
 
