@@ -170,6 +170,9 @@ impl Drop for Runner<'_> {
 fn schedule(threads: &[Thread], fibers: &mut [Fiber], block: &BlockState) -> Result<(), Fault> {
     let n = threads.len();
     let mut states: Vec<State> = (0..n).map(|_| State::Ready(0)).collect();
+    // The site of the block's latest barrier, for the message about a thread that exited
+    // between it and the next.
+    let mut last_barrier = None;
     loop {
         for i in 0..n {
             let State::Ready(value) = states[i] else { continue };
@@ -189,31 +192,55 @@ fn schedule(threads: &[Thread], fibers: &mut [Fiber], block: &BlockState) -> Res
         }
         let at_barrier = |i: &usize| matches!(states[*i], State::Waiting(Wait::Barrier { .. }));
         if live.iter().all(at_barrier) {
-            release_barrier(threads, &mut states, &live, block)?;
+            last_barrier = Some(release_barrier(threads, &mut states, &live, block, last_barrier)?);
             continue;
         }
-        return Err(Fault::Deadlock { block: block.idx, detail: describe_waits(threads, &states) });
+        return Err(stuck_warp(threads, &states).unwrap_or_else(|| Fault::Deadlock {
+            block: block.idx,
+            detail: describe_waits(threads, &states, |_| true, false),
+        }));
     }
 }
 
-/// Completes a block barrier every live thread waits at.
-fn release_barrier(threads: &[Thread], states: &mut [State], live: &[usize], block: &BlockState) -> Result<(), Fault> {
-    let (mut first, mut count, mut and, mut or) = (None::<(Site, usize)>, 0u32, true, false);
+/// Completes the block barrier every live thread waits at, and returns its site; a fault
+/// where they wait at different barriers, or where a thread of the block has exited without
+/// reaching it (after the barrier at `previous`, the block's last).
+fn release_barrier(
+    threads: &[Thread],
+    states: &mut [State],
+    live: &[usize],
+    block: &BlockState,
+    previous: Option<Site>,
+) -> Result<Site, Fault> {
+    let site_of = |i: usize| match &states[i] {
+        State::Waiting(Wait::Barrier { site, .. }) => *site,
+        _ => unreachable!("every live thread waits at a barrier"),
+    };
+    let (site, first) = (site_of(live[0]), live[0]);
+    if let Some(&j) = live.iter().find(|&&j| site_of(j) != site) {
+        return Err(Fault::DivergentBarrier {
+            block: block.idx,
+            first: site,
+            first_thread: threads[first].tid,
+            second: site_of(j),
+            second_thread: threads[j].tid,
+        });
+    }
+    // Every thread that has exited did so without reaching this barrier: threads may exit
+    // only after the block's last barrier.
+    if live.len() < threads.len() {
+        let j = (0..threads.len()).find(|&j| matches!(states[j], State::Done)).unwrap_or_default();
+        return Err(Fault::ExitedBeforeBarrier {
+            block: block.idx,
+            first: site,
+            first_thread: threads[first].tid,
+            exited_thread: threads[j].tid,
+            after: previous,
+        });
+    }
+    let (mut count, mut and, mut or) = (0u32, true, false);
     for &i in live {
-        let State::Waiting(Wait::Barrier { site, predicate, .. }) = &states[i] else { unreachable!() };
-        match first {
-            None => first = Some((*site, i)),
-            Some((s, j)) if s != *site => {
-                return Err(Fault::DivergentBarrier {
-                    block: block.idx,
-                    first: s,
-                    first_thread: threads[j].tid,
-                    second: *site,
-                    second_thread: threads[i].tid,
-                });
-            }
-            Some(_) => {}
-        }
+        let State::Waiting(Wait::Barrier { predicate, .. }) = &states[i] else { unreachable!() };
         count += *predicate as u32;
         and &= *predicate;
         or |= *predicate;
@@ -228,10 +255,12 @@ fn release_barrier(threads: &[Thread], states: &mut [State], live: &[usize], blo
         };
         states[i] = State::Ready(value);
     }
-    Ok(())
+    Ok(site)
 }
 
-/// Completes every warp collective whose lanes have all arrived. Returns whether any did.
+/// Completes every warp collective whose lanes have all arrived. Returns whether any did; a
+/// fault where a lane calls one with a mask that leaves itself out, or one names a lane that
+/// has exited (which can never arrive).
 fn resolve_warps(threads: &[Thread], states: &mut [State]) -> Result<bool, Fault> {
     let n = threads.len();
     let mut progressed = false;
@@ -251,34 +280,27 @@ fn resolve_warps(threads: &[Thread], states: &mut [State]) -> Result<bool, Fault
                     ),
                 });
             }
-            // The lanes it names that exist and have not exited.
+            // The lanes it names that exist, once each has arrived at a collective of the
+            // same operation and mask (at any site: PTX's `shfl.sync`, `vote.sync` and
+            // `bar.warp.sync` match lanes by operation and mask since sm_70).
             let mut group = Vec::with_capacity(32);
-            let mut ready = true;
+            let (mut ready, mut exited) = (true, 0u32);
             for j in warp_start..warp_end {
-                if mask >> threads[j].lane() & 1 == 0 {
+                let lane = threads[j].lane();
+                if mask >> lane & 1 == 0 {
                     continue;
                 }
                 match &states[j] {
-                    State::Done => continue,
-                    State::Waiting(Wait::Warp { mask: m, op: o, site: s }) => {
-                        if *m != mask || !o.same_kind(&op) {
-                            return Err(Fault::WarpMismatch {
-                                thread: me.id(),
-                                site,
-                                detail: format!(
-                                    "lane {} is at {op} with mask {mask:#010x}, lane {} at {o} with mask {m:#010x} ({s})",
-                                    me.lane(),
-                                    threads[j].lane()
-                                ),
-                            });
-                        }
-                        group.push(j);
+                    State::Done => exited |= 1 << lane,
+                    State::Waiting(Wait::Warp { mask: m, op: o, .. }) if *m == mask && o.same_kind(&op) => {
+                        group.push(j)
                     }
-                    _ => {
-                        ready = false;
-                        break;
-                    }
+                    _ => ready = false,
                 }
+            }
+            if exited != 0 {
+                let detail = format!("{} exited", crate::lane_list(exited));
+                return Err(warp_divergence(&threads[group[0]], site, op, mask, exited, detail));
             }
             if !ready {
                 continue;
@@ -295,6 +317,49 @@ fn resolve_warps(threads: &[Thread], states: &mut [State]) -> Result<bool, Fault
         }
     }
     Ok(progressed)
+}
+
+/// Why a block can go no further where a warp collective waits (no thread is ready, no
+/// collective can complete and not every live thread waits at a barrier): the first such
+/// collective names a lane that waits at a collective of another operation or mask (a
+/// mismatch), or at a block barrier (a lane that never arrives). `None` where no collective
+/// waits.
+fn stuck_warp(threads: &[Thread], states: &[State]) -> Option<Fault> {
+    let (i, mask, op, site) = states.iter().enumerate().find_map(|(i, s)| match s {
+        State::Waiting(Wait::Warp { mask, op, site }) => Some((i, *mask, *op, *site)),
+        _ => None,
+    })?;
+    let me = &threads[i];
+    let warp = me.warp() as usize * 32..(me.warp() as usize * 32 + 32).min(threads.len());
+    let mut missing = 0u32;
+    for j in warp.clone() {
+        let lane = threads[j].lane();
+        if mask >> lane & 1 == 0 {
+            continue;
+        }
+        match &states[j] {
+            State::Waiting(Wait::Warp { mask: m, op: o, site: s }) if *m != mask || !o.same_kind(&op) => {
+                return Some(Fault::WarpMismatch {
+                    thread: me.id(),
+                    site,
+                    detail: format!(
+                        "lane {} is at {op} with mask {mask:#010x}, lane {lane} at {o} with mask {m:#010x} ({s})",
+                        me.lane()
+                    ),
+                });
+            }
+            State::Waiting(Wait::Warp { .. }) => {}
+            _ => missing |= 1 << lane,
+        }
+    }
+    let detail = describe_waits(&threads[warp.clone()], &states[warp], |t| missing >> t.lane() & 1 == 1, true);
+    Some(warp_divergence(me, site, op, mask, missing, detail))
+}
+
+/// The fault of a warp collective at `site` whose `mask` names lanes (`missing`) that never
+/// arrive, found by `thread`, one of the lanes waiting there.
+fn warp_divergence(thread: &Thread, site: Site, op: Collective, mask: u32, missing: u32, detail: String) -> Fault {
+    Fault::WarpDivergence { thread: thread.id(), site, collective: op.name(), mask, missing, detail }
 }
 
 /// Answers every `active_mask()` of a warp that can go no further: each lane waiting at one is
@@ -356,10 +421,11 @@ fn complete(threads: &[Thread], states: &[State], group: &[usize]) -> Vec<u32> {
         .collect()
 }
 
-/// Who waits where, for a deadlock's message.
-fn describe_waits(threads: &[Thread], states: &[State]) -> String {
+/// Where the threads that `pick` selects wait, grouped: `threads 0–15 at the barrier at …`
+/// (by index in the block, or `lanes 0–15 …` where `by_lane`).
+fn describe_waits(threads: &[Thread], states: &[State], pick: impl Fn(&Thread) -> bool, by_lane: bool) -> String {
     let mut groups: std::collections::BTreeMap<String, Vec<u32>> = Default::default();
-    for (t, s) in threads.iter().zip(states) {
+    for (t, s) in threads.iter().zip(states).filter(|(t, _)| pick(t)) {
         let what = match s {
             State::Waiting(Wait::Barrier { site, .. }) => format!("at the barrier at {site}"),
             State::Waiting(Wait::Warp { op, mask, site }) => format!("at {op} (mask {mask:#010x}) at {site}"),
@@ -367,20 +433,14 @@ fn describe_waits(threads: &[Thread], states: &[State]) -> String {
             State::Done => "exited".to_string(),
             State::Ready(_) => "ready".to_string(),
         };
-        groups.entry(what).or_default().push(t.linear);
+        groups.entry(what).or_default().push(if by_lane { t.lane() } else { t.linear });
     }
-    let ranges = |ids: &[u32]| {
-        let mut out = Vec::new();
-        let mut i = 0;
-        while i < ids.len() {
-            let mut j = i;
-            while j + 1 < ids.len() && ids[j + 1] == ids[j] + 1 {
-                j += 1;
-            }
-            out.push(if i == j { ids[i].to_string() } else { format!("{}–{}", ids[i], ids[j]) });
-            i = j + 1;
-        }
-        out.join(", ")
-    };
-    groups.iter().map(|(what, ids)| format!("threads {} {what}", ranges(ids))).collect::<Vec<_>>().join("; ")
+    let noun = if by_lane { "lane" } else { "thread" };
+    let plural = |ids: &[u32]| if ids.len() == 1 { noun.to_string() } else { format!("{noun}s") };
+    let waits = |what: &str| if what.starts_with("at ") { format!("wait {what}") } else { what.to_string() };
+    groups
+        .iter()
+        .map(|(what, ids)| format!("{} {} {}", plural(ids), crate::ranges(ids), waits(what)))
+        .collect::<Vec<_>>()
+        .join("; ")
 }

@@ -125,13 +125,25 @@ impl Collective {
     }
 }
 
+impl Collective {
+    /// What a message calls it: `sync_warp`, `a Down shuffle`, `a vote (All)`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Collective::SyncWarp => "sync_warp",
+            Collective::Shuffle { mode: Shuffle::Down, .. } => "a Down shuffle",
+            Collective::Shuffle { mode: Shuffle::Up, .. } => "an Up shuffle",
+            Collective::Shuffle { mode: Shuffle::Xor, .. } => "a Xor shuffle",
+            Collective::Shuffle { mode: Shuffle::Idx, .. } => "an Idx shuffle",
+            Collective::Vote { kind: Vote::All, .. } => "a vote (All)",
+            Collective::Vote { kind: Vote::Any, .. } => "a vote (Any)",
+            Collective::Vote { kind: Vote::Ballot, .. } => "a vote (Ballot)",
+        }
+    }
+}
+
 impl std::fmt::Display for Collective {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Collective::SyncWarp => f.write_str("sync_warp"),
-            Collective::Shuffle { mode, .. } => write!(f, "a {mode:?} shuffle"),
-            Collective::Vote { kind, .. } => write!(f, "a vote ({kind:?})"),
-        }
+        f.write_str(self.name())
     }
 }
 
@@ -244,15 +256,16 @@ pub fn lane_id() -> u32 {
 // ---- barriers and collectives --------------------------------------------------------------
 
 /// A block barrier of `kind` with this thread's `predicate`; returns the barrier's result
-/// (see [`Barrier`]). Suspends until every thread of the block that has not exited arrives.
+/// (see [`Barrier`]). Suspends until every thread of the block arrives; a thread of the block
+/// waiting at another barrier, or exited, is the launch's [`Fault`].
 #[track_caller]
 pub fn barrier(kind: Barrier, predicate: bool) -> u32 {
     let site = Site::of(Location::caller());
     suspend(Wait::Barrier { kind, predicate, site })
 }
 
-/// `__syncwarp(mask)`: suspends until every lane of `mask` that exists and has not exited
-/// arrives; orders their shared-memory accesses.
+/// `__syncwarp(mask)`: suspends until every lane of `mask` that exists arrives (a lane of it
+/// that has exited is the launch's [`Fault`]); orders their shared-memory accesses.
 #[track_caller]
 pub fn sync_warp(mask: u32) {
     let site = Site::of(Location::caller());

@@ -193,8 +193,9 @@ pub enum Fault {
         /// The panic's message.
         message: String,
     },
-    /// No thread of a block can go on: some wait at a barrier or collective that others will
-    /// never reach (the GPU hangs or, since Volta, may go on with undefined results).
+    /// No thread of a block can go on, and no more specific cause below was found: some wait
+    /// at a barrier or collective that others will never reach (the GPU hangs or, since Volta,
+    /// may go on with undefined results).
     #[error("deadlock in block {block}: {detail}")]
     Deadlock {
         /// The block.
@@ -202,9 +203,11 @@ pub enum Fault {
         /// Who waits where.
         detail: String,
     },
-    /// Threads of one block wait at different `sync_threads` calls (undefined in CUDA).
+    /// Threads of one block wait at different block barriers (`sync_threads` calls), which is
+    /// undefined in CUDA (compute-sanitizer synccheck's "divergent thread(s) in block").
     #[error(
-        "divergent barrier in block {block}: thread {first_thread} waits at {first}, thread {second_thread} at {second}"
+        "divergent barrier in block {block}: thread {first_thread} waits at the barrier at {first}, thread \
+         {second_thread} at another, at {second}. {BARRIER_RULE}"
     )]
     DivergentBarrier {
         /// The block.
@@ -218,6 +221,27 @@ pub enum Fault {
         /// A thread waiting there.
         second_thread: Dim3,
     },
+    /// Threads of one block wait at a block barrier (`sync_threads` or a reducing form) that
+    /// another thread of the block has exited without reaching: undefined in CUDA, which allows
+    /// a barrier in conditional code only where the condition is the same across the block
+    /// (compute-sanitizer synccheck's "divergent thread(s) in block").
+    #[error(
+        "divergent barrier in block {block}: thread {first_thread} waits at the barrier at {first}, but thread \
+         {exited_thread} exited without reaching it ({}). {BARRIER_RULE}",
+        .after.map_or("before any barrier".to_string(), |s| format!("after the block's previous barrier, at {s}"))
+    )]
+    ExitedBeforeBarrier {
+        /// The block.
+        block: Dim3,
+        /// The barrier's site.
+        first: Site,
+        /// A thread waiting there (the first of the block).
+        first_thread: Dim3,
+        /// A thread that has exited (the first of the block).
+        exited_thread: Dim3,
+        /// The block's barrier before this one, which every thread passed (`None`: none).
+        after: Option<Site>,
+    },
     /// Lanes named in one warp collective's mask disagree about it (a different mask or
     /// operation), or a lane calls it with a mask that leaves itself out.
     #[error("warp collective mismatch in {thread} at {site}: {detail}")]
@@ -229,9 +253,60 @@ pub enum Fault {
         /// What differs.
         detail: String,
     },
+    /// A warp collective (`sync_warp`, a shuffle, a vote) waits for lanes its mask names that
+    /// never arrive: they have exited, or they wait at a block barrier. Reading from such a lane
+    /// is undefined and waiting for one may hang (NVIDIA's CUDA guidelines: a mask names only
+    /// the lanes that take part).
+    #[error(
+        "warp collective divergence in {thread}: {collective} at {site} with mask {mask:#010x} waits for {} that \
+         never arrive ({detail}). Every lane a collective's mask names must call it, with the same mask: leave \
+         out of the mask the lanes that exit or branch away (`ballot(FULL_MASK, condition)` before the branch \
+         gives the lanes that stay)",
+        lane_list(*.missing)
+    )]
+    WarpDivergence {
+        /// A lane waiting at the collective (the first of its warp).
+        thread: ThreadId,
+        /// The collective's site.
+        site: Site,
+        /// Which collective (`sync_warp`, `a Down shuffle`, `a vote (All)`).
+        collective: &'static str,
+        /// Its mask.
+        mask: u32,
+        /// The lanes of the mask that do not arrive (bit `i` = lane `i`).
+        missing: u32,
+        /// Where they are instead (`lanes 16–31 exited`).
+        detail: String,
+    },
     /// The launch itself is malformed (a dimension of 0, more than 1024 threads per block).
     #[error("invalid launch: {0}")]
     InvalidLaunch(String),
+}
+
+/// How to mend a divergent block barrier, for the faults' messages.
+const BARRIER_RULE: &str = "A block barrier must be reached by every thread of the block or by none: make the \
+    condition around it the same for the whole block, and put an early return after the block's last barrier \
+    (threads with nothing to do still take part in the barriers)";
+
+/// `ids` (ascending) as runs: `0–15, 20`.
+pub(crate) fn ranges(ids: &[u32]) -> String {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < ids.len() {
+        let mut j = i;
+        while j + 1 < ids.len() && ids[j + 1] == ids[j] + 1 {
+            j += 1;
+        }
+        out.push(if i == j { ids[i].to_string() } else { format!("{}–{}", ids[i], ids[j]) });
+        i = j + 1;
+    }
+    out.join(", ")
+}
+
+/// The lanes of `mask`: `lane 5`, `lanes 16–31`.
+pub(crate) fn lane_list(mask: u32) -> String {
+    let lanes: Vec<u32> = (0..32).filter(|l| mask >> l & 1 == 1).collect();
+    format!("{} {}", if lanes.len() == 1 { "lane" } else { "lanes" }, ranges(&lanes))
 }
 
 /// The launch-wide facts every block reads: the global allocations at launch and the start

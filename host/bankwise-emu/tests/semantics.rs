@@ -3,6 +3,8 @@
 //! and the faults a broken kernel gets.
 
 use std::ffi::c_void;
+use std::sync::atomic::AtomicU32;
+use std::sync::atomic::Ordering::Relaxed;
 
 use bankwise_emu::lane::{self, Barrier, Shuffle, Vote};
 use bankwise_emu::memory::HostAllocation;
@@ -264,11 +266,19 @@ unsafe fn panics(_: &[*mut c_void]) {
 #[test]
 fn broken_kernels_get_faults_not_hangs() {
     let out = HostAllocation::zeroed(4).unwrap();
-    assert!(matches!(run(divergent_barrier, &out, 1, 32, 0), Err(Fault::DivergentBarrier { .. })));
+    match run(divergent_barrier, &out, 1, 32, 0) {
+        Err(fault @ Fault::DivergentBarrier { first, first_thread, second, second_thread, .. }) => {
+            assert_eq!((first_thread.x, second_thread.x), (0, 16));
+            assert_eq!(second.line, first.line + 2, "{first} {second}");
+            assert!(fault.to_string().contains("must be reached by every thread of the block or by none"), "{fault}");
+        }
+        other => panic!("{other:?}"),
+    }
+    // Lanes 16–31 wait at a sync_warp naming lanes 0–15, which wait at a block barrier.
     match run(half_at_barrier, &out, 1, 32, 0) {
-        Err(Fault::Deadlock { detail, .. }) => {
-            assert!(detail.contains("threads 0–15 at the barrier"), "{detail}");
-            assert!(detail.contains("threads 16–31 at sync_warp"), "{detail}");
+        Err(Fault::WarpDivergence { thread, mask: u32::MAX, missing: 0xFFFF, detail, collective, .. }) => {
+            assert_eq!((thread.thread.x, collective), (16, "sync_warp"));
+            assert!(detail.starts_with("lanes 0–15 wait at the barrier at "), "{detail}");
         }
         other => panic!("{other:?}"),
     }
@@ -336,5 +346,223 @@ fn active_mask_is_the_lanes_that_reach_the_call_together() {
             _ => 0,
         };
         assert_eq!([got[2 * i], got[2 * i + 1]], [lanes, divergent], "thread {t} of its block");
+    }
+}
+
+// ---- barrier and warp-collective divergence ----------------------------------------------------
+
+/// Each kernel below stores the line of its barrier or collective here (the line after the
+/// store), for the tests to check that the fault names the kernel's own line.
+static BARRIER_LINE: AtomicU32 = AtomicU32::new(0);
+static SECOND_BARRIER_LINE: AtomicU32 = AtomicU32::new(0);
+static COLLECTIVE_LINE: AtomicU32 = AtomicU32::new(0);
+
+const BARRIERS: [Barrier; 4] = [Barrier::Sync, Barrier::Count, Barrier::And, Barrier::Or];
+
+/// Threads from `CUT` on (counted over the launch) return at once; the rest wait at a barrier
+/// of kind `BARRIERS[KIND]`.
+unsafe fn early_return<const CUT: u32, const KIND: usize>(_: &[*mut c_void]) {
+    if linear() >= CUT {
+        return;
+    }
+    BARRIER_LINE.store(line!() + 1, Relaxed);
+    lane::barrier(BARRIERS[KIND], true);
+}
+
+/// Every thread passes a first barrier; threads 16 and up then return, before a second.
+unsafe fn exit_between_barriers(_: &[*mut c_void]) {
+    BARRIER_LINE.store(line!() + 1, Relaxed);
+    lane::barrier(Barrier::Sync, false);
+    if lane::thread_idx().x >= 16 {
+        return;
+    }
+    SECOND_BARRIER_LINE.store(line!() + 1, Relaxed);
+    lane::barrier(Barrier::Sync, false);
+}
+
+/// Every thread passes a barrier; threads 16 and up return after it, the others write their
+/// index.
+unsafe fn exit_after_the_last_barrier(params: &[*mut c_void]) {
+    let t = lane::thread_idx().x;
+    lane::barrier(Barrier::Sync, false);
+    if t >= 16 {
+        return;
+    }
+    lane::global_write(unsafe { out_of(params).add(t as usize) }, t, 4);
+}
+
+#[test]
+fn a_barrier_that_some_threads_of_the_block_exit_before_is_divergent() {
+    let out = HostAllocation::zeroed(4).unwrap();
+    // Half the block returns early; the other half waits at each form of the barrier.
+    let results = [
+        run(early_return::<16, 0>, &out, 1, 32, 0),
+        run(early_return::<16, 1>, &out, 1, 32, 0),
+        run(early_return::<16, 2>, &out, 1, 32, 0),
+        run(early_return::<16, 3>, &out, 1, 32, 0),
+    ];
+    for result in results {
+        match result {
+            Err(fault @ Fault::ExitedBeforeBarrier { block, first, first_thread, exited_thread, after }) => {
+                assert_eq!((block.x, first_thread.x, exited_thread.x, after), (0, 0, 16, None), "{fault}");
+                assert!(first.file.ends_with("semantics.rs"), "{first}");
+                assert_eq!(first.line, BARRIER_LINE.load(Relaxed), "{first}");
+                let text = fault.to_string();
+                assert!(text.contains("thread (16, 0, 0) exited without reaching it (before any barrier)"), "{text}");
+                assert!(text.contains("must be reached by every thread of the block or by none"), "{text}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    // Two blocks of 32, threads from 40 on return: block 0 is whole, block 1 diverges from
+    // its thread 8.
+    match run(early_return::<40, 0>, &out, 2, 32, 0) {
+        Err(Fault::ExitedBeforeBarrier { block, first_thread, exited_thread, .. }) => {
+            assert_eq!((block.x, first_thread.x, exited_thread.x), (1, 0, 8));
+        }
+        other => panic!("{other:?}"),
+    }
+    // Exiting between two barriers: the fault names the second and the one the thread passed.
+    match run(exit_between_barriers, &out, 1, 32, 0) {
+        Err(Fault::ExitedBeforeBarrier { first, after: Some(passed), exited_thread, .. }) => {
+            assert_eq!((first.line, passed.line), (SECOND_BARRIER_LINE.load(Relaxed), BARRIER_LINE.load(Relaxed)));
+            assert_eq!(exited_thread.x, 16);
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_barrier_every_thread_or_none_of_a_block_reaches_is_fine() {
+    let out = HostAllocation::zeroed(16 * 4).unwrap();
+    // Threads from 32 on return: every thread of block 0 reaches the barrier, none of block 1.
+    run(early_return::<32, 1>, &out, 2, 32, 0).unwrap();
+    run(early_return::<64, 0>, &out, 2, 32, 0).unwrap();
+    // Threads that return after the block's last barrier.
+    run(exit_after_the_last_barrier, &out, 1, 32, 0).unwrap();
+    assert_eq!(words(&out), (0..16).collect::<Vec<u32>>());
+}
+
+/// Lanes 16 and up return; the rest call collective `OP` (0 a shuffle, 1 a vote, 2 a
+/// sync_warp) with the full mask, naming the lanes that left.
+unsafe fn collective_after_exit<const OP: u8>(_: &[*mut c_void]) {
+    let l = lane::lane_id();
+    if l >= 16 {
+        return;
+    }
+    COLLECTIVE_LINE.store(line!() + 2, Relaxed);
+    match OP {
+        0 => _ = lane::shuffle(Shuffle::Down, u32::MAX, l, 1, 0x1f),
+        1 => _ = lane::vote(Vote::All, u32::MAX, true),
+        _ => lane::sync_warp(u32::MAX),
+    }
+}
+
+#[test]
+fn a_warp_collective_naming_a_lane_that_exited_is_divergent() {
+    let out = HostAllocation::zeroed(4).unwrap();
+    let results = [
+        (run(collective_after_exit::<0>, &out, 1, 32, 0), "a Down shuffle"),
+        (run(collective_after_exit::<1>, &out, 1, 32, 0), "a vote (All)"),
+        (run(collective_after_exit::<2>, &out, 1, 32, 0), "sync_warp"),
+    ];
+    for (op, (result, what)) in results.into_iter().enumerate() {
+        match result {
+            Err(fault @ Fault::WarpDivergence { .. }) => {
+                let Fault::WarpDivergence { thread, site, collective, mask, missing, detail } = &fault else {
+                    unreachable!()
+                };
+                assert_eq!((thread.thread.x, *collective, *mask, *missing), (0, what, u32::MAX, 0xFFFF_0000));
+                assert_eq!(site.line, COLLECTIVE_LINE.load(Relaxed) + op as u32, "{site}");
+                assert_eq!(detail, "lanes 16–31 exited");
+                let text = fault.to_string();
+                assert!(text.contains("with mask 0xffffffff waits for lanes 16–31 that never arrive"), "{text}");
+                assert!(text.contains("Every lane a collective's mask names must call it"), "{text}");
+            }
+            other => panic!("{what}: {other:?}"),
+        }
+    }
+}
+
+// The two branches' identical calls are two call sites, on purpose.
+#[allow(clippy::if_same_then_else)]
+unsafe fn partial_masks(params: &[*mut c_void]) {
+    let out = out_of(params);
+    let (i, l) = (linear() as usize, lane::lane_id());
+    if l >= 16 {
+        return;
+    }
+    // Lanes 0–15 take part and the mask names just them (in a warp of 8 lanes, lanes 8–15
+    // do not exist: not a lane that fails to arrive).
+    let v = 100 + l;
+    let xor = lane::shuffle(Shuffle::Xor, 0xFFFF, v, 1, 0x1f);
+    let ballot = lane::vote(Vote::Ballot, 0xFFFF, l % 2 == 0);
+    // Lanes meet at a collective of the same operation and mask from two sites, as `shfl.sync`
+    // lanes do since sm_70.
+    let first = if l < 8 {
+        lane::shuffle(Shuffle::Idx, 0xFFFF, v, 0, 0x1f)
+    } else {
+        lane::shuffle(Shuffle::Idx, 0xFFFF, v, 0, 0x1f)
+    };
+    for (k, w) in [xor, ballot, first].into_iter().enumerate() {
+        lane::global_write(unsafe { out.add(3 * i + k) }, w, 4);
+    }
+}
+
+#[test]
+fn a_partial_mask_naming_only_the_lanes_that_arrive_is_fine() {
+    // 40 threads: a full warp and one of 8 lanes.
+    let out = HostAllocation::zeroed(40 * 3 * 4).unwrap();
+    run(partial_masks, &out, 1, 40, 0).unwrap();
+    let w = words(&out);
+    for i in 0..40u32 {
+        let l = i % 32;
+        let got = &w[3 * i as usize..][..3];
+        if l >= 16 {
+            assert_eq!(got, [0, 0, 0], "thread {i} returned");
+            continue;
+        }
+        let lanes: u32 = if i < 32 { 0xFFFF } else { 0xFF };
+        assert_eq!(got, [100 + (l ^ 1), 0x5555 & lanes, 100], "thread {i}");
+    }
+}
+
+/// Lanes 16–31 first meet at a `sync_warp` of their own; then the whole warp meets at one.
+unsafe fn staggered_sync_warps(params: &[*mut c_void]) {
+    let l = lane::lane_id();
+    if l >= 16 {
+        lane::sync_warp(0xFFFF_0000);
+    }
+    lane::sync_warp(u32::MAX);
+    lane::global_write(unsafe { out_of(params).add(l as usize) }, l, 4);
+}
+
+/// Lanes 0–15 shuffle while lanes 16–31 vote, each with the full mask.
+unsafe fn shuffle_against_vote(_: &[*mut c_void]) {
+    let l = lane::lane_id();
+    if l < 16 {
+        lane::shuffle(Shuffle::Down, u32::MAX, l, 1, 0x1f);
+    } else {
+        lane::vote(Vote::Any, u32::MAX, true);
+    }
+}
+
+#[test]
+fn lanes_at_another_collective_are_waited_for_until_nothing_else_can_run() {
+    // Lanes 0–15 wait at the full-mask sync_warp while lanes 16–31 are at their own: theirs
+    // completes, and then the full one.
+    let out = HostAllocation::zeroed(32 * 4).unwrap();
+    run(staggered_sync_warps, &out, 1, 32, 0).unwrap();
+    assert_eq!(words(&out), (0..32).collect::<Vec<u32>>());
+    // A shuffle and a vote can never meet: a mismatch, named once no lane can go on.
+    match run(shuffle_against_vote, &out, 1, 32, 0) {
+        Err(Fault::WarpMismatch { thread, detail, .. }) => {
+            assert_eq!(thread.thread.x, 0);
+            assert!(
+                detail.contains("lane 0 is at a Down shuffle with mask 0xffffffff, lane 16 at a vote (Any)"),
+                "{detail}"
+            );
+        }
+        other => panic!("{other:?}"),
     }
 }

@@ -35,9 +35,11 @@ pub fn sync_warp(mask: u32) {
 /// together, e.g. only the lanes that took the branch it is in. It neither waits for nor
 /// synchronises them.
 ///
-/// The emulator cannot tell which lanes the hardware would run together: there it is the
-/// lanes of the warp that exist (fewer than 32 only in a block's partial last warp).
+/// The emulator answers with the lanes of the warp that reach this call (this line of the
+/// kernel) once none can run further: the whole warp where it has not diverged, one side of a
+/// branch inside one (`bankwise_emu::lane::active_mask`).
 #[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub fn active_mask() -> u32 {
     #[cfg(target_arch = "nvptx64")]
     {
@@ -152,6 +154,7 @@ macro_rules! shfl64 {
     ($(#[$doc:meta])* $name:ident, $narrow:ident, $b:ident) => {
         $(#[$doc])*
         #[inline(always)]
+        #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
         pub fn $name(mask: u32, value: u64, $b: u32) -> u64 {
             let lo = $narrow(mask, value as u32, $b) as u64;
             let hi = $narrow(mask, (value >> 32) as u32, $b) as u64;
@@ -179,6 +182,7 @@ shfl64!(
 
 /// `value` moved through its 4- or 8-byte bit pattern by `narrow` or `wide`. Other sizes are a
 /// compile-time error (at the instantiation).
+#[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 fn through_bits<T: Plain>(value: T, narrow: impl FnOnce(u32) -> u32, wide: impl FnOnce(u64) -> u64) -> T {
     const { assert!(size_of::<T>() == 4 || size_of::<T>() == 8, "warp shuffles move 4- or 8-byte values") };
@@ -192,28 +196,65 @@ fn through_bits<T: Plain>(value: T, narrow: impl FnOnce(u32) -> u32, wide: impl 
     }
 }
 
+/// The host form of the generic shuffles: `value`'s 4- or 8-byte bit pattern through one or
+/// two 32-bit shuffles of `mode` with operands `b` and `c` (the low half first, as
+/// [`shfl_down_u64`] moves it). Written without [`through_bits`]'s closures, through which
+/// `#[track_caller]` cannot pass, so that the emulator names the kernel's line.
+#[cfg(not(target_arch = "nvptx64"))]
+#[track_caller]
+fn host_shuffle<T: Plain>(mode: Shuffle, mask: u32, value: T, b: u32, c: u32) -> T {
+    const { assert!(size_of::<T>() == 4 || size_of::<T>() == 8, "warp shuffles move 4- or 8-byte values") };
+    // Safety: T is Plain (no padding, every bit pattern valid) and exactly as big as the integer.
+    unsafe {
+        if size_of::<T>() == 4 {
+            core::mem::transmute_copy(&emu::shuffle(mode, mask, core::mem::transmute_copy(&value), b, c))
+        } else {
+            let v: u64 = core::mem::transmute_copy(&value);
+            let lo = emu::shuffle(mode, mask, v as u32, b, c) as u64;
+            let hi = emu::shuffle(mode, mask, (v >> 32) as u32, b, c) as u64;
+            core::mem::transmute_copy(&(hi << 32 | lo))
+        }
+    }
+}
+
 /// [`shfl_down_u32`] / [`shfl_down_u64`] for any [`Plain`] type of 4 or 8 bytes (`f32`, `f64`,
 /// `i64`, a `#[repr(C)]` pair of `f32` and `u32`, …): CUDA C++'s `__shfl_down_sync` templates.
 /// Any other size fails to compile.
 #[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub fn shfl_down<T: Plain>(mask: u32, value: T, delta: u32) -> T {
-    through_bits(value, |v| shfl_down_u32(mask, v, delta), |v| shfl_down_u64(mask, v, delta))
+    #[cfg(target_arch = "nvptx64")]
+    return through_bits(value, |v| shfl_down_u32(mask, v, delta), |v| shfl_down_u64(mask, v, delta));
+    #[cfg(not(target_arch = "nvptx64"))]
+    return host_shuffle(Shuffle::Down, mask, value, delta, 0x1f);
 }
 
 /// [`shfl_up_u32`] / [`shfl_up_u64`] for any [`Plain`] type of 4 or 8 bytes.
 #[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub fn shfl_up<T: Plain>(mask: u32, value: T, delta: u32) -> T {
-    through_bits(value, |v| shfl_up_u32(mask, v, delta), |v| shfl_up_u64(mask, v, delta))
+    #[cfg(target_arch = "nvptx64")]
+    return through_bits(value, |v| shfl_up_u32(mask, v, delta), |v| shfl_up_u64(mask, v, delta));
+    #[cfg(not(target_arch = "nvptx64"))]
+    return host_shuffle(Shuffle::Up, mask, value, delta, 0);
 }
 
 /// [`shfl_xor_u32`] / [`shfl_xor_u64`] for any [`Plain`] type of 4 or 8 bytes.
 #[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub fn shfl_xor<T: Plain>(mask: u32, value: T, lane_mask: u32) -> T {
-    through_bits(value, |v| shfl_xor_u32(mask, v, lane_mask), |v| shfl_xor_u64(mask, v, lane_mask))
+    #[cfg(target_arch = "nvptx64")]
+    return through_bits(value, |v| shfl_xor_u32(mask, v, lane_mask), |v| shfl_xor_u64(mask, v, lane_mask));
+    #[cfg(not(target_arch = "nvptx64"))]
+    return host_shuffle(Shuffle::Xor, mask, value, lane_mask, 0x1f);
 }
 
 /// [`shfl_idx_u32`] / [`shfl_idx_u64`] for any [`Plain`] type of 4 or 8 bytes.
 #[inline(always)]
+#[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
 pub fn shfl_idx<T: Plain>(mask: u32, value: T, src_lane: u32) -> T {
-    through_bits(value, |v| shfl_idx_u32(mask, v, src_lane), |v| shfl_idx_u64(mask, v, src_lane))
+    #[cfg(target_arch = "nvptx64")]
+    return through_bits(value, |v| shfl_idx_u32(mask, v, src_lane), |v| shfl_idx_u64(mask, v, src_lane));
+    #[cfg(not(target_arch = "nvptx64"))]
+    return host_shuffle(Shuffle::Idx, mask, value, src_lane, 0x1f);
 }
