@@ -7,9 +7,10 @@ use std::collections::BTreeMap;
 use std::collections::btree_map::Entry;
 
 use anyhow::{Result, bail};
+use bankwise_exercises_kernels as kernels;
 use bankwise_runtime::bankwise_emu::{AccessOp, GlobalSiteStats, Report};
 use bankwise_runtime::verify::{self, Exact};
-use bankwise_runtime::{Device, DeviceBuffer, DeviceRepr, KernelArgs, LaunchConfig, Module};
+use bankwise_runtime::{Device, DeviceBuffer, DeviceRepr, KernelEntry, LaunchArgs, LaunchConfig, Module};
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 
 /// Random data, the same on every run.
@@ -27,9 +28,17 @@ fn poisoned<T: DeviceRepr>(dev: &Device, n: usize) -> Result<DeviceBuffer<T>> {
     Ok(buf)
 }
 
-/// Launches `name` from `module` on `dev`'s stream.
-fn launch(dev: &Device, module: &Module, name: &str, config: LaunchConfig, args: impl KernelArgs) -> Result<()> {
-    let kernel = module.kernel_by_name(name)?;
+/// Launches `entry` (the kernel crate's host-form constant) from `module` on `dev`'s stream:
+/// the compiler checks `args` against the kernel's parameters, and each block gets the shared
+/// memory the kernel declares plus the dynamic bytes `config` asks for.
+fn launch<P, A: LaunchArgs<P>>(
+    dev: &Device,
+    module: &Module,
+    entry: KernelEntry<P>,
+    config: LaunchConfig,
+    args: A,
+) -> Result<()> {
+    let kernel = module.kernel(entry)?;
     // Safety: each check passes the arguments its kernel's doc comment names, with buffers of
     // the lengths it states, for the launch it states.
     unsafe { kernel.launch(dev.stream(), config, args)? };
@@ -138,16 +147,17 @@ fn coalesced(reports: &[Report]) -> Result<()> {
     Ok(())
 }
 
-/// The PTX of entry `name` in this build's module: from its `.entry` line to the next entry.
-fn ptx_entry(name: &str) -> Option<&'static str> {
-    let start = crate::PTX.find(&format!(".entry {name}("))?;
+/// The PTX of `entry` in this build's module: from its `.entry` line to the next entry.
+fn ptx_entry<P>(entry: KernelEntry<P>) -> Option<&'static str> {
+    let start = crate::PTX.find(&format!(".entry {}(", entry.name()))?;
     let rest = &crate::PTX[start..];
     Some(rest[1..].find(".entry ").map_or(rest, |end| &rest[..end + 1]))
 }
 
-/// A launch's `blocks` along x of `threads` threads with `shared` bytes of shared memory.
-fn blocks(blocks: u64, threads: u32, shared: u32) -> LaunchConfig {
-    LaunchConfig::linear(blocks.max(1) as u32, threads).with_shared_bytes(shared)
+/// A launch's `blocks` along x of `threads` threads, with no dynamic shared memory: the kernels
+/// declare theirs (exercise 8's, whose size follows the block's, is added where it launches).
+fn blocks(blocks: u64, threads: u32) -> LaunchConfig {
+    LaunchConfig::linear(blocks.max(1) as u32, threads)
 }
 
 pub(crate) fn vector_add(dev: &Device, module: &Module) -> Result<()> {
@@ -156,7 +166,13 @@ pub(crate) fn vector_add(dev: &Device, module: &Module) -> Result<()> {
         let b = random(n, 2, |r| r.random_range(-1e3f32..1e3));
         let mut c = poisoned::<f32>(dev, n)?;
         let config = LaunchConfig::for_elements(n as u64, 256);
-        launch(dev, module, "vector_add", config, (&mut c, &dev.upload(&a)?, &dev.upload(&b)?, n as u64))?;
+        launch(
+            dev,
+            module,
+            kernels::e01_vector_add::vector_add,
+            config,
+            (&mut c, &dev.upload(&a)?, &dev.upload(&b)?, n as u64),
+        )?;
         let want: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
         compare(&format!("n = {n}"), &dev.download(&c)?, &want)?;
     }
@@ -169,7 +185,7 @@ pub(crate) fn bounds(dev: &Device, module: &Module) -> Result<()> {
         let y = random(n, 4, |r| r.random_range(-1000i32..1000));
         let mut y_dev = dev.upload(&y)?;
         let config = LaunchConfig::for_elements(n as u64, 256);
-        launch(dev, module, "add_scaled", config, (&mut y_dev, &dev.upload(&x)?, 7i32, n as u64))?;
+        launch(dev, module, kernels::e02_bounds::add_scaled, config, (&mut y_dev, &dev.upload(&x)?, 7i32, n as u64))?;
         let want: Vec<i32> = x.iter().zip(&y).map(|(x, y)| y.wrapping_add(7i32.wrapping_mul(*x))).collect();
         compare(&format!("n = {n} (blocks of 256)"), &dev.download(&y_dev)?, &want)?;
     }
@@ -179,7 +195,7 @@ pub(crate) fn bounds(dev: &Device, module: &Module) -> Result<()> {
 pub(crate) fn grid_stride(dev: &Device, module: &Module) -> Result<()> {
     for n in [100usize, 512, 100_003] {
         let mut out = poisoned::<u64>(dev, n)?;
-        launch(dev, module, "fill_squares", blocks(4, 128, 0), (&mut out, n as u64))?;
+        launch(dev, module, kernels::e03_grid_stride::fill_squares, blocks(4, 128), (&mut out, n as u64))?;
         let want: Vec<u64> = (0..n as u64).map(|i| i.wrapping_mul(i)).collect();
         compare(&format!("n = {n} from 4 blocks of 128 threads"), &dev.download(&out)?, &want)?;
     }
@@ -192,7 +208,13 @@ pub(crate) fn coalesced_copy(dev: &Device, module: &Module) -> Result<()> {
         let src = random(n, 5, |r| r.random::<f32>());
         let mut dst = poisoned::<f32>(dev, n)?;
         let config = LaunchConfig::for_elements(n as u64, 256);
-        launch(dev, module, "copy_matrix", config, (&mut dst, &dev.upload(&src)?, rows as u64, cols as u64))?;
+        launch(
+            dev,
+            module,
+            kernels::e04_coalesced_copy::copy_matrix,
+            config,
+            (&mut dst, &dev.upload(&src)?, rows as u64, cols as u64),
+        )?;
         compare(&format!("{rows} × {cols}"), &dev.download(&dst)?, &src)?;
     }
     reports(dev).map_or(Ok(()), |r| coalesced(&r))
@@ -202,7 +224,7 @@ pub(crate) fn reverse_block(dev: &Device, module: &Module) -> Result<()> {
     const BLOCK: usize = 256;
     let data = random(4 * BLOCK, 6, |r| r.random::<u32>());
     let mut buf = dev.upload(&data)?;
-    launch(dev, module, "reverse_blocks", blocks(4, BLOCK as u32, BLOCK as u32 * 4), (&mut buf,))?;
+    launch(dev, module, kernels::e05_reverse_block::reverse_blocks, blocks(4, BLOCK as u32), (&mut buf,))?;
     let got = dev.download(&buf)?;
     // Races first: they are why the answer is wrong.
     reports(dev).map_or(Ok(()), |r| no_race(&r))?;
@@ -210,20 +232,24 @@ pub(crate) fn reverse_block(dev: &Device, module: &Module) -> Result<()> {
     compare("4 blocks of 256", &got, &want)
 }
 
+/// A block-sum kernel's parameters: `out` (one sum per block), `data`, `n`.
+type BlockSumParams = (*mut u32, *const u32, u64);
+
 /// Runs a block-sum kernel (256 threads, one element each) over `n` elements and checks each
 /// block's sum; returns how many blocks ran.
-fn block_sums(dev: &Device, module: &Module, name: &str, n: usize) -> Result<u64> {
+fn block_sums(dev: &Device, module: &Module, entry: KernelEntry<BlockSumParams>, n: usize) -> Result<u64> {
     let data = random(n, 7, |r| r.random::<u32>());
     let count = n.div_ceil(256);
     let mut out = poisoned::<u32>(dev, count)?;
-    launch(dev, module, name, blocks(count as u64, 256, 1024), (&mut out, &dev.upload(&data)?, n as u64))?;
+    launch(dev, module, entry, blocks(count as u64, 256), (&mut out, &dev.upload(&data)?, n as u64))?;
     let want: Vec<u32> = data.chunks(256).map(|c| c.iter().fold(0u32, |s, x| s.wrapping_add(*x))).collect();
     compare(&format!("n = {n}"), &dev.download(&out)?, &want)?;
     Ok(count as u64)
 }
 
 pub(crate) fn divergent_sum(dev: &Device, module: &Module) -> Result<()> {
-    let launched = block_sums(dev, module, "block_sums", 1024)? + block_sums(dev, module, "block_sums", 1000)?;
+    let entry = kernels::e11_divergent_sum::block_sums;
+    let launched = block_sums(dev, module, entry, 1024)? + block_sums(dev, module, entry, 1000)?;
     let Some(reports) = reports(dev) else { return Ok(()) };
     no_race(&reports)?;
     let loads: u64 = reports.iter().flat_map(|r| &r.sites).filter(|s| s.op == AccessOp::Load).map(|s| s.requests).sum();
@@ -238,8 +264,9 @@ pub(crate) fn divergent_sum(dev: &Device, module: &Module) -> Result<()> {
 }
 
 pub(crate) fn conflicted_sum(dev: &Device, module: &Module) -> Result<()> {
-    block_sums(dev, module, "block_sums_sequential", 1024)?;
-    block_sums(dev, module, "block_sums_sequential", 1000)?;
+    let entry = kernels::e12_conflicted_sum::block_sums_sequential;
+    block_sums(dev, module, entry, 1024)?;
+    block_sums(dev, module, entry, 1000)?;
     let Some(reports) = reports(dev) else { return Ok(()) };
     no_race(&reports)?;
     shared_within(&reports, None, 1.0)
@@ -250,7 +277,7 @@ pub(crate) fn warp_sum(dev: &Device, module: &Module) -> Result<()> {
         let data = random(n, 8, |r| r.random::<u32>());
         let mut out = poisoned::<u32>(dev, n.div_ceil(32))?;
         let config = LaunchConfig::for_elements(n as u64, 256);
-        launch(dev, module, "warp_sums", config, (&mut out, &dev.upload(&data)?, n as u64))?;
+        launch(dev, module, kernels::e13_warp_sum::warp_sums, config, (&mut out, &dev.upload(&data)?, n as u64))?;
         let want: Vec<u32> = data.chunks(32).map(|c| c.iter().fold(0u32, |s, x| s.wrapping_add(*x))).collect();
         compare(&format!("n = {n}"), &dev.download(&out)?, &want)?;
     }
@@ -266,26 +293,29 @@ pub(crate) fn row_stride(dev: &Device, module: &Module) -> Result<()> {
     for rows in [32usize, 100, 1] {
         let data = random(rows * 16, 9, |r| r.random::<u32>());
         let mut out = poisoned::<u32>(dev, rows)?;
-        let config = blocks(rows.div_ceil(32) as u64, 32, 32 * 33 * 4);
-        launch(dev, module, "row_sums", config, (&mut out, &dev.upload(&data)?, rows as u64))?;
+        let config = blocks(rows.div_ceil(32) as u64, 32);
+        launch(dev, module, kernels::e07_row_stride::row_sums, config, (&mut out, &dev.upload(&data)?, rows as u64))?;
         let want: Vec<u32> = data.chunks(16).map(|c| c.iter().fold(0u32, |s, x| s.wrapping_add(*x))).collect();
         compare(&format!("{rows} rows"), &dev.download(&out)?, &want)?;
     }
     reports(dev).map_or(Ok(()), |r| shared_within(&r, Some(AccessOp::Load), 1.0))
 }
 
-/// Runs a 32 × 32-tile transpose kernel with `shared` bytes per block over three shapes, then
-/// checks that every shared access is conflict-free and every global one coalesced.
-fn transpose(dev: &Device, module: &Module, name: &str, shared: u32) -> Result<()> {
+/// A transpose kernel's parameters: `dst`, `src`, `rows`, `cols`.
+type TransposeParams = (*mut f32, *const f32, u64, u64);
+
+/// Runs a 32 × 32-tile transpose kernel over three shapes, then checks that every shared access
+/// is conflict-free and every global one coalesced.
+fn transpose(dev: &Device, module: &Module, entry: KernelEntry<TransposeParams>) -> Result<()> {
     for (rows, cols) in [(100usize, 300usize), (64, 64), (33, 65)] {
         let src = random(rows * cols, 10, |r| r.random::<f32>());
         let mut dst = poisoned::<f32>(dev, rows * cols)?;
         let config = LaunchConfig {
             grid: (cols.div_ceil(32) as u32, rows.div_ceil(32) as u32, 1),
             block: (32, 8, 1),
-            shared_bytes: shared,
+            shared_bytes: 0,
         };
-        launch(dev, module, name, config, (&mut dst, &dev.upload(&src)?, rows as u64, cols as u64))?;
+        launch(dev, module, entry, config, (&mut dst, &dev.upload(&src)?, rows as u64, cols as u64))?;
         let want: Vec<f32> = (0..rows * cols).map(|i| src[(i % rows) * cols + i / rows]).collect();
         compare(&format!("{rows} × {cols}"), &dev.download(&dst)?, &want)?;
     }
@@ -296,28 +326,34 @@ fn transpose(dev: &Device, module: &Module, name: &str, shared: u32) -> Result<(
 }
 
 pub(crate) fn transpose_padded(dev: &Device, module: &Module) -> Result<()> {
-    transpose(dev, module, "transpose_tile", 32 * 33 * 4)
+    transpose(dev, module, kernels::e09_transpose_padded::transpose_tile)
 }
 
 pub(crate) fn transpose_swizzled(dev: &Device, module: &Module) -> Result<()> {
-    transpose(dev, module, "transpose_swizzled", 32 * 32 * 4)
+    let entry = kernels::e10_transpose_swizzled::transpose_swizzled;
+    // The tile's 32 × 32 words and no more: padding would need more, a swizzle does not.
+    if entry.shared_bytes() != 32 * 32 * 4 {
+        bail!(
+            "transpose_swizzled declares {} bytes of shared memory; keep it to the tile's 32 × 32 words (4096 bytes) \
+             and move the elements within each row instead",
+            entry.shared_bytes()
+        );
+    }
+    transpose(dev, module, entry)
 }
 
 pub(crate) fn vector_reads(dev: &Device, module: &Module) -> Result<()> {
     const THREADS: u32 = 64;
+    let quad_sums = kernels::e08_vector_reads::quad_sums;
     let mut warps = 0;
     for quads in [32usize, 1000, 4099] {
         let data = random(4 * quads, 11, |r| r.random::<u32>());
         let mut out = poisoned::<u32>(dev, quads)?;
         let count = quads.div_ceil(THREADS as usize) as u64;
         warps += count * u64::from(THREADS / 32);
-        launch(
-            dev,
-            module,
-            "quad_sums",
-            blocks(count, THREADS, THREADS * 16),
-            (&mut out, &dev.upload(&data)?, quads as u64),
-        )?;
+        // Dynamic shared memory: the kernel copies its block's words, `blockDim.x · 16` bytes.
+        let config = blocks(count, THREADS).with_shared_bytes(THREADS * 16);
+        launch(dev, module, quad_sums, config, (&mut out, &dev.upload(&data)?, quads as u64))?;
         let want: Vec<u32> = data.chunks(4).map(|c| c.iter().fold(0u32, |s, x| s.wrapping_add(*x))).collect();
         compare(&format!("{quads} groups of 4"), &dev.download(&out)?, &want)?;
     }
@@ -334,7 +370,7 @@ pub(crate) fn vector_reads(dev: &Device, module: &Module) -> Result<()> {
         }
     }
     // What the GPU runs: the compiler emits one 16-byte load only for a 16-byte-aligned type.
-    if !ptx_entry("quad_sums").unwrap_or_default().contains("ld.shared.v4") {
+    if !ptx_entry(quad_sums).unwrap_or_default().contains("ld.shared.v4") {
         bail!(
             "no 16-byte shared load in quad_sums's PTX: the compiler moves a 4-byte-aligned [u32; 4] as four \
              ld.shared.u32 (LDS), whatever the emulator counts; read a 16-byte-aligned type"
@@ -347,8 +383,8 @@ pub(crate) fn histogram(dev: &Device, module: &Module) -> Result<()> {
     for n in [1usize, 1000, 70_000] {
         let data = random(n, 12, |r| r.random_range(0..8u8).wrapping_mul(37));
         let mut bins = dev.alloc_zeros::<u32>(256)?;
-        let config = blocks(n.div_ceil(256).min(8) as u64, 256, 1024);
-        launch(dev, module, "histogram", config, (&mut bins, &dev.upload(&data)?, n as u64))?;
+        let config = blocks(n.div_ceil(256).min(8) as u64, 256);
+        launch(dev, module, kernels::e06_histogram::histogram, config, (&mut bins, &dev.upload(&data)?, n as u64))?;
         let mut want = vec![0u32; 256];
         for &b in &data {
             want[b as usize] += 1;
@@ -366,8 +402,14 @@ pub(crate) fn tiled_matmul(dev: &Device, module: &Module) -> Result<()> {
         let b = random(n * n, 14, |r| r.random_range(0..100u32));
         let mut c = poisoned::<u32>(dev, n * n)?;
         let tiles = n.div_ceil(16) as u32;
-        let config = LaunchConfig { grid: (tiles, tiles, 1), block: (16, 16, 1), shared_bytes: 2048 };
-        launch(dev, module, "matmul_tiled", config, (&mut c, &dev.upload(&a)?, &dev.upload(&b)?, n as u64))?;
+        let config = LaunchConfig { grid: (tiles, tiles, 1), block: (16, 16, 1), shared_bytes: 0 };
+        launch(
+            dev,
+            module,
+            kernels::e14_tiled_matmul::matmul_tiled,
+            config,
+            (&mut c, &dev.upload(&a)?, &dev.upload(&b)?, n as u64),
+        )?;
         let got = dev.download(&c)?;
         reports(dev).map_or(Ok(()), |r| no_race(&r))?;
         let want: Vec<u32> = (0..n * n)

@@ -11,10 +11,9 @@
 use anyhow::Result;
 use bankwise_runtime::{Device, Module, ModuleImage};
 
+// The checks launch each kernel by its host-form constant in `bankwise_exercises_kernels`
+// (`module.kernel(kernels::e01_vector_add::vector_add)`), which the emulator also runs.
 mod checks;
-
-// The kernels' host form, registered for the emulator by name.
-use bankwise_exercises_kernels as _;
 
 /// The PTX that `build.rs` made from `kernels/` (or from `kernels/solutions/`), and its entries.
 pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/bankwise-exercises-kernels.ptx"));

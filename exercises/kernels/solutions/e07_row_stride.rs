@@ -5,8 +5,8 @@
 //! 4 bytes (word `w` is in bank `w mod 32`), and a warp's request takes one pass (wavefront)
 //! per distinct word in its busiest bank. Lane `t` reads word `ROW_STRIDE · t + j`: with a
 //! stride of 16 words, `gcd(16, 32) = 16` lanes share each bank used, a 16-way conflict. Choose
-//! a row stride (at least 16; the launch gives room for up to 33) with which the 32 lanes hit
-//! 32 different banks.
+//! a row stride (at least 16; the kernel declares `ROWS · ROW_STRIDE` words of shared memory,
+//! so the memory follows the stride) with which the 32 lanes hit 32 different banks.
 //!
 //! Checked: every row's sum, and the row reads at 1 wavefront per request. (The copy into
 //! shared memory then takes 2 wavefronts per store where it took 1: each warp writes two rows,
@@ -32,9 +32,9 @@ pub const ROW_STRIDE: usize = 17;
 /// `out[r]` = the (wrapping) sum of row `r` of the `rows × 16` row-major matrix `data`.
 ///
 /// # Safety
-/// `data` holds `rows · 16` elements, `out` `rows`; blocks of [`ROWS`] threads with at least
-/// `ROWS · ROW_STRIDE · 4` bytes of dynamic shared memory.
-#[kernel]
+/// `data` holds `rows · 16` elements, `out` `rows`; blocks of [`ROWS`] threads (the kernel
+/// declares its `ROWS · ROW_STRIDE · 4` bytes of shared memory).
+#[kernel(shared = (ROWS * ROW_STRIDE * 4) as u32)]
 pub unsafe fn row_sums(out: *mut u32, data: *const u32, rows: u64) {
     let s = shared::dynamic::<u32>();
     let t = thread_x() as usize;

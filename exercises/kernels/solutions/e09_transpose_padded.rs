@@ -4,7 +4,8 @@
 //! reads a tile with coalesced row reads, and writes it out transposed, again by rows, so it
 //! reads the tile by *columns*. With rows of 32 words, a column's 32 words are all in one
 //! bank: a 32-way conflict, 32 wavefronts per request. Give the tile's rows one word of
-//! padding (a stride of 33 words; the launch gives 33 · 32 words of shared memory).
+//! padding (a stride of 33 words; the kernel declares `TILE · TILE_STRIDE` words of shared
+//! memory, so the memory grows with the stride).
 //!
 //! Checked: every element of 100 × 300, 64 × 64 and 33 × 65; every shared access at 1
 //! wavefront per request; every global access coalesced.
@@ -25,8 +26,9 @@ pub const TILE_STRIDE: usize = TILE + 1;
 ///
 /// # Safety
 /// The buffers hold `rows · cols` floats; blocks of 32 × 8 threads, a grid of
-/// `⌈cols / 32⌉ × ⌈rows / 32⌉` blocks, `TILE · TILE_STRIDE · 4` bytes of dynamic shared memory.
-#[kernel]
+/// `⌈cols / 32⌉ × ⌈rows / 32⌉` blocks (the kernel declares its `TILE · TILE_STRIDE · 4` bytes of
+/// shared memory).
+#[kernel(shared = (TILE * TILE_STRIDE * 4) as u32)]
 pub unsafe fn transpose_tile(dst: *mut f32, src: *const f32, rows: u64, cols: u64) {
     let tile = shared::dynamic::<f32>();
     let (tx, ty) = (thread_x() as usize, thread_y() as usize);

@@ -21,9 +21,9 @@ pub const BLOCK: usize = 256;
 /// `out[b]` = the (wrapping) sum of elements `256·b .. 256·(b+1)` of `data[..n]`.
 ///
 /// # Safety
-/// `data` holds `n` elements, `out` one per block; blocks of [`BLOCK`] threads with
-/// `BLOCK · 4` bytes of dynamic shared memory.
-#[kernel]
+/// `data` holds `n` elements, `out` one per block; blocks of [`BLOCK`] threads (the kernel
+/// declares its `BLOCK · 4` bytes of shared memory).
+#[kernel(shared = (BLOCK * 4) as u32)]
 pub unsafe fn block_sums(out: *mut u32, data: *const u32, n: u64) {
     let s = shared::dynamic::<u32>();
     let t = thread_x() as usize;

@@ -19,10 +19,10 @@ pub const TILE: usize = 16;
 ///
 /// # Safety
 /// The buffers hold `n · n` elements; blocks of 16 × 16 threads, a grid of `⌈n / 16⌉²`
-/// blocks, `2 · TILE² · 4` bytes of dynamic shared memory.
-#[kernel]
+/// blocks (the kernel declares its `2 · TILE² · 4` bytes of shared memory).
+#[kernel(shared = (2 * TILE * TILE * 4) as u32)]
 pub unsafe fn matmul_tiled(c: *mut u32, a: *const u32, b: *const u32, n: u64) {
-    // Safety: the launch gives both tiles, one after the other.
+    // Safety: the kernel declares both tiles, one after the other (each TILE² · 4 = 1024 bytes).
     let (a_tile, b_tile) = unsafe {
         (
             SharedArray::<u32, { TILE * TILE }>::new_unchecked(0),

@@ -18,9 +18,9 @@ pub const BLOCK: usize = 256;
 /// Reverses each run of [`BLOCK`] elements of `data` in place.
 ///
 /// # Safety
-/// `data` holds `BLOCK · gridDim.x` elements; blocks of [`BLOCK`] threads with `BLOCK · 4`
-/// bytes of dynamic shared memory.
-#[kernel]
+/// `data` holds `BLOCK · gridDim.x` elements; blocks of [`BLOCK`] threads (the kernel declares
+/// its `BLOCK · 4` bytes of shared memory).
+#[kernel(shared = (BLOCK * 4) as u32)]
 pub unsafe fn reverse_blocks(data: *mut u32) {
     let s = shared::dynamic::<u32>();
     let t = thread_x() as usize;
