@@ -450,12 +450,13 @@ fn unsynced(gpu: &Gpu, n: usize) -> Result<Result<(), String>> {
     let blocks = (n as u64).div_ceil(elements_per_block(true)).max(1);
     let src = gpu.upload(&data)?;
     let mut partials = gpu.alloc_zeros::<u32>(blocks as usize)?;
-    let kernel = gpu.kernel(&format!("{UNSYNCED}_sum_u32"))?;
+    let entry = bankwise::builtin::reduce::reduce_unrolled_warp_unsynced_sum_u32;
+    let kernel = gpu.kernel(entry.name())?;
     // The kernel declares its `THREADS · 4` bytes of shared memory.
     let config = bankwise::runtime::LaunchConfig::linear(blocks as u32, THREADS);
     // Safety: the kernel reads `src[0..n]` and writes one partial per block, as the ladder's
     // `reduce_unrolled_warp` it copies (same grid, block and shared memory).
-    unsafe { kernel.launch(gpu.stream(), config, (&mut partials, &src, n as u64))? };
+    unsafe { kernel.launch_as(entry, gpu.stream(), config, (&mut partials, &src, n as u64))? };
     let got = gpu.download(&partials)?.iter().fold(0u32, |a, &b| a.wrapping_add(b));
     let want = data.iter().fold(0u32, |a, &b| a.wrapping_add(b));
     Ok(if got == want { Ok(()) } else { Err(format!("got {got}, want {want}")) })

@@ -8,9 +8,9 @@
 
 use std::process::ExitCode;
 
-use custom_reduction_kernels as _; // the kernels' host form, registered for the emulator
+use custom_reduction_kernels as kernels; // the kernels' host form: their typed entries
 
-use bankwise_runtime::{Device, LaunchConfig, ModuleImage};
+use bankwise_runtime::{Device, DeviceBuffer, DeviceSliceMut, LaunchConfig, ModuleImage};
 use bankwise_runtime::{DeviceRepr, ValidAsZeroBits};
 use rand::{Rng, SeedableRng};
 
@@ -18,11 +18,15 @@ const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/custom-reduction-kerne
 const ENTRIES: &str = include_str!(concat!(env!("OUT_DIR"), "/custom-reduction-kernels.entries"));
 
 /// Threads per block: `kernels::THREADS`.
-const THREADS: u32 = 256;
+const THREADS: u32 = kernels::THREADS;
 /// Blocks per SM of the first pass: enough loads in flight to fill the memory system.
 const BLOCKS_PER_SM: u32 = 8;
 
-/// The kernels' `Candidate`, as the host sees it: the same `#[repr(C)]` layout.
+/// The kernels' `Candidate`, as the host allocates and reads it: the same `#[repr(C)]` layout.
+/// A separate type because the driver's buffers need `DeviceRepr`, a trait the kernel crate
+/// cannot implement; the typed launch catches the difference (a buffer of this type does not
+/// fit a `*mut kernels::Candidate` parameter), and [`kernel_view`] states the two are one
+/// layout.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[repr(C)]
 struct Candidate {
@@ -32,6 +36,14 @@ struct Candidate {
 // Safety: plain data of the layout the kernels read and write; all zeros is a valid value.
 unsafe impl DeviceRepr for Candidate {}
 unsafe impl ValidAsZeroBits for Candidate {}
+
+/// `buf` seen as the kernels' `Candidate`s, for a launch.
+fn kernel_view(buf: &mut DeviceBuffer<Candidate>) -> DeviceSliceMut<'_, kernels::Candidate> {
+    const { assert!(size_of::<Candidate>() == size_of::<kernels::Candidate>()) };
+    // SAFETY: both types are `#[repr(C)] { f32, u32 }`: same size, alignment and fields, and
+    // every bit pattern is valid for each.
+    unsafe { buf.as_slice_mut().cast() }.expect("one size and alignment")
+}
 
 fn main() -> ExitCode {
     match run() {
@@ -75,8 +87,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
 fn argmax_and_check(dev: &Device, sizes: &[usize]) -> Result<(), Box<dyn std::error::Error>> {
     let module = dev.load_module(ModuleImage::Ptx(PTX), Some(ENTRIES))?;
     let (blocks_pass, partials_pass) =
-        (module.kernel_by_name("argmax_blocks")?, module.kernel_by_name("argmax_partials")?);
-    let shared = size_of::<Candidate>() as u32 * THREADS / 32; // one slot per warp
+        (module.kernel(kernels::argmax_blocks)?, module.kernel(kernels::argmax_partials)?);
     let mut rng = rand::rngs::SmallRng::seed_from_u64(7);
     for &n in sizes {
         if n == 0 || n > u32::MAX as usize {
@@ -98,14 +109,15 @@ fn argmax_and_check(dev: &Device, sizes: &[usize]) -> Result<(), Box<dyn std::er
             let mut result = dev.alloc_zeros::<Candidate>(1)?;
             dev.fill_bytes(&mut partials, 0xFF)?;
             dev.fill_bytes(&mut result, 0xFF)?;
-            let first = LaunchConfig::linear(blocks, THREADS).with_shared_bytes(shared);
-            let second = LaunchConfig::linear(1, THREADS).with_shared_bytes(shared);
+            // Each kernel declares its slot per warp of shared memory: the launches give it.
+            let (first, second) = (LaunchConfig::linear(blocks, THREADS), LaunchConfig::linear(1, THREADS));
             // Safety: argmax_blocks(partials, src, n) reads src[..n] and writes one partial per
             // block; argmax_partials(result, partials, count) reads `blocks` partials and
             // writes one. Blocks of THREADS threads with a slot per warp of shared memory.
             unsafe {
-                blocks_pass.launch(dev.stream(), first, (&mut partials, &src, n as u64))?;
-                partials_pass.launch(dev.stream(), second, (&mut result, &partials, blocks))?;
+                blocks_pass.launch(dev.stream(), first, (kernel_view(&mut partials), &src, n as u64))?;
+                let partials = kernel_view(&mut partials);
+                partials_pass.launch(dev.stream(), second, (kernel_view(&mut result), &partials, blocks))?;
             }
             let got = dev.download(&result)?[0];
             let want = argmax(&data).expect("n ≥ 1");

@@ -57,7 +57,8 @@ fn count_and_check(dev: &Device, sizes: &[usize]) -> Result<(), Box<dyn std::err
             // At least one block, so that an empty input still gets its 256 zero bins.
             let blocks =
                 (n as u64).div_ceil(THREADS as u64).clamp(1, (BLOCKS_PER_SM * dev.info().multiprocessors) as u64);
-            let config = LaunchConfig::linear(blocks as u32, THREADS).with_shared_bytes((BINS * 4) as u32);
+            // The kernel declares its BINS · 4 bytes of shared memory: the launch gives them.
+            let config = LaunchConfig::linear(blocks as u32, THREADS);
             // Safety: histogram(bins, data, n) reads data[..n] and adds into bins[..256]; 1 KiB
             // of shared memory per block for its own bins.
             unsafe { histogram.launch(dev.stream(), config, (&mut bins, &src, n as u64))? };

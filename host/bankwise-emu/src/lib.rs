@@ -38,7 +38,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 pub use block::STACK_BYTES;
-pub use registry::{HostKernel, HostParam, KernelEntry, KernelFn};
+pub use registry::{ByValue, HostKernel, HostParam, KernelEntry, KernelFn};
 pub use report::{AccessOp, GlobalSiteStats, Race, RaceKind, Report, SiteStats};
 
 /// Re-exported for `#[kernel]`'s expansion (`inventory::submit!`).

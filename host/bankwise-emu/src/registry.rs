@@ -41,6 +41,26 @@ pub struct HostKernel {
     pub run: KernelFn,
 }
 
+/// A type a kernel takes by value: the bytes of the host's value are the kernel's parameter
+/// (typed launches take an argument of exactly the parameter's type for it). A kernel crate
+/// implements it for its `#[repr(C)]` parameter structs in its host form
+/// (`#[cfg(not(target_arch = "nvptx64"))] unsafe impl bankwise_device::ByValue for Params {}`).
+///
+/// # Safety
+/// The type must have the same size, alignment and field layout on the host and in the kernel
+/// crate built for `nvptx64` (primitive scalars; a `#[repr(C)]` struct of them), and no field
+/// may be a host reference or pointer the kernel would dereference.
+pub unsafe trait ByValue: Copy + 'static {}
+
+macro_rules! by_value {
+    ($($t:ty),+) => {$(
+        // SAFETY: a primitive scalar has one size and alignment on every target bankwise
+        // builds for (x86-64, aarch64, nvptx64: all LP64).
+        unsafe impl ByValue for $t {}
+    )+};
+}
+by_value!(u8, i8, u16, i16, u32, i32, u64, i64, f32, f64, usize, isize, bool);
+
 /// A `#[kernel]` entry as its kernel crate's host form names it: the constant `#[kernel]`
 /// emits under the function's name (`my_kernels::vector_add`), whose type records the
 /// parameter types `P` (a tuple, such as `(*mut f32, *const f32, u64)`). A runtime turns it

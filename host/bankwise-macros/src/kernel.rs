@@ -25,7 +25,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> Result<TokenStream
             const _: () = {
                 #[unsafe(export_name = ::core::concat!("__bankwise_launch_bounds_", #symbol))]
                 #[used]
-                static LAUNCH_BOUNDS: [u32; 2] = [#threads, #blocks];
+                static __BANKWISE_LAUNCH_BOUNDS: [u32; 2] = [#threads, #blocks];
             };
         }
     });
@@ -37,7 +37,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> Result<TokenStream
             const _: () = {
                 #[unsafe(export_name = ::core::concat!("__bankwise_shared_bytes_", #symbol))]
                 #[used]
-                static SHARED_BYTES: [u32; 2] = [#bytes, 0];
+                static __BANKWISE_SHARED_BYTES: [u32; 2] = [#bytes, 0];
             };
         }
     });
@@ -145,13 +145,13 @@ fn host_entry(f: &ItemFn, shared: Option<&Expr>) -> Result<TokenStream, Error> {
             ///
             /// # Safety
             /// `params` holds one pointer per parameter, each to a value of its type.
-            unsafe fn host_entry(params: &[*mut ::core::ffi::c_void]) {
+            unsafe fn __bankwise_host_entry(params: &[*mut ::core::ffi::c_void]) {
                 ::core::assert_eq!(params.len(), #count, "the launch passed the wrong number of arguments");
                 #[allow(unused_unsafe)]
                 // SAFETY: the caller passes one pointer to a value of each parameter's type.
                 unsafe { #name(#( params[#index].cast::<#types>().read_unaligned() ),*) }
             }
-            const HOST: ::bankwise_device::__emu::HostKernel = ::bankwise_device::__emu::HostKernel {
+            const __BANKWISE_HOST: ::bankwise_device::__emu::HostKernel = ::bankwise_device::__emu::HostKernel {
                 name: #symbol,
                 crate_name: ::core::env!("CARGO_CRATE_NAME"),
                 params: &[#(::bankwise_device::__emu::HostParam {
@@ -160,9 +160,9 @@ fn host_entry(f: &ItemFn, shared: Option<&Expr>) -> Result<TokenStream, Error> {
                     pointer: #pointers,
                 }),*],
                 shared_bytes: #shared,
-                run: host_entry,
+                run: __bankwise_host_entry,
             };
-            ::bankwise_device::__emu::KernelEntry::new(&HOST)
+            ::bankwise_device::__emu::KernelEntry::new(&__BANKWISE_HOST)
         };
         #[cfg(not(target_arch = "nvptx64"))]
         ::bankwise_device::__emu::inventory::submit! { *#name.host() }
@@ -322,11 +322,14 @@ mod tests {
     fn declared_shared_memory_is_in_the_module_and_the_typed_entry() {
         let out = text(expand(quote!(shared = TILE_BYTES * 2), quote! { pub unsafe fn k(p: *mut f32) {} }).unwrap());
         assert!(out.contains(r#"concat ! ("__bankwise_shared_bytes_" , "k")"#), "{out}");
-        assert!(out.contains("static SHARED_BYTES : [u32 ; 2] = [TILE_BYTES * 2 , 0]"), "{out}");
+        assert!(out.contains("static __BANKWISE_SHARED_BYTES : [u32 ; 2] = [TILE_BYTES * 2 , 0]"), "{out}");
         assert!(out.contains("shared_bytes : TILE_BYTES * 2 ,"), "{out}");
         let both = quote!(launch_bounds(256, 2), shared = 4096);
         let out = text(expand(both, quote! { pub unsafe fn k(p: *mut f32) {} }).unwrap());
-        assert!(out.contains("LAUNCH_BOUNDS : [u32 ; 2] = [256 , 2]") && out.contains("[4096 , 0]"), "{out}");
+        assert!(
+            out.contains("__BANKWISE_LAUNCH_BOUNDS : [u32 ; 2] = [256 , 2]") && out.contains("[4096 , 0]"),
+            "{out}"
+        );
         assert!(!expand_ok(quote! { pub fn k() {} }).contains("SHARED_BYTES"));
     }
 
@@ -396,7 +399,7 @@ mod tests {
     fn launch_bounds_become_a_static_the_builder_reads() {
         let out = text(expand(quote!(launch_bounds(THREADS, 2)), quote! { pub unsafe fn k(p: *mut f32) {} }).unwrap());
         assert!(out.contains(r#"concat ! ("__bankwise_launch_bounds_" , "k")"#), "{out}");
-        assert!(out.contains("static LAUNCH_BOUNDS : [u32 ; 2] = [THREADS , 2]"), "{out}");
+        assert!(out.contains("static __BANKWISE_LAUNCH_BOUNDS : [u32 ; 2] = [THREADS , 2]"), "{out}");
         let named = quote! { #[unsafe(export_name = "tuned_f32")] pub unsafe fn k(p: *mut f32) {} };
         let out = text(expand(quote!(launch_bounds(256, 1)), named).unwrap());
         assert!(out.contains(r#"concat ! ("__bankwise_launch_bounds_" , "tuned_f32")"#), "{out}");

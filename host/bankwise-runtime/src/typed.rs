@@ -57,7 +57,7 @@
 
 use std::ffi::c_void;
 
-pub use bankwise_emu::KernelEntry;
+pub use bankwise_emu::{ByValue, KernelEntry};
 
 use crate::device::Stream;
 use crate::error::Result;
@@ -65,22 +65,7 @@ use crate::launch::LaunchConfig;
 use crate::memory::{DeviceBuffer, DeviceSlice, DeviceSliceMut};
 use crate::module::Kernel;
 
-/// A type a kernel takes by value: the bytes of the host's value are the kernel's parameter.
-///
-/// # Safety
-/// The type must have the same size, alignment and field layout on the host and in the kernel
-/// crate built for `nvptx64` (primitive scalars; a `#[repr(C)]` struct of them), and no field
-/// may be a host reference or pointer the kernel would dereference.
-pub unsafe trait ByValue: Copy + 'static {}
 
-macro_rules! by_value {
-    ($($t:ty),+) => {$(
-        // SAFETY: a primitive scalar has one size and alignment on every target bankwise
-        // builds for (x86-64, aarch64, nvptx64: all LP64).
-        unsafe impl ByValue for $t {}
-    )+};
-}
-by_value!(u8, i8, u16, i16, u32, i32, u64, i64, f32, f64, usize, isize, bool);
 
 /// An argument that a kernel parameter of type `P` accepts (see the [module](self)'s table).
 ///

@@ -64,9 +64,13 @@ pub mod timing;
 pub mod tools;
 pub mod transpose;
 
-// The host forms of bankwise's kernels, registered with the emulator when linked.
-use bankwise_builtin as _;
-use bankwise_builtin_sm80 as _;
+/// bankwise's kernel entries as typed constants (the host form of `kernels/bankwise-builtin`):
+/// `builtin::copy_bytes`, `builtin::transpose::transpose_tiled_u32`, the typed lookups
+/// `builtin::TransposeWord` and `builtin::reduce::SumLadder`; linking it registers them with
+/// the emulator.
+pub use bankwise_builtin as builtin;
+/// The entries of the `sm_80` module (`cp.async`), as typed constants.
+pub use bankwise_builtin_sm80 as builtin_sm80;
 
 pub use bankwise_banks as banks;
 pub use bankwise_runtime as runtime;

@@ -112,6 +112,11 @@ pub use bankwise_emu as __emu;
 #[cfg(not(target_arch = "nvptx64"))]
 pub use bankwise_emu::KernelEntry;
 
+/// A type a kernel takes by value (host forms only): implement it for a `#[repr(C)]` parameter
+/// struct so that typed launches accept it.
+#[cfg(not(target_arch = "nvptx64"))]
+pub use bankwise_emu::ByValue;
+
 /// The expansion of [`kernel`] on `nvptx64`: the function with the `extern "ptx-kernel"` ABI.
 /// Spelled here, where `abi_ptx` is allowed, so that kernel crates need no feature gate.
 #[cfg(target_arch = "nvptx64")]

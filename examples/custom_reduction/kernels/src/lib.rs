@@ -12,6 +12,9 @@ use bankwise_kernels::reduce::ReduceOp;
 /// Threads per block of both kernels: the host launches them with this many.
 pub const THREADS: u32 = 256;
 
+/// Shared memory each kernel declares: one candidate per warp.
+pub const SHARED_BYTES: u32 = size_of::<Candidate>() as u32 * THREADS / 32;
+
 /// A candidate: a value and where it was. 8 bytes with no padding, so warp shuffles move it
 /// whole (`block::reduce` combines through `shfl.sync`).
 #[derive(Clone, Copy)]
@@ -54,8 +57,8 @@ impl ReduceOp<Candidate> for Larger {
 ///
 /// # Safety
 /// `src` holds `n ≤ 2^32` floats and `partials` one candidate per block; blocks of
-/// [`THREADS`] threads and `8 · THREADS / 32` bytes of dynamic shared memory.
-#[kernel]
+/// [`THREADS`] threads (the kernel declares [`SHARED_BYTES`], a slot per warp).
+#[kernel(shared = SHARED_BYTES)]
 pub unsafe fn argmax_blocks(partials: *mut Candidate, src: *const f32, n: u64) {
     let mut best = Larger::identity();
     let stride = grid_dim_x() as u64 * THREADS as u64;
@@ -72,8 +75,8 @@ pub unsafe fn argmax_blocks(partials: *mut Candidate, src: *const f32, n: u64) {
 ///
 /// # Safety
 /// `partials` holds `count` candidates and `result` one; one block of [`THREADS`] threads and
-/// the shared memory of [`argmax_blocks`].
-#[kernel]
+/// the shared memory it declares, as [`argmax_blocks`].
+#[kernel(shared = SHARED_BYTES)]
 pub unsafe fn argmax_partials(result: *mut Candidate, partials: *const Candidate, count: u32) {
     let mut best = Larger::identity();
     let mut i = thread_x();

@@ -18,11 +18,11 @@ pub const BINS: usize = 256;
 /// (`red.global.add`): 256 global atomics per block instead of one per byte.
 ///
 /// # Safety
-/// `data` holds `n` bytes and `bins` 256 counters; a 1-D grid with `BINS · 4` bytes of dynamic
-/// shared memory.
-#[kernel]
+/// `data` holds `n` bytes and `bins` 256 counters; a 1-D grid (the kernel declares its
+/// `BINS · 4` bytes of shared memory, which every launch gives each block).
+#[kernel(shared = (BINS * 4) as u32)]
 pub unsafe fn histogram(bins: *mut u32, data: *const u8, n: u64) {
-    // Safety: offset 0, and every launch gives the block BINS counters of shared memory.
+    // Safety: offset 0 of the BINS counters the kernel declares.
     let local = unsafe { SharedArray::<u32, BINS>::new_unchecked(0) };
     let (tid, threads) = (thread_x() as usize, block_dim_x() as usize);
     let mut b = tid;
