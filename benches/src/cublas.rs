@@ -110,9 +110,9 @@ macro_rules! gemm {
                 s: MatmulShape,
             ) -> Result<()> {
                 s.check_buffers(a.len(), b.len(), c.len())?;
-                let d = [s.m, s.n, s.k, s.lda, s.ldb, s.ldc].map(|x| x as i64);
+                let d = [s.m, s.n, s.k, s.lda(), s.ldb(), s.ldc()].map(|x| x as i64);
                 let [stride_a, stride_b, stride_c, batch] =
-                    [s.stride_a, s.stride_b, s.stride_c, s.batch].map(|x| x as i64);
+                    [s.stride_a(), s.stride_b(), s.stride_c(), s.batch].map(|x| x as i64);
                 let op = |o: Op| match o {
                     Op::N => sys::cublasOperation_t::CUBLAS_OP_N,
                     Op::T => sys::cublasOperation_t::CUBLAS_OP_T,

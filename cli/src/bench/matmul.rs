@@ -7,6 +7,7 @@ use anyhow::Result;
 use bankwise::matmul::{MatmulKernel, MatmulShape, Op, TunedPlan, TunedTile};
 use bankwise::runtime::cudarc::cublas::CudaBlas;
 use bankwise::timing::{Stats, measure_pair, rotation};
+use bankwise::tuning::PlanTarget;
 use bankwise::{DeviceBuffer, Gpu};
 use bankwise_benches::cublas::{self, Gemm};
 use indicatif::ProgressBar;
@@ -61,8 +62,8 @@ impl Which {
 }
 
 /// The shapes at which the tuned rung is also timed at each tile size (`f32`): the rates
-/// `TunedPlan::for_shape` weighs them by (each pair of `op`s at 4096³), and the odd shape
-/// where the wide tiles' last wave is a sliver.
+/// `TunedPlan::for_shape` weighs them by (each pair of `op`s at 4096³, the figures of a GPU's
+/// table in `bankwise::tuning`), and the odd shape where the wide tiles' last wave is a sliver.
 fn tile_shapes() -> [MatmulShape; 5] {
     let s = MatmulShape::new(4096, 4096, 4096);
     [
@@ -203,11 +204,11 @@ fn shape_rows<T: Gemm>(
     let (alpha, beta) = (T::from_f64(1.0), T::from_f64(0.0));
     let peak = peak_tflops(gpu, size_of::<T>());
     let mut rows = Vec::new();
-    let sms = gpu.info().multiprocessors;
+    let target = PlanTarget::of(gpu.info());
     for &kernel in kernels {
         progress.set_message(format!("{} {dtype} {shape}", kernel.name()));
         if let Which::InPlace(rung, tile) = kernel
-            && TunedPlan::new::<T>(rung, tile, shape, sms)?.realign() == Default::default()
+            && TunedPlan::new::<T>(rung, tile, shape, target)?.realign() == Default::default()
         {
             // The same plan as the `Tile` row's.
             progress.inc(1);
@@ -219,11 +220,11 @@ fn shape_rows<T: Gemm>(
             match kernel {
                 Which::Rung(rung) => gpu.matmul_with(rung, alpha, &a[s], &b[s], beta, &mut c[s], shape)?,
                 Which::Tile(rung, tile) => {
-                    let plan = TunedPlan::new::<T>(rung, tile, shape, sms)?;
+                    let plan = TunedPlan::new::<T>(rung, tile, shape, target)?;
                     gpu.matmul_tuned(plan, alpha, &a[s], &b[s], beta, &mut c[s], shape)?
                 }
                 Which::InPlace(rung, tile) => {
-                    let plan = TunedPlan::new::<T>(rung, tile, shape, sms)?.without_realign();
+                    let plan = TunedPlan::new::<T>(rung, tile, shape, target)?.without_realign();
                     gpu.matmul_tuned(plan, alpha, &a[s], &b[s], beta, &mut c[s], shape)?
                 }
             }

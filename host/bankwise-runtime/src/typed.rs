@@ -65,8 +65,6 @@ use crate::launch::LaunchConfig;
 use crate::memory::{DeviceBuffer, DeviceSlice, DeviceSliceMut};
 use crate::module::Kernel;
 
-
-
 /// An argument that a kernel parameter of type `P` accepts (see the [module](self)'s table).
 ///
 /// # Safety

@@ -109,11 +109,12 @@ pub fn matmul<T: crate::matmul::Float>(
     let (mut dot, mut abs) = (vec![0.0f64; s.batch * size], vec![0.0f64; s.batch * size]);
     let g = gamma(s.k as u64 + 2, T::UNIT_ROUNDOFF) + gamma(s.k as u64 + 2, 2f64.powi(-53));
     let transposed = |op| op == crate::matmul::Op::T;
+    let (lda, ldb, ldc) = (s.lda(), s.ldb(), s.ldc());
     for z in 0..s.batch {
-        let (a, b, c) = (&a[z * s.stride_a..], &b[z * s.stride_b..], &c[z * s.stride_c..]);
+        let (a, b, c) = (&a[z * s.stride_a()..], &b[z * s.stride_b()..], &c[z * s.stride_c()..]);
         // Element (i, p) of op(A), (p, j) of op(B).
-        let a_at = |i: usize, p: usize| if transposed(s.op_a) { p * s.lda + i } else { i * s.lda + p };
-        let b_at = |p: usize, j: usize| if transposed(s.op_b) { j * s.ldb + p } else { p * s.ldb + j };
+        let a_at = |i: usize, p: usize| if transposed(s.op_a) { p * lda + i } else { i * lda + p };
+        let b_at = |p: usize, j: usize| if transposed(s.op_b) { j * ldb + p } else { p * ldb + j };
         let (dot, abs) = (&mut dot[z * size..][..size], &mut abs[z * size..][..size]);
         // i-p-j order: the inner loop runs along rows of the result (and of B as stored).
         for i in 0..s.m {
@@ -130,7 +131,7 @@ pub fn matmul<T: crate::matmul::Float>(
         for i in 0..s.m {
             for j in 0..s.n {
                 let at = i * s.n + j;
-                let c_ij: f64 = if beta == 0.0 { 0.0 } else { c[i * s.ldc + j].into() };
+                let c_ij: f64 = if beta == 0.0 { 0.0 } else { c[i * ldc + j].into() };
                 dot[at] = alpha * dot[at] + beta * c_ij;
                 abs[at] = g * (alpha.abs() * abs[at] + beta.abs() * c_ij.abs());
             }

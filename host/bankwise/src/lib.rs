@@ -28,6 +28,8 @@
 //!   [`runtime::Device`]), and bankwise's launchers — [`Gpu::transpose`], [`Gpu::reduce`],
 //!   [`Gpu::copy`], [`Gpu::probe`] — each validating its arguments with a pure `plan` function
 //!   (testable without a GPU) before launching through the runtime.
+//! - [`tuning`]: the figures measured per GPU that the planners weigh their choices by (the
+//!   [`matmul`] tuned rungs' tile rates, …), apart from the planners themselves.
 //! - [`cpu`]: the references every kernel is tested against; [`tools`]: offline checks of the
 //!   PTX (ptxas, nvdisasm).
 //!
@@ -63,6 +65,7 @@ pub mod reduce;
 pub mod timing;
 pub mod tools;
 pub mod transpose;
+pub mod tuning;
 
 /// bankwise's kernel entries as typed constants (the host form of `kernels/bankwise-builtin`):
 /// `builtin::copy_bytes`, `builtin::transpose::transpose_tiled_u32`, the typed lookups

@@ -6,10 +6,14 @@
 //! untouched) or share one `B`; its whole-tile entries on shapes its tiles divide.
 
 use bankwise::matmul::{Float, MatmulKernel, MatmulShape, Op, TunedPlan, TunedTile};
+use bankwise::tuning::{PlanTarget, h100::H100};
 use bankwise::{Error, Gpu, cpu};
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 
 use super::{AddTrial, Check, Target};
+
+/// The H100 SXM the strips' shapes were chosen for, with its table.
+const H100_SXM: PlanTarget<'static> = PlanTarget::new(132, (9, 0), &H100);
 
 /// `(m, n, k)`.
 type Dims = (usize, usize, usize);
@@ -160,12 +164,12 @@ struct Extra {
 /// strides that leave gaps of 3 elements between the `A`s and 2 between the `C`s.
 fn shape_of((m, n, k): Dims, case: Case, extra: Extra) -> MatmulShape {
     let s = MatmulShape::new(m, n, k).with_ops(extra.ops.0, extra.ops.1);
-    let s = s.with_leading_dimensions(s.lda + case.pad, s.ldb + case.pad, s.ldc + case.pad);
+    let s = s.with_leading_dimensions(s.lda() + case.pad, s.ldb() + case.pad, s.ldc() + case.pad);
     if extra.batch == 1 {
         return s;
     }
     let p = s.batched_packed(extra.batch);
-    p.batched(extra.batch, p.stride_a + 3, if extra.shared_b { 0 } else { p.stride_b }, p.stride_c + 2)
+    p.batched(extra.batch, p.stride_a() + 3, if extra.shared_b { 0 } else { p.stride_b() }, p.stride_c() + 2)
 }
 
 pub fn trials(add: &mut AddTrial<'_>, target: Target) {
@@ -245,7 +249,7 @@ pub fn trials(add: &mut AddTrial<'_>, target: Target) {
     for (i, &((m, n, k), (op_a, op_b), pad, batch)) in shapes.iter().enumerate() {
         let case = Case { alpha: [1.0, -0.5][i % 2], beta: [0.0, 0.25, 1.0][i % 3], pad, integers: i % 2 == 0 };
         let s = MatmulShape::new(m, n, k).with_ops(op_a, op_b);
-        let shape = s.with_leading_dimensions(s.lda + pad, s.ldb + pad, s.ldc + pad).batched_packed(batch);
+        let shape = s.with_leading_dimensions(s.lda() + pad, s.ldb() + pad, s.ldc() + pad).batched_packed(batch);
         for tile in TunedTile::ALL {
             let run = Run::Tuned(MatmulKernel::Tuned, tile);
             add(
@@ -339,16 +343,16 @@ fn check<T: Float>(gpu: &Gpu, run: Run, shape: MatmulShape, case: Case) -> Check
     let (b_rows, b_cols) = stored(shape.op_b, shape.k, shape.n);
     let batch = shape.batch;
     // A's and B's padding and gaps hold NaN: reading them would poison the result.
-    let a = matrices::<T>(&mut rng, (a_rows, a_cols, shape.lda), (batch, shape.stride_a), case.integers, f64::NAN);
-    let b = matrices::<T>(&mut rng, (b_rows, b_cols, shape.ldb), (batch, shape.stride_b), case.integers, f64::NAN);
+    let a = matrices::<T>(&mut rng, (a_rows, a_cols, shape.lda()), (batch, shape.stride_a()), case.integers, f64::NAN);
+    let b = matrices::<T>(&mut rng, (b_rows, b_cols, shape.ldb()), (batch, shape.stride_b()), case.integers, f64::NAN);
     // C: NaN where β = 0 (it must not be read), values where β ≠ 0; 7 in its padding and gaps.
-    let mut c = matrices::<T>(&mut rng, (shape.m, shape.n, shape.ldc), (batch, shape.stride_c), case.integers, 7.0);
+    let mut c = matrices::<T>(&mut rng, (shape.m, shape.n, shape.ldc()), (batch, shape.stride_c()), case.integers, 7.0);
     // Which product's element each position of C holds, if any.
     let mut element = vec![None; c.len()];
     for z in 0..batch {
         for r in 0..shape.m {
             for col in 0..shape.n {
-                let at = z * shape.stride_c + r * shape.ldc + col;
+                let at = z * shape.stride_c() + r * shape.ldc() + col;
                 element[at] = Some(((z * shape.m + r) * shape.n + col, (z, r, col)));
                 if case.beta == 0.0 {
                     c[at] = T::from_f64(f64::NAN);
@@ -363,11 +367,11 @@ fn check<T: Float>(gpu: &Gpu, run: Run, shape: MatmulShape, case: Case) -> Check
     match run {
         Run::Rung(kernel) => gpu.matmul_with(kernel, alpha, &a_dev, &b_dev, beta, &mut c_dev, shape)?,
         Run::Tuned(kernel, tile) => {
-            let plan = TunedPlan::new::<T>(kernel, tile, shape, gpu.info().multiprocessors)?;
+            let plan = TunedPlan::new::<T>(kernel, tile, shape, PlanTarget::of(gpu.info()))?;
             gpu.matmul_tuned(plan, alpha, &a_dev, &b_dev, beta, &mut c_dev, shape)?
         }
         Run::Strip(kernel, tile, columns) => {
-            let plan = TunedPlan::new::<T>(kernel, tile, shape, gpu.info().multiprocessors)?.with_strip(columns);
+            let plan = TunedPlan::new::<T>(kernel, tile, shape, PlanTarget::of(gpu.info()))?.with_strip(columns);
             gpu.matmul_tuned(plan, alpha, &a_dev, &b_dev, beta, &mut c_dev, shape)?
         }
     }
@@ -396,7 +400,7 @@ fn check<T: Float>(gpu: &Gpu, run: Run, shape: MatmulShape, case: Case) -> Check
 /// [`check`], first making sure that the tuned rung at its tile size splits `k` where `split`.
 fn check_run<T: Float>(gpu: &Gpu, run: Run, shape: MatmulShape, case: Case, split: bool) -> Check {
     if let (Run::Tuned(kernel, tile), true) = (run, split)
-        && TunedPlan::new::<T>(kernel, tile, shape, gpu.info().multiprocessors)?.split().is_none()
+        && TunedPlan::new::<T>(kernel, tile, shape, PlanTarget::of(gpu.info()))?.split().is_none()
     {
         return Err(format!("{shape}: the tuned rung's {} tiles do not split k here", tile.name()).into());
     }
@@ -405,7 +409,7 @@ fn check_run<T: Float>(gpu: &Gpu, run: Run, shape: MatmulShape, case: Case, spli
 
 /// [`check`] of a tuned rung with the plan it picks, which must split `k` over blocks.
 fn check_picked<T: Float>(gpu: &Gpu, kernel: MatmulKernel, shape: MatmulShape, case: Case) -> Check {
-    if TunedPlan::for_shape::<T>(kernel, shape, gpu.info().multiprocessors).split().is_none() {
+    if TunedPlan::for_shape::<T>(kernel, shape, PlanTarget::of(gpu.info())).split().is_none() {
         return Err(format!("{shape}: {} does not split k here", kernel.name()).into());
     }
     check::<T>(gpu, Run::Rung(kernel), shape, case)
@@ -422,11 +426,11 @@ fn check_whole<T: Float>(gpu: &Gpu, run: Run, shape: MatmulShape, case: Case) ->
     }
 }
 
-/// [`check`] of a tuned rung with the plan it picks, which on a GPU of 132 SMs (the H100s the
-/// shapes were chosen for) must compute a strip apart.
+/// [`check`] of a tuned rung with the plan it picks, which on an H100 (132 SMs, its tuning
+/// table: the GPU the shapes were chosen for) must compute a strip apart.
 fn check_strip<T: Float>(gpu: &Gpu, kernel: MatmulKernel, shape: MatmulShape, case: Case) -> Check {
-    if TunedPlan::for_shape::<T>(kernel, shape, 132).strip().is_none() {
-        return Err(format!("{shape}: {} computes no strip apart on 132 SMs", kernel.name()).into());
+    if TunedPlan::for_shape::<T>(kernel, shape, H100_SXM).strip().is_none() {
+        return Err(format!("{shape}: {} computes no strip apart on an H100", kernel.name()).into());
     }
     check::<T>(gpu, Run::Rung(kernel), shape, case)
 }
@@ -435,7 +439,7 @@ fn check_strip<T: Float>(gpu: &Gpu, kernel: MatmulKernel, shape: MatmulShape, ca
 /// aligned rows first.
 fn check_realigned(gpu: &Gpu, shape: MatmulShape, case: Case) -> Check {
     let kernel = MatmulKernel::Tuned;
-    if TunedPlan::for_shape::<f32>(kernel, shape, gpu.info().multiprocessors).realign() == Default::default() {
+    if TunedPlan::for_shape::<f32>(kernel, shape, PlanTarget::of(gpu.info())).realign() == Default::default() {
         return Err(format!("{shape}: the tuned rung copies no operand to aligned rows here").into());
     }
     check::<f32>(gpu, Run::Rung(kernel), shape, case)
@@ -478,7 +482,7 @@ fn rejects_bad_arguments(gpu: &Gpu) -> Check {
     }
     // A tuned plan whose split of k was made for another shape.
     let one = MatmulShape::new(1, 1, 1000);
-    let plan = TunedPlan::new::<f32>(MatmulKernel::Tuned, TunedTile::Square, one, gpu.info().multiprocessors)?;
+    let plan = TunedPlan::new::<f32>(MatmulKernel::Tuned, TunedTile::Square, one, PlanTarget::of(gpu.info()))?;
     if plan.split().is_none() {
         return Err("1×1×1000 does not split".into());
     }
@@ -488,7 +492,7 @@ fn rejects_bad_arguments(gpu: &Gpu) -> Check {
     }
     // Strips at column 0 and past n.
     let square = MatmulShape::new(2, 2, 3);
-    let plan = TunedPlan::new::<f32>(MatmulKernel::Tuned, TunedTile::Square, square, gpu.info().multiprocessors)?;
+    let plan = TunedPlan::new::<f32>(MatmulKernel::Tuned, TunedTile::Square, square, PlanTarget::of(gpu.info()))?;
     for columns in [0, 3] {
         match gpu.matmul_tuned(plan.with_strip(columns), 1.0, &a, &b, 0.0, &mut c, square) {
             Err(Error::TunedPlanUnfit { .. }) => {}
