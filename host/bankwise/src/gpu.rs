@@ -304,6 +304,12 @@ impl<P> Launch<P> {
         }
     }
 
+    /// The shared memory each block gets on `device`: what the kernel declares and
+    /// [`Launch::shared_bytes_on`] after it.
+    pub fn block_shared_bytes_on(&self, device: &DeviceInfo) -> u32 {
+        Launch { shared_bytes: self.shared_bytes_on(device), ..*self }.used_shared_bytes()
+    }
+
     /// The runtime's launch configuration on `device` (dynamic shared memory from
     /// [`Launch::shared_bytes_on`]; the runtime adds the declared bytes).
     pub fn config_on(&self, device: &DeviceInfo) -> LaunchConfig {

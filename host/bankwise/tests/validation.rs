@@ -269,56 +269,42 @@ fn a_residency_cap_becomes_enough_shared_memory_that_no_more_blocks_fit() {
     };
     let h100 = device(233_472, 1024, 232_448);
     let plan = tuned::<f32>(Shape::new(8192, 8192));
-    let shared = plan.shared_bytes_on(&h100);
-    assert_eq!(shared, 57_344);
+    // The kernel declares its 16 KiB tile; the launch asks for the rest dynamically.
+    assert_eq!(plan.kernel.shared_bytes(), 16_384);
+    let shared = plan.block_shared_bytes_on(&h100);
+    assert_eq!((shared, plan.shared_bytes_on(&h100)), (57_344, 57_344 - 16_384));
     assert_eq!(h100.shared_per_sm / (shared + 1024), 4);
     // A device with less shared memory per SM and no reservation (sm_70): 96 KiB / 4.
-    assert_eq!(plan.shared_bytes_on(&device(98_304, 0, 98_304)), 24_576);
+    assert_eq!(plan.block_shared_bytes_on(&device(98_304, 0, 98_304)), 24_576);
     // Never less than the tile itself, never more than a block may have.
-    assert_eq!(plan.shared_bytes_on(&device(32_768, 1024, 32_768)), 16_384);
+    assert_eq!(plan.block_shared_bytes_on(&device(32_768, 1024, 32_768)), 16_384);
     let capped = bankwise::gpu::Launch { resident: Some(1), ..plan };
-    assert_eq!(capped.shared_bytes_on(&h100), 232_448);
-    // Uncapped launches keep what the kernel uses.
+    assert_eq!(capped.block_shared_bytes_on(&h100), 232_448);
+    // Uncapped launches keep what the kernel declares.
     let plan = tuned::<f32>(Shape::new(4096, 4096));
-    assert_eq!((plan.resident, plan.shared_bytes_on(&h100)), (None, 16_384));
+    assert_eq!((plan.resident, plan.shared_bytes_on(&h100), plan.block_shared_bytes_on(&h100)), (None, 0, 16_384));
 }
 
-/// The launchers' argument tuples, by entry: each must be what the entry's manifest says the
-/// kernel takes, or the runtime rejects the launch (`ArgumentCount` / `ArgumentMismatch`).
+/// Every entry's host form (which typed launches check their arguments against, at compile
+/// time) takes what the module's entry takes: the same count of parameters, each a pointer or a
+/// scalar or struct of the manifest's width, and the same declared shared memory. A host form
+/// built from other kernel sources than the PTX would fail here (and `Module::kernel` would
+/// refuse it as `StaleModule`).
 #[test]
-fn launchers_pass_what_each_entry_takes() {
-    use bankwise::runtime::ArgKind::{self, Ptr};
+fn every_host_form_takes_what_its_entry_takes() {
+    use bankwise::runtime::ArgKind;
     use bankwise::runtime::module::check_args;
-    let (s4, s8) = (ArgKind::Scalar { bytes: 4 }, ArgKind::Scalar { bytes: 8 });
     let entries = bankwise::gpu::module_entries();
-    let tuned_reduction = |name: &str| {
-        ["sum", "min", "max"]
-            .iter()
-            .any(|op| name.strip_prefix("reduce_").is_some_and(|r| r.starts_with(&format!("{op}_"))))
-    };
-    let tuned_matmul = |name: &str| name.starts_with("matmul_tuned_") || name.starts_with("matmul_multistage_");
     for &name in kernels::ALL {
-        let passed: &[ArgKind] = match name {
-            "copy_bytes" => &[Ptr, Ptr, s8],
-            // dst, its leading dimension, src, its leading dimension, rows, words per row.
-            "copy_rows_aligned" => &[Ptr, s8, Ptr, s8, s8, s8],
-            n if n.starts_with("transpose") => &[Ptr, Ptr, s8, s8, s8],
-            n if n.starts_with("probe_") => &[Ptr, Ptr, Ptr, s4, s4, s4, s4],
-            n if tuned_reduction(n) => &[Ptr, Ptr, Ptr, Ptr, s8],
-            n if n.starts_with("reduce_") => &[Ptr, Ptr, s8],
-            // The tuned rungs: the batch's count, first product and three strides after β.
-            n if tuned_matmul(n) && n.ends_with("_f32") => {
-                &[Ptr, Ptr, Ptr, s8, s8, s8, s8, s8, s8, s4, s4, s8, s8, s8, s8, s8]
-            }
-            n if tuned_matmul(n) => &[Ptr, Ptr, Ptr, s8, s8, s8, s8, s8, s8, s8, s8, s8, s8, s8, s8, s8],
-            // Split `k`'s sum: C, the workspace, m, n, ldc, α, β, slices.
-            "matmul_split_sum_f32" => &[Ptr, Ptr, s8, s8, s8, s4, s4, s8],
-            "matmul_split_sum_f64" => &[Ptr, Ptr, s8, s8, s8, s8, s8, s8],
-            n if n.starts_with("matmul_") && n.ends_with("_f32") => &[Ptr, Ptr, Ptr, s8, s8, s8, s8, s8, s8, s4, s4],
-            n if n.starts_with("matmul_") => &[Ptr, Ptr, Ptr, s8, s8, s8, s8, s8, s8, s8, s8],
-            n => panic!("no launcher for {n}"),
-        };
-        check_args(entries.get(name).unwrap(), passed).unwrap_or_else(|e| panic!("{e}"));
+        let host = bankwise::runtime::bankwise_emu::registry::find(name).unwrap_or_else(|e| panic!("{e}"));
+        let kinds: Vec<ArgKind> = host
+            .params
+            .iter()
+            .map(|p| if p.pointer { ArgKind::Ptr } else { ArgKind::Scalar { bytes: p.bytes } })
+            .collect();
+        let entry = entries.get(name).unwrap();
+        check_args(entry, &kinds).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(entry.shared_bytes, host.shared_bytes, "{name}'s declared shared memory");
     }
 }
 
