@@ -11,8 +11,10 @@ use std::fmt::Debug;
 use std::sync::Arc;
 
 use bankwise_device_tests::{ENTRIES, PTX};
+use bankwise_primitives::{Atomic, AtomicOp as Op, CopyParams, Pair, ShuffleKind, ShuffleParams, Shuffled};
 use bankwise_runtime::{
-    Device, DeviceBuffer, DeviceRepr, KernelArg, KernelArgs, LaunchConfig, Module, ModuleImage, ValidAsZeroBits,
+    ByValue, Device, DeviceBuffer, DeviceRepr, KernelEntry, LaunchArgs, LaunchConfig, Module, ModuleImage,
+    ValidAsZeroBits,
 };
 use libtest_mimic::{Arguments, Failed, Trial};
 
@@ -35,13 +37,13 @@ struct Gpu {
 }
 
 impl Gpu {
-    /// Launches entry `name` on the device's stream.
+    /// Launches `entry` on the device's stream (its arguments' types checked by the compiler).
     ///
     /// # Safety
     /// `args` are as the entry's row of the `bankwise-primitives` table asks, with every buffer
     /// at least as long as the launch `config` reaches.
-    unsafe fn launch(&self, name: &str, config: LaunchConfig, args: impl KernelArgs) -> Check {
-        let kernel = self.module.kernel_by_name(name)?;
+    unsafe fn launch<P, A: LaunchArgs<P>>(&self, entry: KernelEntry<P>, config: LaunchConfig, args: A) -> Check {
+        let kernel = self.module.kernel(entry)?;
         unsafe { kernel.launch(self.dev.stream(), config, args)? };
         Ok(())
     }
@@ -143,7 +145,7 @@ impl Trials {
 // Element types and comparisons.
 
 /// An element type of the entries, with what the host-side definitions need.
-trait Num: DeviceRepr + ValidAsZeroBits + KernelArg + Copy + Debug + PartialOrd + Send + Sync + 'static {
+trait Num: DeviceRepr + ValidAsZeroBits + ByValue + Atomic + Debug + PartialOrd + Send + Sync {
     /// The suffix of the entries for this type.
     const NAME: &'static str;
     /// Integers have min/max atomics; floats do not.
@@ -294,7 +296,7 @@ fn thread_indices(g: &Gpu, grid: Dim, block: Dim) -> Check {
     let mut out = g.poisoned::<u32>(16 * total + PAD, POISON)?;
     let config = LaunchConfig { grid, block, shared_bytes: 0 };
     // Safety: 16 words per launched thread.
-    unsafe { g.launch("thread_indices", config, (&mut out,))? };
+    unsafe { g.launch(bankwise_primitives::thread_indices, config, (&mut out,))? };
     let mut want = Vec::with_capacity(16 * total);
     for bz in 0..grid.2 {
         for by in 0..grid.1 {
@@ -320,7 +322,7 @@ fn global_index(g: &Gpu, grid: Dim, block: Dim) -> Check {
     let total = (width * height) as usize;
     let mut out = g.poisoned::<u64>(3 * total + PAD, POISON)?;
     // Safety: 3 words per launched thread.
-    unsafe { g.launch("global_index", LaunchConfig { grid, block, shared_bytes: 0 }, (&mut out,))? };
+    unsafe { g.launch(bankwise_primitives::global_index, LaunchConfig { grid, block, shared_bytes: 0 }, (&mut out,))? };
     let want: Vec<u64> = (0..height as u64).flat_map(|y| (0..width as u64).flat_map(move |x| [x, x, y])).collect();
     same_then_untouched("index_1d, index_2d.x, index_2d.y", &g.download(&out)?, &want, u64::MAX)
 }
@@ -345,7 +347,9 @@ fn barrier_reductions(g: &Gpu, block: u32) -> Check {
     for modulus in [0, 1, 2, 3, 7, 32, 999, 1024, 5000] {
         let mut out = g.poisoned::<u32>(3 * block as usize + PAD, POISON)?;
         // Safety: one block, 3 words per thread.
-        unsafe { g.launch("barrier_reductions", LaunchConfig::linear(1, block), (&mut out, modulus))? };
+        unsafe {
+            g.launch(bankwise_primitives::barrier_reductions, LaunchConfig::linear(1, block), (&mut out, modulus))?
+        };
         let count = (0..block).filter(|t| modulus != 0 && t % modulus == 0).count() as u32;
         let word = [count, (count == block) as u32, (count > 0) as u32];
         let want: Vec<u32> = (0..block).flat_map(|_| word).collect();
@@ -360,7 +364,7 @@ fn block_exchange(g: &Gpu, grid: u32, block: u32) -> Check {
     let mut out = g.poisoned::<u32>(n + PAD, POISON)?;
     let config = LaunchConfig::linear(grid, block).with_shared_bytes(4 * block);
     // Safety: one word per thread, 4 · blockDim bytes of shared memory.
-    unsafe { g.launch("block_exchange", config, (&mut out,))? };
+    unsafe { g.launch(bankwise_primitives::block_exchange, config, (&mut out,))? };
     let want: Vec<u32> = (0..n as u32).map(|i| 3 * (block - 1 - i % block) + 2).collect();
     same_then_untouched("the mirrored thread's word", &g.download(&out)?, &want, u32::MAX)
 }
@@ -371,7 +375,7 @@ fn warp_exchange(g: &Gpu, grid: u32, block: u32) -> Check {
     let mut out = g.poisoned::<u32>(n + PAD, POISON)?;
     let config = LaunchConfig::linear(grid, block).with_shared_bytes(4 * block);
     // Safety: one word per thread, whole warps, 4 · blockDim bytes of shared memory.
-    unsafe { g.launch("warp_exchange", config, (&mut out,))? };
+    unsafe { g.launch(bankwise_primitives::warp_exchange, config, (&mut out,))? };
     let want: Vec<u32> = (0..n as u32)
         .map(|i| {
             let (t, lane) = (i % block, i % 32);
@@ -384,35 +388,26 @@ fn warp_exchange(g: &Gpu, grid: u32, block: u32) -> Check {
 // ---------------------------------------------------------------------------------------------
 // Warp primitives.
 
-/// A shuffle kind: its name and the source lane of lane `l` for `arg` (CUDA `__shfl_*_sync`).
-type Shuffle = (&'static str, fn(u32, u32) -> u32, &'static [u32]);
+/// A shuffle kind: the source lane of lane `l` for `arg` (CUDA `__shfl_*_sync`), and the args.
+type Shuffle = (ShuffleKind, fn(u32, u32) -> u32, &'static [u32]);
 
 const SHUFFLES: [Shuffle; 4] = [
-    ("down", |l, arg| if l + arg < 32 { l + arg } else { l }, &[0, 1, 2, 5, 16, 31, 32]),
-    ("up", |l, arg| if l >= arg { l - arg } else { l }, &[0, 1, 2, 5, 16, 31, 32]),
-    ("xor", |l, arg| l ^ arg, &[0, 1, 5, 16, 31]),
-    ("idx", |_, arg| arg % 32, &[0, 1, 7, 31, 37]),
-];
-
-/// A shuffled type: its name, its size, and sample `i`'s bits (the crate docs' `Sample`).
-type Sampled = (&'static str, usize, fn(u32) -> u64);
-
-const SAMPLED: [Sampled; 4] = [
-    ("u32", 4, |i| (3 * i + 1) as u64),
-    ("u64", 8, |i| (i as u64) << 32 | (3 * i + 1) as u64),
-    ("f64", 8, |i| (i as f64 + 0.5).to_bits()),
-    ("pair", 8, |i| (1.5 * i as f32).to_bits() as u64 | (i as u64) << 32),
+    (ShuffleKind::Down, |l, arg| if l + arg < 32 { l + arg } else { l }, &[0, 1, 2, 5, 16, 31, 32]),
+    (ShuffleKind::Up, |l, arg| if l >= arg { l - arg } else { l }, &[0, 1, 2, 5, 16, 31, 32]),
+    (ShuffleKind::Xor, |l, arg| l ^ arg, &[0, 1, 5, 16, 31]),
+    (ShuffleKind::Idx, |_, arg| arg % 32, &[0, 1, 7, 31, 37]),
 ];
 
 fn warps(t: &mut Trials) {
+    // Per type: sample `i`'s bits (the crate docs' `Sample`), read back as the unsigned integer
+    // of the type's size.
     for (kind, source, args) in SHUFFLES {
-        for (ty, size, sample) in SAMPLED {
-            let name = format!("shfl_{kind}_{ty}");
-            t.add(format!("warp/{name}"), move |g| match size {
-                4 => shuffle::<u32>(g, &name, source, args, sample),
-                _ => shuffle::<u64>(g, &name, source, args, sample),
-            });
-        }
+        shuffle_trial::<u32, u32>(t, kind, "u32", source, args, |i| (3 * i + 1) as u64);
+        shuffle_trial::<u64, u64>(t, kind, "u64", source, args, |i| (i as u64) << 32 | (3 * i + 1) as u64);
+        shuffle_trial::<f64, u64>(t, kind, "f64", source, args, |i| (i as f64 + 0.5).to_bits());
+        shuffle_trial::<Pair, u64>(t, kind, "pair", source, args, |i| {
+            (1.5 * i as f32).to_bits() as u64 | (i as u64) << 32
+        });
     }
     t.add("warp/votes".into(), votes);
     for (grid, block) in [(2, 64), (1, 48), (3, 1000)] {
@@ -420,18 +415,43 @@ fn warps(t: &mut Trials) {
     }
 }
 
-/// `out[g]` = sample of the source lane within `g`'s warp, for each `arg`. `T` is the
-/// unsigned integer of the type's size, its bits the sample's.
-fn shuffle<T: Num>(g: &Gpu, name: &str, source: fn(u32, u32) -> u32, args: &[u32], sample: fn(u32) -> u64) -> Check {
+/// Adds the trial of `shfl_<kind>_<ty>`, the shuffle of `E`s read back as `U`s.
+fn shuffle_trial<E: Shuffled, U: Num>(
+    t: &mut Trials,
+    kind: ShuffleKind,
+    ty: &str,
+    source: fn(u32, u32) -> u32,
+    args: &'static [u32],
+    sample: fn(u32) -> u64,
+) {
+    let entry = E::shuffle(kind);
+    t.add(format!("warp/shfl_{}_{ty}", kind.name()), move |g| shuffle::<E, U>(g, entry, source, args, sample));
+}
+
+/// `out[g]` = sample of the source lane within `g`'s warp, for each `arg`. `U` is the
+/// unsigned integer of `E`'s size, its bits the sample's.
+fn shuffle<E, U: Num>(
+    g: &Gpu,
+    entry: KernelEntry<ShuffleParams<E>>,
+    source: fn(u32, u32) -> u32,
+    args: &[u32],
+    sample: fn(u32) -> u64,
+) -> Check {
+    let name = entry.name();
+    if size_of::<E>() != size_of::<U>() {
+        return Err(format!("{name}: read back as {}-byte words", size_of::<U>()).into());
+    }
     let (grid, block) = (3, 64);
     let n = (grid * block) as usize;
     for &arg in args {
-        let mut out = g.poisoned::<T>(n + PAD, POISON)?;
+        let mut out = g.poisoned::<U>(n + PAD, POISON)?;
+        // Safety: every bit pattern the kernel leaves is a valid U.
+        let view = unsafe { out.as_slice_mut().cast::<E>() }.ok_or("the output is not aligned for the entry's type")?;
         // Safety: one element per thread, whole warps.
-        unsafe { g.launch(name, LaunchConfig::linear(grid, block), (&mut out, arg))? };
+        unsafe { g.launch(entry, LaunchConfig::linear(grid, block), (view, arg))? };
         let got: Vec<u64> = g.download(&out)?.into_iter().map(Num::bits).collect();
         let want: Vec<u64> = (0..n as u32).map(|i| sample(i - i % 32 + source(i % 32, arg))).collect();
-        let poison = vec![T::poison().bits(); PAD];
+        let poison = vec![U::poison().bits(); PAD];
         same(&format!("{name} with arg {arg}"), &got[..n], &want)?;
         same(&format!("{name} past the end"), &got[n..], &poison)?;
     }
@@ -445,7 +465,7 @@ fn votes(g: &Gpu) -> Check {
     for modulus in [0, 1, 2, 3, 5, 16, 31, 32, 33] {
         let mut out = g.poisoned::<u32>(3 * n + PAD, POISON_ALT)?;
         // Safety: 3 words per thread, whole warps.
-        unsafe { g.launch("votes", LaunchConfig::linear(grid, block), (&mut out, modulus))? };
+        unsafe { g.launch(bankwise_primitives::votes, LaunchConfig::linear(grid, block), (&mut out, modulus))? };
         let ballot: u32 = (0..32).filter(|l| modulus != 0 && l % modulus == 0).map(|l| 1u32 << l).sum();
         let word = [(ballot == u32::MAX) as u32, (ballot != 0) as u32, ballot];
         let want: Vec<u32> = (0..n).flat_map(|_| word).collect();
@@ -461,7 +481,7 @@ fn active_mask(g: &Gpu, grid: u32, block: u32) -> Check {
     let n = (grid * block) as usize;
     let mut out = g.poisoned::<u32>(3 * n + PAD, POISON_ALT)?;
     // Safety: 3 words per thread.
-    unsafe { g.launch("active_mask_divergent", LaunchConfig::linear(grid, block), (&mut out,))? };
+    unsafe { g.launch(bankwise_primitives::active_mask_divergent, LaunchConfig::linear(grid, block), (&mut out,))? };
     let got = g.download(&out)?;
     for i in 0..n {
         // Lanes are numbered within the block's warps: thread t of its block is lane t % 32.
@@ -507,7 +527,7 @@ fn fence_message(g: &Gpu, scope: u32) -> Check {
     // of two blocks.
     let config = if scope == 0 { LaunchConfig::linear(1, 64) } else { LaunchConfig::linear(2, 1) };
     // Safety: data and out hold n words, *flag is 0, the launch is as the table says.
-    unsafe { g.launch("fence_message", config, (&mut data, &mut flag, &mut out, n as u32, scope))? };
+    unsafe { g.launch(bankwise_primitives::fence_message, config, (&mut data, &mut flag, &mut out, n as u32, scope))? };
     let want: Vec<u32> = (0..n as u32).map(|k| k * k + 1).collect();
     same_then_untouched("the consumer's copy", &g.download(&out)?, &want, u32::MAX)?;
     same("the producer's data", &g.download(&data)?, &want)?;
@@ -517,26 +537,28 @@ fn fence_message(g: &Gpu, scope: u32) -> Check {
 // ---------------------------------------------------------------------------------------------
 // Atomics.
 
-/// An atomic read-modify-write operation.
-#[derive(Clone, Copy, Debug)]
-enum Op {
-    Add,
-    Exchange,
-    Min,
-    Max,
+/// What an atomic operation does (CUDA's definition), against which the entries are checked.
+trait Definition {
+    /// The target's next value after an operation with `v`.
+    fn step<T: Num>(self, x: T, v: T) -> T;
+
+    /// The target's initial value and `n` operands. Add: positive operands (so that every
+    /// thread sees a different old value; integers wrap past the type's end, floats stay
+    /// exact). Exchange: distinct operands. Min/max: distinct operands on both sides of the
+    /// initial value.
+    fn case<T: Num>(self, n: usize) -> (T, Vec<T>);
+
+    /// Whether `olds` and `last` are what some serial order of the operations gives.
+    ///
+    /// Add and exchange: every thread saw a different value, so the order is the chain from
+    /// `initial` through "the thread that saw `x`" to `x` combined with that thread's operand;
+    /// it must take every thread once and end at `last`. Min/max: `last` is the extreme of all;
+    /// every old is the initial value or another thread's operand, lies between the initial
+    /// value and `last`, and some thread (the first) saw the initial value.
+    fn check_serial<T: Num>(self, initial: T, values: &[T], olds: &[T], last: T) -> Check;
 }
 
-impl Op {
-    fn name(self) -> &'static str {
-        match self {
-            Op::Add => "add",
-            Op::Exchange => "exchange",
-            Op::Min => "min",
-            Op::Max => "max",
-        }
-    }
-
-    /// The target's next value after an operation with `v`.
+impl Definition for Op {
     fn step<T: Num>(self, x: T, v: T) -> T {
         match self {
             Op::Add => x.plus(v),
@@ -558,10 +580,6 @@ impl Op {
         }
     }
 
-    /// The target's initial value and `n` operands. Add: positive operands (so that every
-    /// thread sees a different old value; integers wrap past the type's end, floats stay
-    /// exact). Exchange: distinct operands. Min/max: distinct operands on both sides of the
-    /// initial value.
     fn case<T: Num>(self, n: usize) -> (T, Vec<T>) {
         match self {
             Op::Add => (T::of(-3000), (0..n as i64).map(|i| T::of(1 + i % 97)).collect()),
@@ -570,13 +588,6 @@ impl Op {
         }
     }
 
-    /// Whether `olds` and `last` are what some serial order of the operations gives.
-    ///
-    /// Add and exchange: every thread saw a different value, so the order is the chain from
-    /// `initial` through "the thread that saw `x`" to `x` combined with that thread's operand;
-    /// it must take every thread once and end at `last`. Min/max: `last` is the extreme of all;
-    /// every old is the initial value or another thread's operand, lies between the initial
-    /// value and `last`, and some thread (the first) saw the initial value.
     fn check_serial<T: Num>(self, initial: T, values: &[T], olds: &[T], last: T) -> Check {
         match self {
             Op::Add | Op::Exchange => {
@@ -658,9 +669,9 @@ fn global_atomic<T: Num>(g: &Gpu, op: Op, scope: u32) -> Check {
     let mut target = g.upload(&[initial])?;
     let mut olds = g.poisoned::<T>(n + PAD, POISON)?;
     let values_buf = g.upload(&values)?;
-    let name = format!("atomic_{}_{}", op.name(), T::NAME);
+    let entry = T::atomic(op).ok_or_else(|| format!("no atomic_{}_{} entry", op.name(), T::NAME))?;
     // Safety: one target, n olds and values.
-    unsafe { g.launch(&name, config, (&mut target, &mut olds, &values_buf, n as u32, scope))? };
+    unsafe { g.launch(entry, config, (&mut target, &mut olds, &values_buf, n as u32, scope))? };
     let olds = g.download(&olds)?;
     same("olds past n", &olds[n..], &[T::poison(); PAD])?;
     op.check_serial(initial, &values, &olds[..n], g.download(&target)?[0])
@@ -674,9 +685,9 @@ fn red<T: Num>(g: &Gpu, op: Op, scope: u32) -> Check {
     values.extend((0..PAD).map(|_| T::of(-4_000_000)));
     let mut target = g.upload(&[initial])?;
     let values_buf = g.upload(&values)?;
-    let name = format!("red_{}_{}", op.name(), T::NAME);
+    let entry = T::red(op).ok_or_else(|| format!("no red_{}_{} entry", op.name(), T::NAME))?;
     // Safety: one target, at least n values.
-    unsafe { g.launch(&name, config, (&mut target, &values_buf, n as u32, scope))? };
+    unsafe { g.launch(entry, config, (&mut target, &values_buf, n as u32, scope))? };
     let want = values[..n].iter().fold(initial, |x, &v| op.step(x, v));
     same("the final value", &g.download(&target)?, &[want])
 }
@@ -706,9 +717,8 @@ fn cas<T: Num>(g: &Gpu, scope: u32) -> Check {
     let mut target = g.upload(&initial)?;
     let mut olds = g.poisoned::<T>(n + PAD, POISON)?;
     let (expected_buf, new_buf) = (g.upload(&expected)?, g.upload(&new)?);
-    let name = format!("atomic_cas_{}", T::NAME);
     // Safety: target, olds, expected and new hold n elements.
-    unsafe { g.launch(&name, config, (&mut target, &mut olds, &expected_buf, &new_buf, n as u32, scope))? };
+    unsafe { g.launch(T::CAS, config, (&mut target, &mut olds, &expected_buf, &new_buf, n as u32, scope))? };
     same_then_untouched("olds", &g.download(&olds)?, &initial, T::poison())?;
     same("targets", &g.download(&target)?, &cas_result(&initial, &expected, &new))
 }
@@ -720,9 +730,8 @@ fn cas_increment<T: Num>(g: &Gpu, scope: u32) -> Check {
         _ => (20_000, LaunchConfig::for_elements(20_000, 256)),
     };
     let mut counter = g.dev.alloc_zeros::<T>(1)?;
-    let name = format!("atomic_cas_increment_{}", T::NAME);
     // Safety: one counter, 0.
-    unsafe { g.launch(&name, config, (&mut counter, n as u32, scope))? };
+    unsafe { g.launch(T::CAS_INCREMENT, config, (&mut counter, n as u32, scope))? };
     same("the counter", &g.download(&counter)?, &[T::count(n as u64)])
 }
 
@@ -733,10 +742,10 @@ fn shared_atomic<T: Num>(g: &Gpu, op: Op) -> Check {
     let mut result = g.poisoned::<T>(1, POISON)?;
     let mut olds = g.poisoned::<T>(n + PAD, POISON)?;
     let values_buf = g.upload(&values)?;
-    let name = format!("shared_atomic_{}_{}", op.name(), T::NAME);
+    let entry = T::shared_atomic(op).ok_or_else(|| format!("no shared_atomic_{}_{} entry", op.name(), T::NAME))?;
     let config = LaunchConfig::linear(1, n as u32).with_shared_bytes(16);
     // Safety: one block; olds and values hold blockDim elements; 16 bytes of shared memory.
-    unsafe { g.launch(&name, config, (&mut result, &mut olds, &values_buf, initial))? };
+    unsafe { g.launch(entry, config, (&mut result, &mut olds, &values_buf, initial))? };
     let olds = g.download(&olds)?;
     same("olds past blockDim", &olds[n..], &[T::poison(); PAD])?;
     op.check_serial(initial, &values, &olds[..n], g.download(&result)?[0])
@@ -749,10 +758,9 @@ fn shared_cas<T: Num>(g: &Gpu) -> Check {
     let mut result = g.poisoned::<T>(n + PAD, POISON)?;
     let mut olds = g.poisoned::<T>(n + PAD, POISON)?;
     let (initial_buf, expected_buf, new_buf) = (g.upload(&initial)?, g.upload(&expected)?, g.upload(&new)?);
-    let name = format!("shared_atomic_cas_{}", T::NAME);
     let config = LaunchConfig::linear(1, n as u32).with_shared_bytes(8 * n as u32);
     // Safety: one block; every pointer holds blockDim elements; 8 · blockDim bytes of shared memory.
-    unsafe { g.launch(&name, config, (&mut result, &mut olds, &initial_buf, &expected_buf, &new_buf))? };
+    unsafe { g.launch(T::SHARED_CAS, config, (&mut result, &mut olds, &initial_buf, &expected_buf, &new_buf))? };
     same_then_untouched("olds", &g.download(&olds)?, &initial, T::poison())?;
     let want = cas_result(&initial, &expected, &new);
     same_then_untouched("values after", &g.download(&result)?, &want, T::poison())
@@ -761,9 +769,8 @@ fn shared_cas<T: Num>(g: &Gpu) -> Check {
 /// `shared_cas_increment_{T}`: every thread of the block adds one.
 fn shared_cas_increment<T: Num>(g: &Gpu, block: u32) -> Check {
     let mut result = g.poisoned::<T>(1, POISON)?;
-    let name = format!("shared_cas_increment_{}", T::NAME);
     // Safety: one block, one result, 16 bytes of shared memory.
-    unsafe { g.launch(&name, LaunchConfig::linear(1, block).with_shared_bytes(16), (&mut result,))? };
+    unsafe { g.launch(T::SHARED_CAS_INCREMENT, LaunchConfig::linear(1, block).with_shared_bytes(16), (&mut result,))? };
     same("the shared counter", &g.download(&result)?, &[T::count(block as u64)])
 }
 
@@ -771,26 +778,26 @@ fn shared_cas_increment<T: Num>(g: &Gpu, block: u32) -> Check {
 // Clocks.
 
 fn clocks(t: &mut Trials) {
-    for name in ["clock_monotonic", "global_timer_monotonic"] {
-        t.add(format!("time/{name}"), move |g| monotonic(g, name));
+    for entry in [bankwise_primitives::clock_monotonic, bankwise_primitives::global_timer_monotonic] {
+        t.add(format!("time/{}", entry.name()), move |g| monotonic(g, entry));
     }
 }
 
 /// Consecutive readings never go backwards; one reading starts and ends at the same value;
 /// 100 readings of `clock64` span at least one cycle.
-fn monotonic(g: &Gpu, name: &str) -> Check {
+fn monotonic(g: &Gpu, entry: KernelEntry<(*mut u64, u32)>) -> Check {
     let (grid, block) = (2, 64);
     let n = (grid * block) as usize;
     for reads in [1, 2, 100] {
         let mut out = g.poisoned::<u64>(3 * n + PAD, POISON)?;
         // Safety: 3 words per thread.
-        unsafe { g.launch(name, LaunchConfig::linear(grid, block), (&mut out, reads))? };
+        unsafe { g.launch(entry, LaunchConfig::linear(grid, block), (&mut out, reads))? };
         let got = g.download(&out)?;
         for i in 0..n {
             let [first, last, backwards] = [got[3 * i], got[3 * i + 1], got[3 * i + 2]];
             let spans = match reads {
                 1 => last == first,
-                100 if name == "clock_monotonic" => last > first,
+                100 if entry == bankwise_primitives::clock_monotonic => last > first,
                 _ => last >= first,
             };
             if backwards != 0 || !spans {
@@ -845,7 +852,7 @@ fn views(g: &Gpu, bytes: u32, offset: u32, len: u32) -> Check {
     let mut out = g.poisoned::<u32>(8 + len as usize + PAD, POISON)?;
     let config = LaunchConfig::linear(1, block).with_shared_bytes(bytes);
     // Safety: one block; out holds 8 + len words.
-    unsafe { g.launch("shared_views", config, (&mut out, offset, len))? };
+    unsafe { g.launch(bankwise_primitives::shared_views, config, (&mut out, offset, len))? };
     let (view, needed) = view_code(bytes, offset, 4 * len);
     let (array, _) = view_code(bytes, offset, 32);
     let mut want = vec![bytes, bytes / 4, view, needed, array, 32, if view == 0 { 4 * len } else { 0 }, 0];
@@ -859,24 +866,31 @@ fn views(g: &Gpu, bytes: u32, offset: u32, len: u32) -> Check {
 // Global copies.
 
 fn copies(t: &mut Trials) {
-    for name in ["copy_v4", "copy_v4_streaming", "copy_v4_nc"] {
-        t.add(format!("memory/{name}"), move |g| copy::<u32>(g, name, 4));
+    use bankwise_primitives::{copy_u32_nc, copy_u64_nc, copy_u64_streaming, copy_v4, copy_v4_nc, copy_v4_streaming};
+    for entry in [copy_v4, copy_v4_streaming, copy_v4_nc] {
+        t.add(format!("memory/{}", entry.name()), move |g| copy::<u32, _>(g, entry));
     }
-    for name in ["copy_u64_streaming", "copy_u64_nc"] {
-        t.add(format!("memory/{name}"), move |g| copy::<u64>(g, name, 1));
+    for entry in [copy_u64_streaming, copy_u64_nc] {
+        t.add(format!("memory/{}", entry.name()), move |g| copy::<u64, _>(g, entry));
     }
-    t.add("memory/copy_u32_nc".into(), |g| copy::<u32>(g, "copy_u32_nc", 1));
+    t.add(format!("memory/{}", copy_u32_nc.name()), |g| copy::<u32, _>(g, copy_u32_nc));
 }
 
 /// `dst[..n] = src[..n]` for element counts from 0 to a few thousand, none a multiple of the
-/// block past the first; an element is `words` `T`s.
-fn copy<T: Num>(g: &Gpu, name: &str, words: usize) -> Check {
+/// block past the first; an element `E` is a whole number of `T`s.
+fn copy<T: Num, E>(g: &Gpu, entry: KernelEntry<CopyParams<E>>) -> Check {
+    let words = size_of::<E>() / size_of::<T>();
     for n in [0usize, 1, 3, 255, 1000, 4099] {
         let src: Vec<T> = (0..(n + PAD) * words).map(|i| T::of((mix(i as u64) >> 40) as i64)).collect();
         let src_buf = g.upload(&src)?;
         let mut dst = g.poisoned::<T>((n + PAD) * words, POISON)?;
+        // Safety: every bit pattern the kernel leaves is a valid T (it copies Ts).
+        let (dst_view, src_view) = unsafe { (dst.as_slice_mut().cast::<E>(), src_buf.as_slice().cast::<E>()) };
+        let (Some(dst_view), Some(src_view)) = (dst_view, src_view) else {
+            return Err(format!("{}: the buffers are not whole, aligned elements", entry.name()).into());
+        };
         // Safety: dst and src hold at least n elements and do not overlap.
-        unsafe { g.launch(name, LaunchConfig::for_elements(n as u64, 256), (&mut dst, &src_buf, n as u64))? };
+        unsafe { g.launch(entry, LaunchConfig::for_elements(n as u64, 256), (dst_view, src_view, n as u64))? };
         same_then_untouched(&format!("{n} elements"), &g.download(&dst)?, &src[..n * words], T::poison())?;
     }
     Ok(())

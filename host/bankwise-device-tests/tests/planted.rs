@@ -3,7 +3,6 @@
 //! and the first thread past the end, before the access happens. Never launched on a GPU.
 
 use bankwise_device_tests::{ENTRIES, PTX};
-use bankwise_primitives as _; // links the host forms the emulator runs
 use bankwise_runtime::bankwise_emu::{Fault, Space};
 use bankwise_runtime::{Device, Error, LaunchConfig, ModuleImage};
 
@@ -11,7 +10,7 @@ use bankwise_runtime::{Device, Error, LaunchConfig, ModuleImage};
 fn a_planted_off_by_one_is_caught_with_its_site_and_thread() {
     let dev = Device::emulator();
     let module = dev.load_module(ModuleImage::Ptx(PTX), Some(ENTRIES)).unwrap();
-    let kernel = module.kernel_by_name("planted_off_by_one").unwrap();
+    let kernel = module.kernel(bankwise_primitives::planted_off_by_one).unwrap();
     let n = 1000usize;
     let src = dev.upload(&(0..n as u32).collect::<Vec<_>>()).unwrap();
     let mut dst = dev.alloc_zeros::<u32>(n).unwrap();

@@ -8,6 +8,10 @@
 //! (`cargo clippy` alone does not instantiate the generic primitives, whose size checks fire only
 //! then), or from a host build script with `bankwise_builder::PtxBuilder`.
 //!
+//! In the host form every entry is a constant of its name (a typed `KernelEntry`); the entries
+//! instantiated per operation and type are also found through `Atomic` and `Shuffled` (host
+//! form only; see `lookup.rs`).
+//!
 //! Conventions. `g` is the thread's global index in a 1-D launch (`blockIdx.x · blockDim.x +
 //! threadIdx.x`), `t` its index in the block, `lane = t % 32`. Launches are 1-D and use whole
 //! warps unless an entry says otherwise. "Sample `i`" is the value [`Sample::sample`] gives for
@@ -55,6 +59,14 @@ use bankwise_device::thread::{
 use bankwise_device::time::{clock64, global_timer};
 use bankwise_device::warp::{self, FULL_MASK, active_mask, ballot, sync_warp};
 use bankwise_device::{Plain, kernel};
+
+#[cfg(not(target_arch = "nvptx64"))]
+mod lookup;
+#[cfg(not(target_arch = "nvptx64"))]
+pub use lookup::{
+    Atomic, AtomicOp, AtomicParams, CasIncrementParams, CasParams, CopyParams, RedParams, SharedAtomicParams,
+    SharedCasIncrementParams, SharedCasParams, ShuffleKind, ShuffleParams, Shuffled,
+};
 
 /// An 8-byte struct for the generic shuffles (an argmax's `(value, index)`).
 #[derive(Clone, Copy, Debug, PartialEq)]
