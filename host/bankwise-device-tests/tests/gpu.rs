@@ -42,6 +42,8 @@ impl Gpu {
     /// at least as long as the launch `config` reaches.
     unsafe fn launch(&self, name: &str, config: LaunchConfig, args: impl KernelArgs) -> Check {
         let kernel = self.module.kernel_by_name(name)?;
+        // SAFETY: the caller vouches for `args` and `config` (this function's contract), which is
+        // what `launch` asks.
         unsafe { kernel.launch(self.dev.stream(), config, args)? };
         Ok(())
     }

@@ -191,9 +191,9 @@ impl Gpu {
         };
         let s = shape;
         let [m, n, k, lda, ldb, ldc] = [s.m, s.n, s.k, s.lda(), s.ldb(), s.ldc()].map(|x| x as u64);
+        let scalars = GemmScalars { m, n, k, lda, ldb, ldc, alpha, beta };
         // Safety: `plan` checked that each buffer holds its matrix with its leading dimension;
         // the launch uses the rung's grid, block and shared memory.
-        let scalars = GemmScalars { m, n, k, lda, ldb, ldc, alpha, beta };
         unsafe { self.launch(launch, (c, a, b, scalars)) }
     }
 
