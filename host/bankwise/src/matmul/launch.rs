@@ -147,7 +147,8 @@ impl<T> MatmulLaunch<T> {
 
 impl Gpu {
     /// `C = α·op(A)·op(B) + β·C` with the fastest rung measured for the shape and type
-    /// ([`MatmulKernel::for_shape`] for this GPU, [`PlanTarget::of`] its [`info`](Self::info)).
+    /// ([`MatmulKernel::for_shape`] for this GPU, [`PlanTarget::of`] its
+    /// [`info`](crate::gpu::Device::info)).
     pub fn matmul<T: Float>(
         &self,
         alpha: T,
@@ -163,7 +164,7 @@ impl Gpu {
 
     /// `C = α·op(A)·op(B) + β·C` with a chosen rung of the ladder; the tuned rung with the
     /// plan predicted fastest for this GPU ([`TunedPlan::for_shape`] with [`PlanTarget::of`] its
-    /// [`info`](Self::info), then [`matmul_tuned`](Self::matmul_tuned)).
+    /// [`info`](crate::gpu::Device::info), then [`matmul_tuned`](Self::matmul_tuned)).
     ///
     /// Errors, before anything is launched: [`Error::ZeroDimension`],
     /// [`Error::LeadingDimension`], [`Error::MatrixTooShort`], [`Error::BatchTooShort`],
