@@ -122,6 +122,8 @@ fn bench<T: Element>(
     let bytes = n * size_of::<T>();
     // Made on first use, so that benchmarks a filter leaves out allocate nothing.
     let buffers = || {
+        // SAFETY: Element types are plain integers and floats (`ValidAsZeroBits`): all zeros is
+        // a valid value.
         let mut host: Vec<T> = vec![unsafe { std::mem::zeroed() }; n];
         // Safety: Element types are plain integers and floats; any bit pattern is valid.
         let raw = unsafe { std::slice::from_raw_parts_mut(host.as_mut_ptr().cast(), bytes) };

@@ -7,6 +7,8 @@ use cudarc::cublas::{CudaBlas, sys};
 
 /// A cuBLAS handle on the GPU's stream; `None` where libcublas cannot be loaded.
 pub fn open(gpu: &Gpu) -> Option<CudaBlas> {
+    // SAFETY: only loads libcublas (running its initialisers, as any use of it does) to see whether
+    // it loads.
     if !unsafe { sys::is_culib_present() } {
         eprintln!("cuBLAS not found (libcublas): the geam baseline is skipped");
         return None;
@@ -49,6 +51,9 @@ macro_rules! geam {
                 let (m, n) = (shape.rows as i64, shape.cols as i64);
                 let (one, zero): ($t, $t) = (1.0, 0.0);
                 let (a, c) = (src.device_ptr(), dst.device_ptr());
+                // SAFETY: a live handle; `src` and `dst` are live device buffers, each read or
+                // written as a `rows × cols` matrix, which the callers (the benches and the CLI)
+                // allocate as `shape.elements()` elements; `one` and `zero` outlive the call.
                 let status = unsafe {
                     sys::$f(
                         *blas.handle(),

@@ -1,7 +1,8 @@
 //! Tidy checks, run as xtask's unit tests by `cargo xtask test`: the pins that are written in
 //! more than one place (a kernel crate needs its own `rust-toolchain.toml`, and xtask must know
-//! the nightly before anything is built) stay in step, the README says what they are, and every
-//! chapter of the guide is both in the book and compiled as doctests.
+//! the nightly before anything is built) stay in step, the README says what they are, every
+//! chapter of the guide is both in the book and compiled as doctests, and every Rust source
+//! file opens with a `//!` comment saying what it is.
 
 #[cfg(test)]
 mod tests {
@@ -30,6 +31,41 @@ mod tests {
                 found.push(path);
             }
         }
+    }
+
+    /// Every `.rs` file of the repository's crates, outside build output and the builder's test
+    /// fixtures (minimal kernel crates that its tests build as they are).
+    fn rust_sources(dir: &Path, found: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap().flatten() {
+            let path = entry.path();
+            let name = entry.file_name();
+            if path.is_dir() {
+                let skipped = ["target", ".git", ".tools", "fixtures"].iter().any(|s| name == *s)
+                    || name.to_string_lossy().starts_with("bundle");
+                if !skipped {
+                    rust_sources(&path, found);
+                }
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                found.push(path);
+            }
+        }
+    }
+
+    #[test]
+    fn every_rust_source_opens_with_a_module_doc_comment() {
+        let mut files = Vec::new();
+        rust_sources(&root(), &mut files);
+        // The host and device crates, the examples, the exercises, xtask: well over a hundred.
+        assert!(files.len() >= 150, "found only {} files", files.len());
+        let undocumented: Vec<String> = files
+            .iter()
+            .filter(|f| !std::fs::read_to_string(f).unwrap().starts_with("//!"))
+            .map(|f| f.strip_prefix(root()).unwrap_or(f).display().to_string())
+            .collect();
+        assert!(
+            undocumented.is_empty(),
+            "these files do not open with a `//!` comment saying what they are: {undocumented:?}"
+        );
     }
 
     #[test]

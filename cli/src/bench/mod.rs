@@ -419,6 +419,8 @@ impl Bench<'_> {
 }
 
 fn random<T: Element>(n: usize) -> Vec<T> {
+    // SAFETY: Element types are plain integers and floats (`ValidAsZeroBits`): all zeros is a
+    // valid value.
     let mut v: Vec<T> = vec![unsafe { std::mem::zeroed() }; n];
     // Safety: Element types are plain integers and floats; any bit pattern is valid.
     let bytes = unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr().cast::<u8>(), n * size_of::<T>()) };

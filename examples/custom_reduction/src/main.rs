@@ -33,8 +33,10 @@ struct Candidate {
     value: f32,
     index: u32,
 }
-// Safety: plain data of the layout the kernels read and write; all zeros is a valid value.
+// SAFETY: plain `#[repr(C)]` data (an `f32` and a `u32`, no padding) of the layout the kernels
+// read and write, so the driver may copy its bytes.
 unsafe impl DeviceRepr for Candidate {}
+// SAFETY: all zeros is a valid `f32` and a valid `u32`.
 unsafe impl ValidAsZeroBits for Candidate {}
 
 /// `buf` seen as the kernels' `Candidate`s, for a launch.

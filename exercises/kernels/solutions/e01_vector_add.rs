@@ -18,6 +18,8 @@ pub unsafe fn vector_add(c: *mut f32, a: *const f32, b: *const f32, n: u64) {
     let i = index_1d();
     if i < n {
         let i = i as usize;
+        // SAFETY: `i < n`, and `a`, `b` and `c` hold `n` floats (this kernel's contract); one
+        // thread writes each element.
         unsafe { global::write(c.add(i), global::read(a.add(i)) + global::read(b.add(i))) };
     }
 }

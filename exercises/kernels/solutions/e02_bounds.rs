@@ -20,6 +20,8 @@ pub unsafe fn add_scaled(y: *mut i32, x: *const i32, a: i32, n: u64) {
     // The grid is rounded up to whole blocks: threads past the end have no element.
     if i < n {
         let i = i as usize;
+        // SAFETY: `i < n`, and `x` and `y` hold `n` integers (this kernel's contract); one thread
+        // reads and writes each element.
         unsafe {
             let v = global::read(y.add(i)).wrapping_add(a.wrapping_mul(global::read(x.add(i))));
             global::write(y.add(i), v);

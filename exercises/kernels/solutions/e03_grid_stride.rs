@@ -20,6 +20,8 @@ pub unsafe fn fill_squares(out: *mut u64, n: u64) {
     let stride = grid_dim_x() as u64 * block_dim_x() as u64;
     let mut i = index_1d();
     while i < n {
+        // SAFETY: `i < n`, and `out` holds `n` elements (this kernel's contract); one thread writes
+        // each.
         unsafe { global::write(out.add(i as usize), i.wrapping_mul(i)) };
         i += stride;
     }

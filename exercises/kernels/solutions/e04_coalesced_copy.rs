@@ -23,6 +23,8 @@ pub unsafe fn copy_matrix(dst: *mut f32, src: *const f32, rows: u64, cols: u64) 
         // Consecutive threads take consecutive columns of a row: consecutive addresses.
         let (r, c) = (i / cols, i % cols);
         let at = (r * cols + c) as usize;
+        // SAFETY: `i < rows · cols` gives `r < rows` and `c < cols`, so `at < rows · cols`: inside
+        // both buffers (this kernel's contract); one thread copies each element.
         unsafe { global::write(dst.add(at), global::read(src.add(at))) };
     }
 }

@@ -25,8 +25,13 @@ pub unsafe fn reverse_blocks(data: *mut u32) {
     let s = shared::dynamic::<u32>();
     let t = thread_x() as usize;
     let at = block_x() as usize * BLOCK + t;
+    // SAFETY: `t < BLOCK` (blocks of `BLOCK` threads) and `at < BLOCK · gridDim.x`: this thread's
+    // word of shared memory (the kernel declares `BLOCK` of them) and its element of `data` (this
+    // kernel's contract).
     unsafe { s.write(t, global::read(data.add(at))) };
     // Every thread's write happens before any thread reads another's.
     sync_threads();
+    // SAFETY: element `at` of `data`, this thread's alone, and word `BLOCK − 1 − t < BLOCK` of
+    // shared memory, written by its thread before the barrier above.
     unsafe { global::write(data.add(at), s.read(BLOCK - 1 - t)) };
 }

@@ -29,6 +29,8 @@ pub unsafe fn histogram(bins: *mut u32, data: *const u8, n: u64) {
     let (tid, threads) = (thread_x() as usize, block_dim_x() as usize);
     let mut b = tid;
     while b < BINS {
+        // SAFETY: `b < BINS`: inside `local`; each bin is zeroed by one thread, before the barrier
+        // that orders it before every count.
         unsafe { local.write(b, 0) };
         b += threads;
     }
@@ -36,16 +38,23 @@ pub unsafe fn histogram(bins: *mut u32, data: *const u8, n: u64) {
     let stride = grid_dim_x() as u64 * threads as u64;
     let mut i = index_1d();
     while i < n {
+        // SAFETY: `i < n`, and `data` holds `n` bytes (this kernel's contract).
         let byte = unsafe { global::read(data.add(i as usize)) };
         // An atomic read-modify-write: concurrent counts into one bin are not a race.
+        // SAFETY: `byte < 256 = BINS`: inside `local`; an atomic, so concurrent counts into one bin
+        // are not a race.
         unsafe { local.at(byte as usize).atomic_add(1) };
         i += stride;
     }
     sync_threads();
     let mut b = tid;
     while b < BINS {
+        // SAFETY: `b < BINS`: inside `local`; the barrier above orders every count before this
+        // read.
         let count = unsafe { local.read(b) };
         if count != 0 {
+            // SAFETY: `b < BINS`, and `bins` holds 256 counters (this kernel's contract); other
+            // blocks add to them atomically too.
             unsafe { atomic::red_add(bins.add(b), count, Scope::Device) };
         }
         b += threads;

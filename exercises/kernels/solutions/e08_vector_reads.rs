@@ -34,14 +34,22 @@ pub unsafe fn quad_sums(out: *mut u32, data: *const u32, quads: u64) {
     for k in 0..4 {
         let i = k * threads + t;
         if 4 * first + i < words {
+            // SAFETY: `i < 4 · blockDim.x`: inside the `blockDim.x · 16` bytes of shared memory
+            // (this kernel's contract), one writer each, before the barrier below; word `4 · first
+            // + i < 4 · quads` is inside `data`.
             unsafe { s.write(i, global::read(data.add(4 * first + i))) };
         }
     }
     sync_threads();
     if first + t < quads as usize {
         // One 16-byte read of a 16-byte-aligned element: LDS.128, four wavefronts for the warp.
+        // SAFETY: element `t < blockDim.x` of 16 bytes: inside the `blockDim.x · 16` bytes of
+        // shared memory, 16-byte aligned (the view starts at offset 0), written before the barrier
+        // above.
         let v = unsafe { s.cast::<Align16<[u32; 4]>>().read(t) }.0;
         let sum = v[0].wrapping_add(v[1]).wrapping_add(v[2]).wrapping_add(v[3]);
+        // SAFETY: `first + t < quads`, and `out` holds `quads` words (this kernel's contract); one
+        // thread writes each.
         unsafe { global::write(out.add(first + t), sum) };
     }
 }

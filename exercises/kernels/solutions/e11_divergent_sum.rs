@@ -28,6 +28,9 @@ pub unsafe fn block_sums(out: *mut u32, data: *const u32, n: u64) {
     let s = shared::dynamic::<u32>();
     let t = thread_x() as usize;
     let i = index_1d();
+    // SAFETY: `t < BLOCK` (blocks of `BLOCK` threads): this thread's word of the `BLOCK` the kernel
+    // declares, written before the barrier below; `data` is read only where `i < n` (this kernel's
+    // contract).
     unsafe { s.write(t, if i < n { global::read(data.add(i as usize)) } else { 0 }) };
     sync_threads();
     let mut step = 1;
@@ -36,12 +39,17 @@ pub unsafe fn block_sums(out: *mut u32, data: *const u32, n: u64) {
         // 0, 1, 2, … (whole warps), not every (2·step)-th.
         let at = 2 * step * t;
         if at < BLOCK {
+            // SAFETY: `at` is a multiple of `2 · step` below `BLOCK`, so `at + step < BLOCK`:
+            // inside shared memory. Within a step `at` has one writer and no `at + step` is
+            // written; the barriers order the steps.
             unsafe { s.write(at, s.read(at).wrapping_add(s.read(at + step))) };
         }
         sync_threads();
         step *= 2;
     }
     if t == 0 {
+        // SAFETY: `out` holds one word per block (this kernel's contract), written by its thread 0
+        // alone; word 0 holds the block's sum after the tree's last barrier.
         unsafe { global::write(out.add(block_x() as usize), s.read(0)) };
     }
 }

@@ -28,18 +28,25 @@ pub unsafe fn block_sums_sequential(out: *mut u32, data: *const u32, n: u64) {
     let s = shared::dynamic::<u32>();
     let t = thread_x() as usize;
     let i = index_1d();
+    // SAFETY: `t < BLOCK` (blocks of `BLOCK` threads): this thread's word of the `BLOCK` the kernel
+    // declares, written before the barrier below; `data` is read only where `i < n` (this kernel's
+    // contract).
     unsafe { s.write(t, if i < n { global::read(data.add(i as usize)) } else { 0 }) };
     sync_threads();
     let mut half = BLOCK / 2;
     while half > 0 {
         // Lanes read consecutive words: one wavefront per request.
         if t < half {
+            // SAFETY: `t < half` and `t + half < 2 · half ≤ BLOCK`: inside shared memory. Within a
+            // step `t` has one writer and no `t + half` is written; the barriers order the steps.
             unsafe { s.write(t, s.read(t).wrapping_add(s.read(t + half))) };
         }
         sync_threads();
         half /= 2;
     }
     if t == 0 {
+        // SAFETY: `out` holds one word per block (this kernel's contract), written by its thread 0
+        // alone; word 0 holds the block's sum after the tree's last barrier.
         unsafe { global::write(out.add(block_x() as usize), s.read(0)) };
     }
 }

@@ -20,6 +20,7 @@ pub const FULL: u32 = u32::MAX;
 #[kernel]
 pub unsafe fn warp_sums(out: *mut u32, data: *const u32, n: u64) {
     let i = index_1d();
+    // SAFETY: `i < n`, and `data` holds `n` elements (this kernel's contract).
     let mut v = if i < n { unsafe { global::read(data.add(i as usize)) } } else { 0 };
     let mut d = 16;
     while d > 0 {
@@ -27,6 +28,8 @@ pub unsafe fn warp_sums(out: *mut u32, data: *const u32, n: u64) {
         d /= 2;
     }
     if lane_id() == 0 && i < n {
+        // SAFETY: `i < n`, so `i / 32 < ⌈n / 32⌉`, inside `out` (this kernel's contract); lane 0
+        // alone writes its warp's word.
         unsafe { global::write(out.add((i / 32) as usize), v) };
     }
 }

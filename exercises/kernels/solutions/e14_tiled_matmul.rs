@@ -37,6 +37,10 @@ pub unsafe fn matmul_tiled(c: *mut u32, a: *const u32, b: *const u32, n: u64) {
     while k0 < n {
         let a_in = row < n && k0 + tx < n;
         let b_in = k0 + ty < n && col < n;
+        // SAFETY: `ty · TILE + tx < TILE²`: this thread's slot of each tile, and `A` and `B` are
+        // read only inside them (`a_in`, `b_in`; this kernel's contract). The barrier below orders
+        // the writes before this step's reads, and the barrier that ends each step orders the
+        // step's reads before them.
         unsafe {
             a_tile.write(ty * TILE + tx, if a_in { global::read(a.add(row * n + k0 + tx)) } else { 0 });
             b_tile.write(ty * TILE + tx, if b_in { global::read(b.add((k0 + ty) * n + col)) } else { 0 });
@@ -44,6 +48,8 @@ pub unsafe fn matmul_tiled(c: *mut u32, a: *const u32, b: *const u32, n: u64) {
         // The tiles are complete before anyone reads them.
         sync_threads();
         for k in 0..TILE {
+            // SAFETY: `ty · TILE + k` and `k · TILE + tx` are below `TILE²`: inside the tiles,
+            // written before the barrier above.
             acc = acc.wrapping_add(unsafe { a_tile.read(ty * TILE + k).wrapping_mul(b_tile.read(k * TILE + tx)) });
         }
         // Everyone has read this step's tiles before anyone overwrites them.
@@ -51,6 +57,8 @@ pub unsafe fn matmul_tiled(c: *mut u32, a: *const u32, b: *const u32, n: u64) {
         k0 += TILE;
     }
     if row < n && col < n {
+        // SAFETY: `row < n` and `col < n`: inside `c` (this kernel's contract); one thread writes
+        // each element.
         unsafe { global::write(c.add(row * n + col), acc) };
     }
 }

@@ -19,6 +19,8 @@ use bankwise_device::{global, kernel};
 pub unsafe fn fill_squares(out: *mut u64, n: u64) {
     let i = index_1d();
     if i < n {
+        // SAFETY: `i < n`, and `out` holds `n` elements (this kernel's contract); one thread writes
+        // each.
         unsafe { global::write(out.add(i as usize), i.wrapping_mul(i)) };
     }
 }

@@ -22,6 +22,8 @@ pub unsafe fn copy_matrix(dst: *mut f32, src: *const f32, rows: u64, cols: u64) 
     if i < rows * cols {
         let (r, c) = (i % rows, i / rows);
         let at = (r * cols + c) as usize;
+        // SAFETY: `i < rows · cols` gives `r < rows` and `c < cols`, so `at < rows · cols`: inside
+        // both buffers (this kernel's contract); one thread copies each element.
         unsafe { global::write(dst.add(at), global::read(src.add(at))) };
     }
 }

@@ -25,6 +25,12 @@ pub unsafe fn reverse_blocks(data: *mut u32) {
     let s = shared::dynamic::<u32>();
     let t = thread_x() as usize;
     let at = block_x() as usize * BLOCK + t;
+    // SAFETY: `t < BLOCK` (blocks of `BLOCK` threads) and `at < BLOCK · gridDim.x`: this thread's
+    // word of shared memory (the kernel declares `BLOCK` of them) and its element of `data` (this
+    // kernel's contract).
     unsafe { s.write(t, global::read(data.add(at))) };
+    // SAFETY: element `at` of `data`, this thread's alone, and word `BLOCK − 1 − t < BLOCK` of
+    // shared memory, which thread `BLOCK − 1 − t` writes: this read must be ordered after that
+    // write, and nothing orders it yet (the line this exercise asks for).
     unsafe { global::write(data.add(at), s.read(BLOCK - 1 - t)) };
 }

@@ -43,6 +43,9 @@ pub unsafe fn row_sums(out: *mut u32, data: *const u32, rows: u64) {
         let i = k * ROWS + t;
         let (r, c) = (i / ROW, i % ROW);
         if ((first + r) as u64) < rows {
+            // SAFETY: `r < ROWS` and `c < ROW ≤ ROW_STRIDE`: inside the `ROWS · ROW_STRIDE` words
+            // the kernel declares, one writer each, before the barrier below; the row `first + r <
+            // rows` is inside `data` (this kernel's contract).
             unsafe { s.write(r * ROW_STRIDE + c, global::read(data.add((first + r) * ROW + c))) };
         }
     }
@@ -50,8 +53,12 @@ pub unsafe fn row_sums(out: *mut u32, data: *const u32, rows: u64) {
     if ((first + t) as u64) < rows {
         let mut sum = 0u32;
         for j in 0..ROW {
+            // SAFETY: `t < ROWS` (blocks of `ROWS` threads) and `j < ROW ≤ ROW_STRIDE`: inside
+            // shared memory, written before the barrier above.
             sum = sum.wrapping_add(unsafe { s.read(t * ROW_STRIDE + j) });
         }
+        // SAFETY: `first + t < rows`, and `out` holds `rows` words (this kernel's contract); one
+        // thread writes each.
         unsafe { global::write(out.add(first + t), sum) };
     }
 }

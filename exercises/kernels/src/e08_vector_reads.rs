@@ -34,6 +34,9 @@ pub unsafe fn quad_sums(out: *mut u32, data: *const u32, quads: u64) {
     for k in 0..4 {
         let i = k * threads + t;
         if 4 * first + i < words {
+            // SAFETY: `i < 4 · blockDim.x`: inside the `blockDim.x · 16` bytes of shared memory
+            // (this kernel's contract), one writer each, before the barrier below; word `4 · first
+            // + i < 4 · quads` is inside `data`.
             unsafe { s.write(i, global::read(data.add(4 * first + i))) };
         }
     }
@@ -41,8 +44,12 @@ pub unsafe fn quad_sums(out: *mut u32, data: *const u32, quads: u64) {
     if first + t < quads as usize {
         let mut sum = 0u32;
         for j in 0..4 {
+            // SAFETY: `4t + j < 4 · blockDim.x`: inside shared memory, written before the barrier
+            // above.
             sum = sum.wrapping_add(unsafe { s.read(4 * t + j) });
         }
+        // SAFETY: `first + t < quads`, and `out` holds `quads` words (this kernel's contract); one
+        // thread writes each.
         unsafe { global::write(out.add(first + t), sum) };
     }
 }

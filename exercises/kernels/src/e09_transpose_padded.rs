@@ -36,6 +36,9 @@ pub unsafe fn transpose_tile(dst: *mut f32, src: *const f32, rows: u64, cols: u6
     for j in (0..TILE).step_by(BLOCK_ROWS) {
         let (r, c) = (by + ty + j, bx + tx);
         if r < rows && c < cols {
+            // SAFETY: `ty + j < TILE` and `tx < TILE ≤ TILE_STRIDE`: inside the `TILE ·
+            // TILE_STRIDE` words the kernel declares, one writer each, before the barrier below; `r
+            // < rows` and `c < cols`: inside `src` (this kernel's contract).
             unsafe { tile.write((ty + j) * TILE_STRIDE + tx, global::read(src.add(r * cols + c))) };
         }
     }
@@ -44,6 +47,9 @@ pub unsafe fn transpose_tile(dst: *mut f32, src: *const f32, rows: u64, cols: u6
         // Row `bx + ty + j` of the transpose is column `bx + ty + j` of `src`.
         let (r, c) = (bx + ty + j, by + tx);
         if r < cols && c < rows {
+            // SAFETY: `r < cols` and `c < rows`: inside `dst` (this kernel's contract), one thread
+            // each; the tile's word, inside it as for the write, was written before the barrier
+            // above.
             unsafe { global::write(dst.add(r * rows + c), tile.read(tx * TILE_STRIDE + ty + j)) };
         }
     }

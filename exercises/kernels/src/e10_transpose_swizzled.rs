@@ -39,6 +39,9 @@ pub unsafe fn transpose_swizzled(dst: *mut f32, src: *const f32, rows: u64, cols
     for j in (0..TILE).step_by(BLOCK_ROWS) {
         let (r, c) = (by + ty + j, bx + tx);
         if r < rows && c < cols {
+            // SAFETY: `at` maps `ty + j < TILE` and `tx < TILE` into the `TILE · TILE` words the
+            // kernel declares, one writer each, before the barrier below; `r < rows` and `c <
+            // cols`: inside `src` (this kernel's contract).
             unsafe { tile.write(at(ty + j, tx), global::read(src.add(r * cols + c))) };
         }
     }
@@ -46,6 +49,9 @@ pub unsafe fn transpose_swizzled(dst: *mut f32, src: *const f32, rows: u64, cols
     for j in (0..TILE).step_by(BLOCK_ROWS) {
         let (r, c) = (bx + ty + j, by + tx);
         if r < cols && c < rows {
+            // SAFETY: `r < cols` and `c < rows`: inside `dst` (this kernel's contract), one thread
+            // each; the tile's word, inside it as for the write, was written before the barrier
+            // above.
             unsafe { global::write(dst.add(r * rows + c), tile.read(at(tx, ty + j))) };
         }
     }

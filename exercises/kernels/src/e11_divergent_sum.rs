@@ -28,17 +28,25 @@ pub unsafe fn block_sums(out: *mut u32, data: *const u32, n: u64) {
     let s = shared::dynamic::<u32>();
     let t = thread_x() as usize;
     let i = index_1d();
+    // SAFETY: `t < BLOCK` (blocks of `BLOCK` threads): this thread's word of the `BLOCK` the kernel
+    // declares, written before the barrier below; `data` is read only where `i < n` (this kernel's
+    // contract).
     unsafe { s.write(t, if i < n { global::read(data.add(i as usize)) } else { 0 }) };
     sync_threads();
     let mut step = 1;
     while step < BLOCK {
         if t.is_multiple_of(2 * step) {
+            // SAFETY: `t` is a multiple of `2 · step ≤ BLOCK`, so `t + step < BLOCK`: inside shared
+            // memory. Within a step `t` has one writer and no `t + step` is written; the barriers
+            // order the steps.
             unsafe { s.write(t, s.read(t).wrapping_add(s.read(t + step))) };
         }
         sync_threads();
         step *= 2;
     }
     if t == 0 {
+        // SAFETY: `out` holds one word per block (this kernel's contract), written by its thread 0
+        // alone; word 0 holds the block's sum after the tree's last barrier.
         unsafe { global::write(out.add(block_x() as usize), s.read(0)) };
     }
 }

@@ -20,9 +20,12 @@ pub const FULL: u32 = u32::MAX;
 #[kernel]
 pub unsafe fn warp_sums(out: *mut u32, data: *const u32, n: u64) {
     let i = index_1d();
+    // SAFETY: `i < n`, and `data` holds `n` elements (this kernel's contract).
     let mut v = if i < n { unsafe { global::read(data.add(i as usize)) } } else { 0 };
     todo!("add v across the warp with warp::shfl_down, so that lane 0 holds the sum");
     if lane_id() == 0 && i < n {
+        // SAFETY: `i < n`, so `i / 32 < ⌈n / 32⌉`, inside `out` (this kernel's contract); lane 0
+        // alone writes its warp's word.
         unsafe { global::write(out.add((i / 32) as usize), v) };
     }
 }

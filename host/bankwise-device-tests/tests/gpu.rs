@@ -44,6 +44,8 @@ impl Gpu {
     /// at least as long as the launch `config` reaches.
     unsafe fn launch<P, A: LaunchArgs<P>>(&self, entry: KernelEntry<P>, config: LaunchConfig, args: A) -> Check {
         let kernel = self.module.kernel(entry)?;
+        // SAFETY: the caller vouches for `args` and `config` (this function's contract), which is
+        // what `launch` asks; the compiler checked the arguments against the entry's parameters.
         unsafe { kernel.launch(self.dev.stream(), config, args)? };
         Ok(())
     }

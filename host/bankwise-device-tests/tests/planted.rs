@@ -15,6 +15,9 @@ fn a_planted_off_by_one_is_caught_with_its_site_and_thread() {
     let src = dev.upload(&(0..n as u32).collect::<Vec<_>>()).unwrap();
     let mut dst = dev.alloc_zeros::<u32>(n).unwrap();
     let config = LaunchConfig::for_elements(n as u64 + 24, 256);
+    // SAFETY: the arguments have the entry's types (`*mut u32, *const u32, u64`); the kernel reads
+    // one element past `src`, but on the emulator, which checks every access and faults before
+    // it happens: that fault is what this test expects.
     let err = unsafe { kernel.launch(dev.stream(), config, (&mut dst, &src, n as u64)) }.unwrap_err();
     match err {
         Error::Emulated {

@@ -138,7 +138,11 @@ impl<'g> Runner<'g> {
                     // Safety: the thread outlives its fiber; `params` outlives the launch.
                     let thread = unsafe { &*(me as *const Thread) };
                     thread.yielder.set(yielder);
+                    // SAFETY: `params_addr` and `params_len` are the `params` slice of this call,
+                    // which outlives the launch and so every fiber of it.
                     let params = unsafe { std::slice::from_raw_parts(params_addr as *const *mut c_void, params_len) };
+                    // SAFETY: `run` and `params` are as `crate::launch` asks (this function's
+                    // contract).
                     unsafe { run(params) };
                 })
             })

@@ -23,6 +23,8 @@ pub struct HostAllocation {
 // Safety: the allocation is plain memory owned by this handle; accesses go through raw
 // pointers whose users synchronise (launches are synchronous).
 unsafe impl Send for HostAllocation {}
+// SAFETY: as for `Send`: shared access hands out only the pointer and, through `bytes`, a read
+// whose caller vouches that no launch writes meanwhile.
 unsafe impl Sync for HostAllocation {}
 
 impl HostAllocation {
@@ -61,6 +63,8 @@ impl HostAllocation {
     /// # Safety
     /// No launch writes the allocation meanwhile.
     pub unsafe fn bytes(&self) -> &[u8] {
+        // SAFETY: a non-empty allocation is `self.bytes` initialised (zeroed) bytes at `self.ptr`,
+        // alive as long as `self`; the caller vouches that no launch writes them meanwhile.
         if self.bytes == 0 { &[] } else { unsafe { std::slice::from_raw_parts(self.ptr, self.bytes) } }
     }
 
@@ -69,6 +73,8 @@ impl HostAllocation {
     /// # Safety
     /// No launch reads or writes the allocation meanwhile.
     pub unsafe fn bytes_mut(&mut self) -> &mut [u8] {
+        // SAFETY: as in `bytes`, borrowed mutably through `&mut self`; the caller vouches that no
+        // launch reads or writes them meanwhile.
         if self.bytes == 0 { &mut [] } else { unsafe { std::slice::from_raw_parts_mut(self.ptr, self.bytes) } }
     }
 }

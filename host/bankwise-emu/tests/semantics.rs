@@ -20,10 +20,13 @@ fn run(
 ) -> Result<Report, Fault> {
     let mut ptr = out.as_ptr() as u64;
     let params = [&mut ptr as *mut u64 as *mut c_void];
+    // SAFETY: `params` holds the one parameter every kernel here takes, a pointer to a `u64`
+    // holding the address of `out`, a `HostAllocation` that nothing else touches during the launch.
     unsafe { launch(run, &params, Dim3::new(grid, 1, 1), Dim3::new(block, 1, 1), shared) }
 }
 
 fn out_of(params: &[*mut c_void]) -> *mut u32 {
+    // SAFETY: `params[0]` points to the `u64` that `run` passes (the address of `out`).
     unsafe { *(params[0] as *const u64) as *mut u32 }
 }
 
@@ -33,6 +36,7 @@ fn linear() -> u32 {
 }
 
 fn words(a: &HostAllocation) -> Vec<u32> {
+    // SAFETY: the launch has returned: nothing writes the allocation meanwhile.
     unsafe { a.bytes() }.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
 }
 
@@ -51,6 +55,7 @@ unsafe fn shuffles(params: &[*mut c_void]) {
         lane::vote(Vote::Any, u32::MAX, l == 7),
     ];
     for (k, r) in results.into_iter().enumerate() {
+        // SAFETY: `out` holds 64 × 7 words and `i < 64`: the offset stays inside it.
         lane::global_write(unsafe { out.add(i as usize * 7 + k) }, r, 4);
     }
 }
@@ -82,7 +87,9 @@ unsafe fn counting_barrier(params: &[*mut c_void]) {
     let or = lane::barrier(Barrier::Or, t == 77);
     if t == 0 {
         lane::global_write(out, count, 4);
+        // SAFETY: `out` holds 3 words.
         lane::global_write(unsafe { out.add(1) }, and, 4);
+        // SAFETY: `out` holds 3 words.
         lane::global_write(unsafe { out.add(2) }, or, 4);
     }
 }
@@ -99,8 +106,13 @@ unsafe fn neighbour<const SYNC: u8>(params: &[*mut c_void]) {
     let out = out_of(params);
     let t = lane::thread_idx().x;
     let base = lane::shared_base();
+    // SAFETY: the launch has 4 bytes of shared memory per thread and `i` is a thread index, so the
+    // offset stays inside the block's shared memory.
     let at = |i: u32| unsafe { base.add(4 * i as usize) };
     lane::shared_access(at(t), 4, usize::MAX, AccessOp::Store);
+    // SAFETY: word `t` of shared memory, inside it (see `at`) and aligned (the base is 16-byte
+    // aligned). The emulator runs a block's threads as fibers, one at a time on one OS thread,
+    // so lanes that race here (what the test checks for) never access memory at the same time.
     unsafe { at(t).cast::<u32>().write(t) };
     match SYNC {
         1 => lane::sync_warp(u32::MAX),
@@ -111,7 +123,9 @@ unsafe fn neighbour<const SYNC: u8>(params: &[*mut c_void]) {
     }
     let n = (t + 1) % lane::block_dim().x;
     lane::shared_access(at(n), 4, usize::MAX, AccessOp::Load);
+    // SAFETY: word `n` of shared memory, inside it (see `at`) and aligned, as for the write.
     let v = unsafe { at(n).cast::<u32>().read() };
+    // SAFETY: `out` holds 64 words and `t` is below the block's 32 or 64 threads.
     lane::global_write(unsafe { out.add(t as usize) }, v, 4);
 }
 
@@ -146,6 +160,7 @@ fn a_race_is_reported_with_both_sites_and_threads_unless_a_barrier_orders_them()
 /// Every lane reads word `32 · lane`: a 32-way conflict.
 unsafe fn column(_: &[*mut c_void]) {
     let l = lane::lane_id();
+    // SAFETY: 4096 bytes of shared memory and `l < 32`: at most byte 3968.
     let p = unsafe { lane::shared_base().add(128 * l as usize) };
     lane::shared_access(p, 4, usize::MAX, AccessOp::Load);
 }
@@ -174,9 +189,14 @@ fn a_column_read_takes_32_wavefronts() {
 unsafe fn rows_and_columns(params: &[*mut c_void]) {
     let out = out_of(params);
     let i = linear();
+    // SAFETY: `out` holds 32 × 40 words and `i < 40`.
     lane::global_write(unsafe { out.add(i as usize) }, i, 4);
+    // SAFETY: `out` holds 32 × 40 words and `i < 40`: at most word 1248.
     lane::global_write(unsafe { out.add(32 * i as usize) }, i, 4);
+    // SAFETY: `out` holds 32 × 40 words, `i < 40`: an 8-byte read at an even word, inside it and
+    // aligned.
     let _: u64 = unsafe { lane::global_read(out.add(2 * (i / 2) as usize).cast::<u64>(), 8) };
+    // SAFETY: `out` holds 32 × 40 words and `i < 40`.
     lane::global_write(unsafe { out.add(i as usize + 1) }, i, 4);
 }
 
@@ -209,7 +229,9 @@ fn global_requests_count_the_32_byte_sectors_their_lanes_touch() {
 unsafe fn past_the_buffer(params: &[*mut c_void]) {
     let out = out_of(params);
     let i = linear();
-    lane::global_write(unsafe { out.add(i as usize) }, i, 4);
+    // Threads from 40 on address past `out`, on purpose: the emulator must catch the write.
+    // `wrapping_add`, because `add` may not compute an address outside its allocation.
+    lane::global_write(out.wrapping_add(i as usize), i, 4);
 }
 
 #[test]
@@ -228,7 +250,9 @@ fn a_global_write_past_the_buffer_is_a_fault_naming_the_site_and_thread() {
 
 unsafe fn shared_past_the_launch(_: &[*mut c_void]) {
     let t = lane::thread_idx().x;
-    lane::shared_access(unsafe { lane::shared_base().add(4 * t as usize) }, 4, usize::MAX, AccessOp::Store);
+    // Lanes from 16 on address past the launch's 64 bytes, on purpose: the emulator must catch
+    // the access. `wrapping_add`, because `add` may not compute an address outside its allocation.
+    lane::shared_access(lane::shared_base().wrapping_add(4 * t as usize), 4, usize::MAX, AccessOp::Store);
 }
 
 #[test]
@@ -327,6 +351,7 @@ unsafe fn active_masks(params: &[*mut c_void]) {
     };
     lane::sync_warp(lane::active_mask());
     for (k, v) in [converged, divergent].into_iter().enumerate() {
+        // SAFETY: `out` holds 2 × 80 words and `i < 80`.
         lane::global_write(unsafe { out.add(2 * i + k) }, v, 4);
     }
 }
@@ -388,6 +413,8 @@ unsafe fn exit_after_the_last_barrier(params: &[*mut c_void]) {
     if t >= 16 {
         return;
     }
+    // SAFETY: the test that runs this passes 16 words and a block of 32 threads, of which only `t <
+    // 16` get here.
     lane::global_write(unsafe { out_of(params).add(t as usize) }, t, 4);
 }
 
@@ -505,6 +532,7 @@ unsafe fn partial_masks(params: &[*mut c_void]) {
         lane::shuffle(Shuffle::Idx, 0xFFFF, v, 0, 0x1f)
     };
     for (k, w) in [xor, ballot, first].into_iter().enumerate() {
+        // SAFETY: `out` holds 40 × 3 words and `i < 40`.
         lane::global_write(unsafe { out.add(3 * i + k) }, w, 4);
     }
 }
@@ -534,6 +562,7 @@ unsafe fn staggered_sync_warps(params: &[*mut c_void]) {
         lane::sync_warp(0xFFFF_0000);
     }
     lane::sync_warp(u32::MAX);
+    // SAFETY: `out` holds 32 words and `l < 32`.
     lane::global_write(unsafe { out_of(params).add(l as usize) }, l, 4);
 }
 

@@ -119,6 +119,8 @@ fn host_memory_bytes() -> Option<usize> {
 /// Fails with [`Error::NoDriver`] where `libcuda` cannot be loaded. cudarc would panic on the
 /// first driver call instead, so [`Device::new`] checks this first.
 pub fn driver_present() -> Result<()> {
+    // SAFETY: only loads `libcuda` (running its initialisers, as every driver call does) to see
+    // whether it loads.
     if unsafe { cudarc::driver::sys::is_culib_present() } {
         Ok(())
     } else {
@@ -217,6 +219,10 @@ impl Device {
         // Streams are ordered queues, synchronised with events where work crosses them, as in
         // CUDA C++: cudarc's per-buffer event tracking would only add host overhead to every
         // launch and copy.
+        // SAFETY: cudarc then leaves ordering across streams to us: within a stream work is
+        // ordered, and work that crosses streams must be ordered with events (`Stream::wait`), the
+        // rule `Device::new_stream` states, as in CUDA C++. Buffers used on one stream, as
+        // bankwise's are, meet cudarc's conditions.
         unsafe { ctx.disable_event_tracking() };
         let stream = Stream { kind: StreamKind::Cuda(ctx.default_stream()) };
         let info = Arc::new(DeviceInfo::query(&ctx)?);
@@ -353,6 +359,7 @@ impl Device {
     /// # Safety
     /// As for [`Stream::alloc_uninit`].
     pub unsafe fn alloc_uninit<T: DeviceRepr>(&self, len: usize) -> Result<DeviceBuffer<T>> {
+        // SAFETY: the caller keeps `Stream::alloc_uninit`'s contract (this function's).
         unsafe { self.stream().alloc_uninit(len) }
     }
 
@@ -609,6 +616,8 @@ impl Stream {
                 let bytes = buf.bytes();
                 let slice = buf.as_cuda_slice_mut().ok_or(Error::ForeignStream)?;
                 let (ptr, _sync) = slice.device_ptr_mut(s);
+                // SAFETY: `ptr` is the start of `buf`'s live allocation of `bytes` bytes, borrowed
+                // mutably and queued on the stream it belongs to.
                 unsafe { cudarc::driver::result::memset_d8_async(ptr, byte, bytes, s.cu_stream())? };
             }
             StreamKind::Emulated(_) => buf.host_bytes_mut().ok_or(Error::ForeignStream)?.fill(byte),

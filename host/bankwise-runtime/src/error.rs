@@ -303,7 +303,7 @@ impl From<DriverError> for Error {
     /// driver cannot run ([`Error::UnsupportedImage`]) get their own variants, whichever call
     /// reports them; the rest is [`Error::Driver`]. Failures that need the call's context to be
     /// acted on (an allocation's size, a launch's block) are mapped where they happen:
-    /// [`Error::from_allocation`], [`Error::from_launch`].
+    /// `Error::from_allocation`, `Error::from_launch`.
     fn from(e: DriverError) -> Self {
         use CUresult as R;
         match e.0 {

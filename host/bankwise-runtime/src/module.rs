@@ -240,6 +240,8 @@ pub unsafe trait KernelArg {
 
 macro_rules! scalar_arg {
     ($($t:ty),+) => {$(
+        // SAFETY: `as_param` points at `self`, a `size_of::<$t>()`-byte scalar (the size `kind`
+        // reports), valid while `self` is borrowed.
         unsafe impl KernelArg for $t {
             fn kind(&self) -> ArgKind {
                 ArgKind::Scalar { bytes: std::mem::size_of::<$t>() }
@@ -248,6 +250,8 @@ macro_rules! scalar_arg {
                 self as *const $t as *mut c_void
             }
         }
+        // SAFETY: `as_param` points at the referenced scalar of `size_of::<$t>()` bytes, which
+        // outlives the borrow of `self`.
         unsafe impl KernelArg for &$t {
             fn kind(&self) -> ArgKind {
                 ArgKind::Scalar { bytes: std::mem::size_of::<$t>() }
@@ -262,6 +266,8 @@ scalar_arg!(u8, i8, u16, i16, u32, i32, u64, i64, f32, f64, usize, isize, bool);
 
 macro_rules! pointer_arg {
     ($($t:ty),+) => {$(
+        // SAFETY: `as_param` points at the buffer's or slice's device address (`ptr_ref`, its
+        // `CUdeviceptr` field), valid while `self` is borrowed; `kind` says it is a pointer.
         unsafe impl<T> KernelArg for $t {
             fn kind(&self) -> ArgKind {
                 ArgKind::Ptr
@@ -761,7 +767,9 @@ mod tests {
         );
         let params = args.params();
         // Each parameter points at its value.
+        // SAFETY: `params[0]` points at `args.0`, a `u64`, alive in `args`.
         assert_eq!(unsafe { *(params[0] as *const u64) }, 7);
+        // SAFETY: `params[1]` points at `a`, an `f32` borrowed by `args`.
         assert_eq!(unsafe { *(params[1] as *const f32) }, 1.5);
         assert_eq!(params[1], &a as *const f32 as *mut c_void);
     }

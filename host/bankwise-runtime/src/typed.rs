@@ -2,9 +2,10 @@
 //! with the wrong number, order or types of arguments does not compile.
 //!
 //! `#[kernel]` gives every entry, in its kernel crate's host form, a constant of the entry's
-//! name whose type is [`KernelEntry<P>`] (`P` the tuple of parameter types). [`Module::kernel`]
-//! turns it into a [`TypedKernel<P>`], whose [`launch`](TypedKernel::launch) takes a tuple of
-//! arguments `A: LaunchArgs<P>`: each argument must be an [`Arg`] of its parameter's type.
+//! name whose type is [`KernelEntry<P>`] (`P` the tuple of parameter types).
+//! [`Module::kernel`](crate::Module::kernel) turns it into a [`TypedKernel<P>`], whose
+//! [`launch`](TypedKernel::launch) takes a tuple of arguments `A: LaunchArgs<P>`: each argument
+//! must be an [`Arg`] of its parameter's type.
 //!
 //! | parameter | takes |
 //! | --- | --- |

@@ -8,6 +8,7 @@ fn bankwise_emulator_picks_the_device() {
     // Safety: the only test of this process, so no other thread reads the environment.
     unsafe { std::env::set_var(EMULATOR_VAR, "1") };
     assert!(Device::from_env(0).unwrap().is_emulator());
+    // SAFETY: as above.
     unsafe { std::env::set_var(EMULATOR_VAR, "yes") };
     match Device::from_env(0) {
         Err(e @ Error::BadEnvironment { .. }) => {
@@ -18,7 +19,9 @@ fn bankwise_emulator_picks_the_device() {
     // 0 or unset: the GPU, as Device::new(0) gives it (or its error, without one).
     for value in [Some("0"), None] {
         match value {
+            // SAFETY: as above.
             Some(v) => unsafe { std::env::set_var(EMULATOR_VAR, v) },
+            // SAFETY: as above.
             None => unsafe { std::env::remove_var(EMULATOR_VAR) },
         }
         match (Device::from_env(0), Device::new(0)) {

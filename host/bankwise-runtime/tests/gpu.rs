@@ -164,6 +164,9 @@ fn rejected_before_the_gpu(dev: &Device) -> Check {
             other => Err(format!("{what}: got {other:?}").into()),
         }
     };
+    // SAFETY: every launch below has an argument list or a configuration that `launch` must reject
+    // before it queues anything (what this test checks); its pointers are `dst` and `src`, 256
+    // `f32`s each, as the grid of `good` covers.
     unsafe {
         let r = scale.launch(dev.stream(), good, (&mut dst, &src, 2.0f32));
         expect("three arguments", r, |e| matches!(e, Error::ArgumentCount { expected: 4, got: 3, .. }))?;
@@ -231,6 +234,8 @@ fn on_a_second_stream(dev: &Device) -> Check {
     let src = stream.upload(&x)?;
     let mut dst = stream.alloc_zeros::<f32>(n)?;
     let done = dev.new_event()?;
+    // SAFETY: `scale(dst, src, a, n)` as the fixture declares it, `dst` and `src` of `n` `f32`s,
+    // queued on the stream they were made on.
     unsafe { scale.launch(&stream, LaunchConfig::for_elements(n as u64, 256), (&mut dst, &src, 4.0f32, n as u64))? };
     done.record(&stream)?;
     dev.stream().wait(&done)?;
@@ -243,6 +248,8 @@ fn cubin_sm_90(dev: &Device) -> Check {
     let module = dev.load_module(ModuleImage::Cubin(SCALE_CUBIN_SM90), Some(SCALE_MANIFEST))?;
     run_scale(dev, &module, 100_003)?;
     let scale = module.kernel_by_name("scale")?;
+    // SAFETY: one argument for four: the manifest's arity check rejects it before anything is
+    // queued (what this test checks).
     let r = unsafe { scale.launch(dev.stream(), LaunchConfig::linear(1, 1), (1u64,)) };
     if !matches!(r, Err(Error::ArgumentCount { expected: 4, got: 1, .. })) {
         return Err(format!("the manifest's arity was not enforced: {r:?}").into());
@@ -403,6 +410,8 @@ fn measure_pair_times_every_run_in_order(dev: &Device) -> Check {
         37,
         |i| {
             calls.borrow_mut().push(('f', i));
+            // SAFETY: `scale(dst, src, a, n)` as the fixture declares it, `dst` and `src` of `n`
+            // `f32`s.
             unsafe { scale.launch(dev.stream(), config, (&mut *dst.borrow_mut(), &src, 1.0f32, n as u64)) }
         },
         Some(|i| {
@@ -437,6 +446,8 @@ fn versus_copy(dev: &Device) -> Check {
     let srcs = (0..sets).map(|_| dev.upload(&input(n))).collect::<bankwise_runtime::Result<Vec<_>>>()?;
     let mut dsts = (0..sets).map(|_| dev.alloc_zeros::<f32>(n)).collect::<bankwise_runtime::Result<Vec<_>>>()?;
     let config = LaunchConfig::for_elements(n as u64, 256);
+    // SAFETY: `scale(dst, src, a, n)` as the fixture declares it, every `dst` and `src` of `n`
+    // `f32`s.
     let run = bench::versus_copy(dev, 5, 30, 4 * n, |i| unsafe {
         scale.launch(dev.stream(), config, (&mut dsts[i % sets], &srcs[i % sets], 1.0f32, n as u64))
     })?;

@@ -113,12 +113,12 @@ impl Gpu {
         // below them).
         let [src_ld, dst_ld, cols] = [src_ld, dst_ld, cols].map(|x| x as u64 * words);
         let rows = rows as u64;
+        let (dst, src) = (view_mut::<T, u32>(dst.as_slice_mut()), view::<T, u32>(src.as_slice()));
+        let (Some(dst), Some(src)) = (dst, src) else { unreachable!("plan_rows took only whole 4-byte words") };
         // Safety: `plan_rows` checked that every row, the destination's padded, lies inside its
         // buffer, that `dst_ld` spans a multiple of 16 bytes (allocations start on 256), and
         // that rows are no longer than the leading dimensions; the borrow checker keeps the
         // buffers apart.
-        let (dst, src) = (view_mut::<T, u32>(dst.as_slice_mut()), view::<T, u32>(src.as_slice()));
-        let (Some(dst), Some(src)) = (dst, src) else { unreachable!("plan_rows took only whole 4-byte words") };
         unsafe { self.launch(launch, (dst, dst_ld, src, src_ld, rows, cols)) }
     }
 
@@ -127,10 +127,10 @@ impl Gpu {
     pub fn copy<T: Element>(&self, src: &DeviceBuffer<T>, dst: &mut DeviceBuffer<T>) -> Result<()> {
         let Some(launch) = plan::<T>(src.len(), dst.len(), self.info().multiprocessors)? else { return Ok(()) };
         let bytes = src.bytes() as u64;
-        // Safety: both buffers hold `bytes` bytes and are distinct allocations (the borrow
-        // checker forbids src == dst); cudarc allocations are 256-byte aligned.
         let (dst, src) = (view_mut::<T, u8>(dst.as_slice_mut()), view::<T, u8>(src.as_slice()));
         let (Some(dst), Some(src)) = (dst, src) else { unreachable!("bytes are whole bytes") };
+        // Safety: both buffers hold `bytes` bytes and are distinct allocations (the borrow
+        // checker forbids src == dst); cudarc allocations are 256-byte aligned.
         unsafe { self.launch(launch, (dst, src, bytes)) }
     }
 

@@ -26,7 +26,7 @@ impl Width {
             Width::B8 => 8,
         }
     }
-    /// Position in per-width kernel tables such as [`crate::kernels::TRANSPOSE_NAIVE`].
+    /// Position in per-width tables, in the order `u8`, `u16`, `u32`, `u64`.
     pub const fn index(self) -> usize {
         match self {
             Width::B1 => 0,

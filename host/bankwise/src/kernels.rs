@@ -90,7 +90,7 @@ pub static BASE: KernelModule = module!("bankwise-builtin", (7, 0));
 /// The oldest GPU that runs [`SM80`], as a compute capability.
 pub const SM80_MIN_COMPUTE_CAPABILITY: (i32, i32) = (8, 0);
 
-/// The kernels that need Ampere's instructions (`cp.async`: [`MATMUL_MULTISTAGE`]): `sm_80`
+/// The kernels that need Ampere's instructions (`cp.async`: [`MatmulKernel::Multistage`](crate::MatmulKernel::Multistage)): `sm_80`
 /// PTX, built from `kernels/bankwise-builtin-sm80`. Loaded only on GPUs that run it.
 pub static SM80: KernelModule = module!("bankwise-builtin-sm80", SM80_MIN_COMPUTE_CAPABILITY);
 

@@ -102,10 +102,12 @@ fn copy_grid_fills_the_device_and_no_more() {
     assert_eq!(plan.grid, (16, 1, 1));
 }
 
+/// What `copy::plan_rows` returns: the launch of `copy_rows_aligned`, if there is anything to copy.
+type RowsPlan = bankwise::Result<Option<bankwise::gpu::Launch<(*mut u32, u64, *const u32, u64, u64, u64)>>>;
+
 #[test]
 fn row_copies_check_every_argument_and_give_each_row_a_warp() {
-    let what = |r: bankwise::Result<Option<bankwise::gpu::Launch<(*mut u32, u64, *const u32, u64, u64, u64)>>>| match r
-    {
+    let what = |r: RowsPlan| match r {
         Err(Error::Runtime(bankwise::runtime::Error::BadRowCopy { what, .. })) => what,
         other => panic!("expected BadRowCopy, got {other:?}"),
     };

@@ -27,6 +27,7 @@ use bankwise_kernels::copy;
 /// `src` and `dst` must be valid for `bytes` bytes and must not overlap.
 #[kernel]
 pub unsafe fn copy_bytes(dst: *mut u8, src: *const u8, bytes: u64) {
+    // SAFETY: this entry's contract (its `# Safety`, which the launch keeps) is the callee's.
     unsafe { copy::copy_bytes(dst, src, bytes) }
 }
 
@@ -36,5 +37,6 @@ pub unsafe fn copy_bytes(dst: *mut u8, src: *const u8, bytes: u64) {
 /// As [`bankwise_kernels::copy::copy_rows_aligned`].
 #[kernel]
 pub unsafe fn copy_rows_aligned(dst: *mut u32, dst_ld: u64, src: *const u32, src_ld: u64, rows: u64, row_words: u64) {
+    // SAFETY: this entry's contract (its `# Safety`, which the launch keeps) is the callee's.
     unsafe { copy::copy_rows_aligned(dst, dst_ld, src, src_ld, rows, row_words) }
 }

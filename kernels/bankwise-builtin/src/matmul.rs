@@ -18,6 +18,8 @@ macro_rules! per_type {
         /// their leading dimensions, and the launch uses the rung's grid and block.
         #[kernel]
         pub unsafe fn $name(c: *mut $t, a: *const $t, b: *const $t, s: GemmScalars<$t>) {
+            // SAFETY: this entry's contract (its `# Safety`, which the launch keeps) is the
+            // callee's.
             unsafe { $generic::<$t>(Gemm::new(c, a, b, s)) }
         }
     )+};
@@ -68,6 +70,8 @@ macro_rules! split_sum {
         pub unsafe fn $name(c: *mut $t, w: *const $t, m: u64, n: u64, ldc: u64, alpha: $t, beta: $t, slices: u64) {
             let (a, b) = (core::ptr::null(), core::ptr::null());
             let g = Gemm { c, a, b, m, n, k: 0, lda: 0, ldb: 0, ldc, alpha, beta };
+            // SAFETY: this entry's contract (its `# Safety`, which the launch keeps) is the
+            // callee's, which does not read `g.a`, `g.b` or `g.k`.
             unsafe { matmul_split_sum::<$t>(g, w, slices) }
         }
     )+};

@@ -15,6 +15,8 @@ macro_rules! probes {
             cycles: *mut u64, sums: *mut u32, offsets: *const u32,
             mask: u32, iterations: u32, shared_bytes: u32, flags: u32,
         ) {
+            // SAFETY: this entry's contract (its `# Safety`, which the launch keeps) is the
+            // callee's.
             unsafe { probe::<$w, $store>(cycles, sums, offsets, mask, iterations, shared_bytes, flags) }
         }
     )+};

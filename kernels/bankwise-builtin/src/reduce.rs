@@ -15,6 +15,7 @@ reduce_ladder!(MaxLadder = max: Max; f32, f64, i32, u32, i64, u64);
 /// As the ladder's `reduce_unrolled_warp_sum_f32`.
 #[kernel(shared = bankwise_kernels::reduce::tree_shared_bytes::<f32>())]
 pub unsafe fn reduce_unrolled_warp_unsynced_sum_f32(dst: *mut f32, src: *const f32, n: u64) {
+    // SAFETY: this entry's contract (its `# Safety`, which the launch keeps) is the callee's.
     unsafe { reduce_unrolled_warp_unsynced::<f32, Sum>(dst, src, n) }
 }
 
@@ -24,6 +25,7 @@ pub unsafe fn reduce_unrolled_warp_unsynced_sum_f32(dst: *mut f32, src: *const f
 /// As the ladder's `reduce_unrolled_warp_sum_u32`.
 #[kernel(shared = bankwise_kernels::reduce::tree_shared_bytes::<u32>())]
 pub unsafe fn reduce_unrolled_warp_unsynced_sum_u32(dst: *mut u32, src: *const u32, n: u64) {
+    // SAFETY: this entry's contract (its `# Safety`, which the launch keeps) is the callee's.
     unsafe { reduce_unrolled_warp_unsynced::<u32, Sum>(dst, src, n) }
 }
 

@@ -22,6 +22,8 @@ macro_rules! per_width {
         /// `bankwise_layout::transpose`.
         #[kernel(shared = { let $b = bytes::<$t>(); $shared })]
         pub unsafe fn $name(dst: *mut $t, src: *const $t, rows: u64, cols: u64, batch: u64) {
+            // SAFETY: this entry's contract (its `# Safety`, which the launch keeps) is the
+            // callee's.
             unsafe { $generic::<$t>(dst, src, rows, cols, batch) }
         }
     )+};
@@ -51,6 +53,8 @@ macro_rules! tuned {
         /// As for the other transposes, and every row of `src` and `dst` 16-byte aligned.
         #[kernel(shared = layout::tile_bytes(bytes::<$t>()))]
         pub unsafe fn $name(dst: *mut $t, src: *const $t, rows: u64, cols: u64, batch: u64) {
+            // SAFETY: this entry's contract (its `# Safety`, which the launch keeps) is the
+            // callee's.
             unsafe { transpose_vectorized::<$t, $v, $n>(dst, src, rows, cols, batch) }
         }
     )+};
@@ -62,6 +66,7 @@ tuned!(u8: transpose_u8(16, 4), u16: transpose_u16(8, 8), u32: transpose_u32(4, 
 /// As for the other transposes.
 #[kernel(shared = layout::scalar::tile_bytes(8))]
 pub unsafe fn transpose_u64(dst: *mut u64, src: *const u64, rows: u64, cols: u64, batch: u64) {
+    // SAFETY: this entry's contract (its `# Safety`, which the launch keeps) is the callee's.
     unsafe { transpose_scalar::<u64>(dst, src, rows, cols, batch) }
 }
 
@@ -70,6 +75,7 @@ pub unsafe fn transpose_u64(dst: *mut u64, src: *const u64, rows: u64, cols: u64
 /// per 32 × 32 tile (`bankwise_layout::transpose::tuned::small`).
 #[kernel(shared = TileLayout::Padded.tile_bytes(8))]
 pub unsafe fn transpose_small_u64(dst: *mut u64, src: *const u64, rows: u64, cols: u64, batch: u64) {
+    // SAFETY: this entry's contract (its `# Safety`, which the launch keeps) is the callee's.
     unsafe { transpose_small::<u64, false>(dst, src, rows, cols, batch) }
 }
 
@@ -81,6 +87,7 @@ pub unsafe fn transpose_small_u64(dst: *mut u64, src: *const u64, rows: u64, col
 /// As for `transpose_small_u64`.
 #[kernel(shared = TileLayout::Padded.tile_bytes(8))]
 pub unsafe fn transpose_small_streaming_u64(dst: *mut u64, src: *const u64, rows: u64, cols: u64, batch: u64) {
+    // SAFETY: this entry's contract (its `# Safety`, which the launch keeps) is the callee's.
     unsafe { transpose_small::<u64, true>(dst, src, rows, cols, batch) }
 }
 
@@ -94,6 +101,8 @@ macro_rules! unaligned {
         /// As for the other transposes; `src` and `dst` start 16-byte aligned.
         #[kernel(shared = layout::unaligned::tile_bytes(bytes::<$t>()))]
         pub unsafe fn $name(dst: *mut $t, src: *const $t, rows: u64, cols: u64, batch: u64) {
+            // SAFETY: this entry's contract (its `# Safety`, which the launch keeps) is the
+            // callee's.
             unsafe { transpose_unaligned::<$t, $v, $l, $s>(dst, src, rows, cols, batch) }
         }
     )+};

@@ -23,11 +23,15 @@ pub unsafe fn reduce<T: Element, O: ReduceOp<T>, const THREADS: u32>(v: T, slots
     let (tid, warps) = (thread_x(), THREADS / WARP);
     let v = warp::reduce::<T, O>(v);
     if tid % WARP == 0 {
+        // SAFETY: `tid / WARP < THREADS / WARP`, within `slots` (the caller's contract), one slot
+        // per warp written by its lane 0 alone; the barrier below orders it before the reads.
         unsafe { slots.write((tid / WARP) as usize, v) };
     }
     sync_threads();
     let mut r = O::identity();
     if tid < WARP {
+        // SAFETY: `tid < warps` slots, written before the barrier above; none is written again
+        // until after the barrier below.
         let mine = if tid < warps { unsafe { slots.read(tid as usize) } } else { O::identity() };
         r = warp::reduce::<T, O>(mine);
     }

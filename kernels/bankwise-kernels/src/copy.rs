@@ -29,15 +29,20 @@ pub unsafe fn copy_bytes(dst: *mut u8, src: *const u8, bytes: u64) {
     let mut first = block_x() as u64 * per_block + thread_x() as u64;
     while first < vectors {
         if first + (UNROLL as u64 - 1) * threads < vectors {
+            // SAFETY: vectors `first + k · threads` for `k < UNROLL` are below `vectors` (the test
+            // above), so inside `src`, which holds `bytes` bytes (the caller's contract) and is
+            // 16-byte aligned.
             let v: [Vector; UNROLL as usize] =
                 core::array::from_fn(|k| unsafe { load_global_v4(src_v.add((first + k as u64 * threads) as usize)) });
             for (k, &x) in v.iter().enumerate() {
+                // SAFETY: as the loads: inside `dst`, which does not overlap `src`.
                 unsafe { store_global_v4(dst_v.add((first + k as u64 * threads) as usize), x) };
             }
         } else {
             for k in 0..UNROLL as u64 {
                 let i = first + k * threads;
                 if i < vectors {
+                    // SAFETY: `i < vectors`: inside both buffers, which do not overlap.
                     unsafe { store_global_v4(dst_v.add(i as usize), load_global_v4(src_v.add(i as usize))) };
                 }
             }
@@ -47,6 +52,7 @@ pub unsafe fn copy_bytes(dst: *mut u8, src: *const u8, bytes: u64) {
     // The last `bytes % 16` bytes: at most 15, one per thread of the first block.
     let tail = vectors * VECTOR_BYTES + thread_x() as u64;
     if block_x() == 0 && tail < bytes {
+        // SAFETY: `tail < bytes`: inside both buffers, each byte written by one thread.
         unsafe { global::write(dst.add(tail as usize), global::read(src.add(tail as usize))) };
     }
 }
@@ -89,9 +95,13 @@ pub unsafe fn copy_rows_aligned(dst: *mut u32, dst_ld: u64, src: *const u32, src
                 // Every word of the step's vectors inside the row.
                 let v: [Vector; UNROLL as usize] = core::array::from_fn(|u| {
                     let w = (first + u as u64 * LANES) * 4;
+                    // SAFETY: words below `row_words` of row `row` of `src` (the test above),
+                    // inside it (the caller's contract).
                     core::array::from_fn(|q| unsafe { global::read(s.add(w as usize + q)) })
                 });
                 for (u, &x) in v.iter().enumerate() {
+                    // SAFETY: vector `first + u · LANES < vectors` of row `row` of `dst`, inside it
+                    // and 16-byte aligned (the caller's contract); one lane writes it.
                     unsafe { store_global_v4(d.add((first + u as u64 * LANES) as usize), x) };
                 }
             } else {
@@ -100,8 +110,11 @@ pub unsafe fn copy_rows_aligned(dst: *mut u32, dst_ld: u64, src: *const u32, src
                     if i < vectors {
                         let x: Vector = core::array::from_fn(|q| {
                             let w = i * 4 + q as u64;
+                            // SAFETY: `w < row_words`: inside row `row` of `src`.
                             if w < row_words { unsafe { global::read(s.add(w as usize)) } } else { 0 }
                         });
+                        // SAFETY: `i < vectors`: inside row `row` of `dst` and 16-byte aligned (the
+                        // caller's contract); one lane writes it.
                         unsafe { store_global_v4(d.add(i as usize), x) };
                     }
                 }

@@ -45,10 +45,14 @@ macro_rules! narrow {
             const BYTES: u32 = $bytes;
             #[inline(always)]
             unsafe fn load(addr: u32, active: u32) -> u32 {
+                // SAFETY: the caller keeps the contract of `shared::probe`'s accesses (this
+                // method's).
                 unsafe { raw::$load(addr, active) }
             }
             #[inline(always)]
             unsafe fn store(addr: u32, active: u32, v: [u32; 4]) {
+                // SAFETY: the caller keeps the contract of `shared::probe`'s accesses (this
+                // method's).
                 unsafe { raw::$store(addr, active, v[0]) }
             }
         }
@@ -74,11 +78,13 @@ impl Access for B8 {
     const BYTES: u32 = 8;
     #[inline(always)]
     unsafe fn load(addr: u32, active: u32) -> u32 {
+        // SAFETY: the caller keeps the contract of `shared::probe`'s accesses (this method's).
         let [x, y] = unsafe { raw::load_v2(addr, active) };
         x.wrapping_add(y)
     }
     #[inline(always)]
     unsafe fn store(addr: u32, active: u32, v: [u32; 4]) {
+        // SAFETY: the caller keeps the contract of `shared::probe`'s accesses (this method's).
         unsafe { raw::store_v2(addr, active, [v[0], v[1]]) }
     }
 }
@@ -89,11 +95,13 @@ impl Access for B16 {
     const BYTES: u32 = 16;
     #[inline(always)]
     unsafe fn load(addr: u32, active: u32) -> u32 {
+        // SAFETY: the caller keeps the contract of `shared::probe`'s accesses (this method's).
         let [x, y, z, w] = unsafe { raw::load_v4(addr, active) };
         x.wrapping_add(y).wrapping_add(z).wrapping_add(w)
     }
     #[inline(always)]
     unsafe fn store(addr: u32, active: u32, v: [u32; 4]) {
+        // SAFETY: the caller keeps the contract of `shared::probe`'s accesses (this method's).
         unsafe { raw::store_v4(addr, active, v) }
     }
 }
@@ -138,10 +146,14 @@ pub unsafe fn probe<W: Access, const STORE: bool>(
     if flags & VERIFY != 0 {
         let mut k = tid;
         while k < shared_bytes / 4 {
+            // SAFETY: `k < shared_bytes / 4`: an aligned word inside the launch's `shared_bytes` of
+            // dynamic shared memory (the caller's contract), written by this thread alone; the
+            // barrier below orders the fill before every probe access.
             unsafe { B4::store(base + 4 * k, 1, [fill_word(k); 4]) };
             k += block_dim_x();
         }
     }
+    // SAFETY: `lane < 32`, and `offsets` holds 32 offsets (the caller's contract).
     let offset = unsafe { global::read(offsets.add(lane as usize)) };
     let (addr, active) = (base + offset, mask >> lane & 1);
     let value = if W::BYTES < 4 {
@@ -157,18 +169,29 @@ pub unsafe fn probe<W: Access, const STORE: bool>(
     let start = clock64();
     for _ in 0..iterations {
         if STORE {
+            // SAFETY: `addr` is `offsets[lane]` past the base, aligned and inside the launch's
+            // shared memory (the caller's contract). Lanes that share an address store the same
+            // value (`store_value`/`store_word` of the offset), so the word holds it whichever
+            // store lands last; no load runs until after the barrier below.
             unrolled(|| unsafe { W::store(addr, active, value) });
         } else {
+            // SAFETY: `addr` is aligned and inside the launch's shared memory (the caller's
+            // contract); a load probe only reads, after the barrier above ordered the fill before
+            // it.
             unrolled(|| sum = sum.wrapping_add(unsafe { W::load(addr, active) }));
         }
     }
     sync_threads();
     let end = clock64();
     if STORE && flags & VERIFY != 0 {
+        // SAFETY: as the stores, read back after the barrier above ordered every store before it.
         sum = unsafe { W::load(addr, active) };
     }
+    // SAFETY: `sums` holds one `u32` per thread (the caller's contract); one thread writes each.
     unsafe { global::write(sums.add(tid as usize), sum) };
     if lane == 0 {
+        // SAFETY: `cycles` holds one `u64` per warp (the caller's contract); the warp's lane 0
+        // alone writes it.
         unsafe { global::write(cycles.add((tid / 32) as usize), end - start) };
     }
 }

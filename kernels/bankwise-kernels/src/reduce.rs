@@ -89,8 +89,14 @@ pub trait ReduceOp<T: Element> {
     /// `p` must be a valid, aligned global address.
     #[inline(always)]
     unsafe fn atomic_combine(p: *mut T, v: T) {
+        // SAFETY: `p` is a valid, aligned global address (this method's contract); a volatile load,
+        // which PTX treats as a relaxed access, so it does not race with other threads' atomics on
+        // `p`. It is only a first guess: the compare-and-swap checks it.
         let mut old = unsafe { global::read_volatile(p) };
         loop {
+            // SAFETY: `p` is a valid, aligned global address (this method's contract), and the
+            // reductions access `*p` only with atomics while they run (the first read above is
+            // volatile).
             let seen = unsafe { atomic::compare_and_swap(p, old, Self::combine(old, v), Scope::Device) };
             if atomic::same_bits(seen, old) {
                 return;
@@ -117,6 +123,9 @@ macro_rules! int_ops {
             #[inline(always)]
             fn combine(a: $t, b: $t) -> $t { a.wrapping_add(b) }
             #[inline(always)]
+            // SAFETY: `p` is a valid, aligned global address (this method's contract), and the
+            // reductions access `*p` only with atomics while they run (the host sets it before the
+            // launch).
             unsafe fn atomic_combine(p: *mut $t, v: $t) { unsafe { atomic::red_add(p, v, Scope::Device) } }
         }
         impl ReduceOp<$t> for Min {
@@ -125,6 +134,9 @@ macro_rules! int_ops {
             #[inline(always)]
             fn combine(a: $t, b: $t) -> $t { if b < a { b } else { a } }
             #[inline(always)]
+            // SAFETY: `p` is a valid, aligned global address (this method's contract), and the
+            // reductions access `*p` only with atomics while they run (the host sets it before the
+            // launch).
             unsafe fn atomic_combine(p: *mut $t, v: $t) { unsafe { atomic::red_min(p, v, Scope::Device) } }
         }
         impl ReduceOp<$t> for Max {
@@ -133,6 +145,9 @@ macro_rules! int_ops {
             #[inline(always)]
             fn combine(a: $t, b: $t) -> $t { if b > a { b } else { a } }
             #[inline(always)]
+            // SAFETY: `p` is a valid, aligned global address (this method's contract), and the
+            // reductions access `*p` only with atomics while they run (the host sets it before the
+            // launch).
             unsafe fn atomic_combine(p: *mut $t, v: $t) { unsafe { atomic::red_max(p, v, Scope::Device) } }
         }
     )+};
@@ -147,6 +162,9 @@ macro_rules! float_ops {
             #[inline(always)]
             fn combine(a: $t, b: $t) -> $t { a + b }
             #[inline(always)]
+            // SAFETY: `p` is a valid, aligned global address (this method's contract), and the
+            // reductions access `*p` only with atomics while they run (the host sets it before the
+            // launch).
             unsafe fn atomic_combine(p: *mut $t, v: $t) { unsafe { atomic::red_add(p, v, Scope::Device) } }
         }
         impl ReduceOp<$t> for Min {
@@ -203,6 +221,8 @@ pub unsafe fn reduce_atomic<T: Element, O: ReduceOp<T>>(dst: *mut T, src: *const
     let stride = grid_dim_x() as u64 * THREADS as u64;
     let mut i = block_x() as u64 * THREADS as u64 + thread_x() as u64;
     while i < n {
+        // SAFETY: `i < n`: inside `src`, which holds `n` elements; `dst` is a valid global address
+        // (this function's contract), combined into by atomics alone.
         unsafe { O::atomic_combine(dst, global::read(src.add(i as usize))) };
         i += stride;
     }
@@ -212,6 +232,7 @@ pub unsafe fn reduce_atomic<T: Element, O: ReduceOp<T>>(dst: *mut T, src: *const
 #[inline(always)]
 unsafe fn load_one<T: Element, O: ReduceOp<T>>(src: *const T, n: u64) -> T {
     let i = block_x() as u64 * elements_per_block(false) + thread_x() as u64;
+    // SAFETY: `i < n`: inside `src`, which holds `n` elements (the calling rungs' contract).
     if i < n { unsafe { global::read(src.add(i as usize)) } } else { O::identity() }
 }
 
@@ -219,8 +240,10 @@ unsafe fn load_one<T: Element, O: ReduceOp<T>>(src: *const T, n: u64) -> T {
 #[inline(always)]
 unsafe fn load_first_add<T: Element, O: ReduceOp<T>>(src: *const T, n: u64) -> T {
     let i = block_x() as u64 * elements_per_block(true) + thread_x() as u64;
+    // SAFETY: `i < n`: inside `src`, which holds `n` elements (the calling rungs' contract).
     let a = if i < n { unsafe { global::read(src.add(i as usize)) } } else { O::identity() };
     let j = i + THREADS as u64;
+    // SAFETY: `j < n`: inside `src`.
     let b = if j < n { unsafe { global::read(src.add(j as usize)) } } else { O::identity() };
     O::combine(a, b)
 }
@@ -228,6 +251,9 @@ unsafe fn load_first_add<T: Element, O: ReduceOp<T>>(src: *const T, n: u64) -> T
 /// `shared[a] = combine(shared[a], shared[b])`.
 #[inline(always)]
 unsafe fn combine_at<T: Element, O: ReduceOp<T>>(smem: SharedSlice<T>, (a, b): (u32, u32)) {
+    // SAFETY: the callers pass pairs of `bankwise_layout::reduce`'s trees, both below `THREADS`:
+    // inside `smem`, the launch's `THREADS` slots. Within a step each `a` has one thread and no `b`
+    // is an `a`, and a barrier separates the steps.
     unsafe {
         let v = O::combine(smem.read(a as usize), smem.read(b as usize));
         smem.write(a as usize, v);
@@ -252,17 +278,24 @@ unsafe fn combine_at<T: Element, O: ReduceOp<T>>(smem: SharedSlice<T>, (a, b): (
 pub unsafe fn reduce_interleaved_divergent<T: Element, O: ReduceOp<T>>(dst: *mut T, src: *const T, n: u64) {
     let smem = shared::dynamic::<T>();
     let tid = thread_x();
+    // SAFETY: `tid < THREADS`: this thread's slot, written before the barrier below; `src`
+    // holds the `n` elements the load reads (this function's contract).
     unsafe { smem.at(tid as usize).write(load_one::<T, O>(src, n)) };
     sync_threads();
     let mut s = 1;
     while s < THREADS {
         if let Some(ab) = interleaved_divergent(tid, s) {
+            // SAFETY: a pair of the tree's step (see `combine_at`), after the barrier that ended
+            // the step before.
             unsafe { combine_at::<T, O>(smem, ab) };
         }
         sync_threads();
         s *= 2;
     }
     if tid == 0 {
+        // SAFETY: `dst` holds one element per block (this function's contract), written by the
+        // block's thread 0 alone; slot 0 holds the block's result, ordered before this read by the
+        // tree's last barrier.
         unsafe { global::write(dst.add(block_x() as usize), smem.read(0)) };
     }
 }
@@ -284,17 +317,24 @@ pub unsafe fn reduce_interleaved_divergent<T: Element, O: ReduceOp<T>>(dst: *mut
 pub unsafe fn reduce_interleaved_strided<T: Element, O: ReduceOp<T>>(dst: *mut T, src: *const T, n: u64) {
     let smem = shared::dynamic::<T>();
     let tid = thread_x();
+    // SAFETY: `tid < THREADS`: this thread's slot, written before the barrier below; `src`
+    // holds the `n` elements the load reads (this function's contract).
     unsafe { smem.at(tid as usize).write(load_one::<T, O>(src, n)) };
     sync_threads();
     let mut s = 1;
     while s < THREADS {
         if let Some(ab) = interleaved_strided(tid, s, THREADS) {
+            // SAFETY: a pair of the tree's step (see `combine_at`), after the barrier that ended
+            // the step before.
             unsafe { combine_at::<T, O>(smem, ab) };
         }
         sync_threads();
         s *= 2;
     }
     if tid == 0 {
+        // SAFETY: `dst` holds one element per block (this function's contract), written by the
+        // block's thread 0 alone; slot 0 holds the block's result, ordered before this read by the
+        // tree's last barrier.
         unsafe { global::write(dst.add(block_x() as usize), smem.read(0)) };
     }
 }
@@ -306,6 +346,8 @@ unsafe fn sequential_tree<T: Element, O: ReduceOp<T>>(smem: SharedSlice<T>, tid:
     let mut s = THREADS / 2;
     while s > stop {
         if let Some(ab) = sequential(tid, s) {
+            // SAFETY: a pair of the tree's step (see `combine_at`), after the barrier that ended
+            // the step before.
             unsafe { combine_at::<T, O>(smem, ab) };
         }
         sync_threads();
@@ -327,10 +369,17 @@ unsafe fn sequential_tree<T: Element, O: ReduceOp<T>>(smem: SharedSlice<T>, tid:
 pub unsafe fn reduce_sequential<T: Element, O: ReduceOp<T>>(dst: *mut T, src: *const T, n: u64) {
     let smem = shared::dynamic::<T>();
     let tid = thread_x();
+    // SAFETY: `tid < THREADS`: this thread's slot, written before the barrier below; `src`
+    // holds the `n` elements the load reads (this function's contract).
     unsafe { smem.at(tid as usize).write(load_one::<T, O>(src, n)) };
     sync_threads();
+    // SAFETY: `smem` is the launch's `THREADS` slots, and every thread of the block calls the tree
+    // (its barriers).
     unsafe { sequential_tree::<T, O>(smem, tid, 0) };
     if tid == 0 {
+        // SAFETY: `dst` holds one element per block (this function's contract), written by the
+        // block's thread 0 alone; slot 0 holds the block's result, ordered before this read by the
+        // tree's last barrier.
         unsafe { global::write(dst.add(block_x() as usize), smem.read(0)) };
     }
 }
@@ -348,10 +397,17 @@ pub unsafe fn reduce_sequential<T: Element, O: ReduceOp<T>>(dst: *mut T, src: *c
 pub unsafe fn reduce_first_add<T: Element, O: ReduceOp<T>>(dst: *mut T, src: *const T, n: u64) {
     let smem = shared::dynamic::<T>();
     let tid = thread_x();
+    // SAFETY: `tid < THREADS`: this thread's slot, written before the barrier below; `src`
+    // holds the `n` elements the load reads (this function's contract).
     unsafe { smem.at(tid as usize).write(load_first_add::<T, O>(src, n)) };
     sync_threads();
+    // SAFETY: `smem` is the launch's `THREADS` slots, and every thread of the block calls the tree
+    // (its barriers).
     unsafe { sequential_tree::<T, O>(smem, tid, 0) };
     if tid == 0 {
+        // SAFETY: `dst` holds one element per block (this function's contract), written by the
+        // block's thread 0 alone; slot 0 holds the block's result, ordered before this read by the
+        // tree's last barrier.
         unsafe { global::write(dst.add(block_x() as usize), smem.read(0)) };
     }
 }
@@ -376,20 +432,31 @@ pub unsafe fn reduce_first_add<T: Element, O: ReduceOp<T>>(dst: *mut T, src: *co
 pub unsafe fn reduce_unrolled_warp<T: Element, O: ReduceOp<T>>(dst: *mut T, src: *const T, n: u64) {
     let smem = shared::dynamic::<T>();
     let tid = thread_x();
+    // SAFETY: `tid < THREADS`: this thread's slot, written before the barrier below; `src`
+    // holds the `n` elements the load reads (this function's contract).
     unsafe { smem.at(tid as usize).write(load_first_add::<T, O>(src, n)) };
     sync_threads();
+    // SAFETY: `smem` is the launch's `THREADS` slots, and every thread of the block calls the tree
+    // (its barriers).
     unsafe { sequential_tree::<T, O>(smem, tid, WARP) };
     if tid < WARP {
+        // SAFETY: `tid < WARP`: this lane's slot, written in the tree before its last barrier.
         let mut v = unsafe { smem.read(tid as usize) };
         let mut s = WARP;
         while s > 0 {
+            // SAFETY: `tid + s < 2 · WARP ≤ THREADS`; the `sync_warp` after the previous step's
+            // writes orders them before this read.
             v = O::combine(v, unsafe { smem.read((tid + s) as usize) });
             sync_warp(FULL_MASK); // every lane has read before any lane overwrites
+            // SAFETY: this lane's own slot; the `sync_warp` above ordered every lane's read of it
+            // before this write.
             unsafe { smem.write(tid as usize, v) };
             sync_warp(FULL_MASK); // every lane has written before the next step reads
             s /= 2;
         }
         if tid == 0 {
+            // SAFETY: `dst` holds one element per block (this function's contract), written by the
+            // block's thread 0 alone.
             unsafe { global::write(dst.add(block_x() as usize), v) };
         }
     }
@@ -425,19 +492,31 @@ pub unsafe fn reduce_unrolled_warp<T: Element, O: ReduceOp<T>>(dst: *mut T, src:
 pub unsafe fn reduce_unrolled_warp_unsynced<T: Element, O: ReduceOp<T>>(dst: *mut T, src: *const T, n: u64) {
     let smem = shared::dynamic::<T>();
     let tid = thread_x();
+    // SAFETY: `tid < THREADS`: this thread's slot, written before the barrier below; `src`
+    // holds the `n` elements the load reads (this function's contract).
     unsafe { smem.at(tid as usize).write(load_first_add::<T, O>(src, n)) };
     sync_threads();
+    // SAFETY: `smem` is the launch's `THREADS` slots, and every thread of the block calls the tree
+    // (its barriers).
     unsafe { sequential_tree::<T, O>(smem, tid, WARP) };
     if tid < WARP {
+        // SAFETY: `tid < WARP`: this lane's slot, written in the tree before its last barrier.
         let mut v = unsafe { smem.at(tid as usize).read_volatile() };
         let mut s = WARP;
         while s > 0 {
             // The race: lane `tid + s` may write `shared[tid + s]` before or after this read.
+            // SAFETY: `tid + s < 2 · WARP ≤ THREADS`, inside `smem`. Not ordered with lane `tid +
+            // s`'s write: that race is what this kernel shows (its `# Safety`), and the volatile
+            // load reads the old value or the new one.
             v = O::combine(v, unsafe { smem.at((tid + s) as usize).read_volatile() });
+            // SAFETY: this lane's own slot, inside `smem`; other lanes' reads of it race with this
+            // write, by design (see the read above).
             unsafe { smem.at(tid as usize).write_volatile(v) };
             s /= 2;
         }
         if tid == 0 {
+            // SAFETY: `dst` holds one element per block (this function's contract), written by the
+            // block's thread 0 alone.
             unsafe { global::write(dst.add(block_x() as usize), v) };
         }
     }
@@ -455,13 +534,21 @@ pub unsafe fn reduce_unrolled_warp_unsynced<T: Element, O: ReduceOp<T>>(dst: *mu
 pub unsafe fn reduce_shuffle<T: Element, O: ReduceOp<T>>(dst: *mut T, src: *const T, n: u64) {
     let smem = shared::dynamic::<T>();
     let tid = thread_x();
+    // SAFETY: `tid < THREADS`: this thread's slot, written before the barrier below; `src`
+    // holds the `n` elements the load reads (this function's contract).
     unsafe { smem.at(tid as usize).write(load_first_add::<T, O>(src, n)) };
     sync_threads();
+    // SAFETY: `smem` is the launch's `THREADS` slots, and every thread of the block calls the tree
+    // (its barriers).
     unsafe { sequential_tree::<T, O>(smem, tid, WARP) };
     if tid < WARP {
+        // SAFETY: `tid + WARP < 2 · WARP ≤ THREADS`: slots written in the tree, before its last
+        // barrier.
         let v = unsafe { O::combine(smem.read(tid as usize), smem.read((tid + WARP) as usize)) };
         let v = warp::reduce::<T, O>(v);
         if tid == 0 {
+            // SAFETY: `dst` holds one element per block (this function's contract), written by the
+            // block's thread 0 alone.
             unsafe { global::write(dst.add(block_x() as usize), v) };
         }
     }
@@ -513,8 +600,11 @@ pub unsafe fn reduce_tuned<T: Element, O: ReduceOp<T>, const V: usize>(
     let parts = split(src as u64, n, size_of::<T>() as u64);
     let mut acc = [O::identity(); V];
     if block == 0 && (tid as u64) < parts.head {
+        // SAFETY: `tid < parts.head ≤ n`: inside `src`, which holds `n` elements (this function's
+        // contract).
         acc[0] = unsafe { global::read(src.add(tid as usize)) };
     }
+    // SAFETY: `parts.head ≤ n`: inside `src` or one past its end.
     let vectors = unsafe { src.add(parts.head as usize) }.cast::<[u32; 4]>();
     let per_block = threads * tuned::UNROLL as u64;
     let stride = grid as u64 * per_block;
@@ -523,6 +613,8 @@ pub unsafe fn reduce_tuned<T: Element, O: ReduceOp<T>, const V: usize>(
         // No per-load predicate: all UNROLL loads issue back to back.
         let mut held = [[0u32; 4]; tuned::UNROLL as usize];
         for (k, h) in held.iter_mut().enumerate() {
+            // SAFETY: `first + k · threads < parts.vectors` (the loop's condition): a whole
+            // 16-byte-aligned vector of the middle of `src` (`split`).
             *h = unsafe { load_global_v4(vectors.add((first + k as u64 * threads) as usize)) };
         }
         for h in &held {
@@ -533,11 +625,14 @@ pub unsafe fn reduce_tuned<T: Element, O: ReduceOp<T>, const V: usize>(
     for k in 0..tuned::UNROLL as u64 {
         let i = first + k * threads;
         if i < parts.vectors {
+            // SAFETY: `i < parts.vectors`: a whole 16-byte-aligned vector of the middle of `src`
+            // (`split`).
             fold::<T, O, V>(&mut acc, &unsafe { load_global_v4(vectors.add(i as usize)) });
         }
     }
     let tail_start = parts.head + parts.vectors * V as u64;
     if block == 0 && (tid as u64) < parts.tail {
+        // SAFETY: `tail_start + tid < head + vectors · V + tail = n`: inside `src`.
         acc[0] = O::combine(acc[0], unsafe { global::read(src.add((tail_start + tid as u64) as usize)) });
     }
     // The accumulators pairwise, then the block.
@@ -548,17 +643,27 @@ pub unsafe fn reduce_tuned<T: Element, O: ReduceOp<T>, const V: usize>(
             acc[k] = O::combine(acc[2 * k], acc[2 * k + 1]);
         }
     }
+    // SAFETY: `tuned::THREADS` threads along x, and `slots`, the start of the launch's
+    // `tuned::SHARED_BYTES`, holds a slot per warp before the flag (offset 64), which nothing else
+    // touches meanwhile.
     let v = unsafe { block::reduce::<T, O, { tuned::THREADS }>(acc[0], slots) };
     if tid == 0 {
+        // SAFETY: `partials` holds `gridDim.x` elements (this function's contract); the block's
+        // thread 0 alone writes its own.
         unsafe { global::write(partials.add(block as usize), v) };
         fence_device(); // the partial is visible device-wide before the ticket is
+        // SAFETY: `counter` is a valid `u32` (this function's contract), which every block accesses
+        // with this atomic until the last block, after its ticket, resets it.
         let last = unsafe { atomic::add(counter, 1, Scope::Device) } == grid - 1;
         if last {
             fence_device(); // and every other block's partial before ours is read
         }
+        // SAFETY: thread 0 alone writes the flag, inside the launch's shared memory; the barrier
+        // below orders the write before every read.
         unsafe { flag.write(0, last as u32) };
     }
     sync_threads();
+    // SAFETY: the flag, written by thread 0 before the barrier above.
     if unsafe { flag.read(0) } == 0 {
         return;
     }
@@ -566,11 +671,18 @@ pub unsafe fn reduce_tuned<T: Element, O: ReduceOp<T>, const V: usize>(
     let mut i = tid;
     while i < grid {
         // Volatile: straight from L2, never a stale L1 line.
+        // SAFETY: `i < grid`: a partial of `partials`, written and fenced by its block before that
+        // block took its ticket; this, the last block, fenced after taking the last ticket.
         r = O::combine(r, unsafe { global::read_volatile(partials.add(i as usize)) });
         i += tuned::THREADS;
     }
+    // SAFETY: as the first reduce: `slots` is free again, since `block::reduce` returns past its
+    // last barrier.
     let r = unsafe { block::reduce::<T, O, { tuned::THREADS }>(r, slots) };
     if tid == 0 {
+        // SAFETY: `dst` holds one element (this function's contract), written by the last block's
+        // thread 0 alone; every block has taken its ticket, so no other thread accesses `counter`
+        // any more.
         unsafe {
             global::write(dst, r);
             global::write_volatile(counter, 0);
@@ -650,6 +762,8 @@ macro_rules! reduce_ladder {
             #[$crate::__device::kernel(shared = $crate::__layout::reduce::tuned::SHARED_BYTES)]
             #[unsafe(export_name = concat!("reduce_", stringify!($op), "_", stringify!($t)))]
             pub unsafe fn tuned(dst: *mut $t, partials: *mut $t, counter: *mut u32, src: *const $t, n: u64) {
+                // SAFETY: this entry's contract (its `# Safety`, which the launch keeps) is the
+                // callee's.
                 unsafe {
                     $crate::reduce::reduce_tuned::<$t, $Op, { 16 / core::mem::size_of::<$t>() }>(dst, partials, counter, src, n)
                 }
@@ -674,6 +788,8 @@ macro_rules! reduce_ladder {
         #[$crate::__device::kernel(shared = $shared)]
         #[unsafe(export_name = concat!($prefix, stringify!($op), "_", stringify!($t)))]
         pub unsafe fn $name(dst: *mut $t, src: *const $t, n: u64) {
+            // SAFETY: this entry's contract (its `# Safety`, which the launch keeps) is the
+            // callee's.
             unsafe { $crate::reduce::$rung::<$t, $Op>(dst, src, n) }
         }
     };

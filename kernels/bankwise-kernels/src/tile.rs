@@ -43,6 +43,8 @@ impl<T: Plain> SharedTile<T> {
     /// memory.
     #[inline(always)]
     pub unsafe fn new_unchecked(layout: TileLayout) -> Self {
+        // SAFETY: offset 0 is aligned, and the caller vouches for the `bytes(layout)` bytes (this
+        // function's contract), which the slice spans.
         let cells = unsafe { SharedSlice::new_unchecked(0, (Self::bytes(layout) as usize) / size_of::<T>()) };
         SharedTile { layout, cells }
     }
@@ -60,6 +62,8 @@ impl<T: Plain> SharedTile<T> {
     #[inline(always)]
     #[track_caller]
     pub unsafe fn read(self, r: u32, c: u32) -> T {
+        // SAFETY: for `r, c < TILE` (the caller's contract) the layout's offset is below `TILE ·
+        // pitch`, inside the slice; the caller vouches that the read does not race.
         unsafe { self.cells.read(self.layout.offset(r, c, size_of::<T>() as u32) as usize) }
     }
 
@@ -70,6 +74,7 @@ impl<T: Plain> SharedTile<T> {
     #[inline(always)]
     #[track_caller]
     pub unsafe fn write(self, r: u32, c: u32, v: T) {
+        // SAFETY: as in `read`, for a write.
         unsafe { self.cells.write(self.layout.offset(r, c, size_of::<T>() as u32) as usize, v) }
     }
 }

@@ -108,6 +108,9 @@ pub unsafe fn transpose_naive<T: Plain>(dst: *mut T, src: *const T, rows: u64, c
         }
         let mut r = r0 + ty;
         while r < r0 + TILE as u64 && r < rows {
+            // SAFETY: `r < rows` and `c < cols` of matrix `b < batch`: the element is inside `src`
+            // and its transpose inside `dst` (the caller's contract: both hold `batch · rows ·
+            // cols` elements, apart); one thread writes each output element.
             unsafe {
                 let v = global::read(src.add(offset(b, r, c, rows, cols) as usize));
                 global::write(dst.add(offset(b, c, r, cols, rows) as usize), v);
@@ -149,12 +152,17 @@ pub unsafe fn transpose_tile<T: Plain, const K: usize, const ONE: bool, const ST
     for_each_ladder_tile::<ONE>(rows, cols, batch, |b, r0, c0| {
         // Safety (all accesses below): offsets within the tile, which lies inside the matrix
         // wherever an element is read or written.
+        // SAFETY: the origin of a tile of matrix `b` (`for_each_ladder_tile` gives tiles that start
+        // inside the matrix), inside `src`.
         let from = unsafe { src.add(offset(b, r0, c0, rows, cols) as usize) };
+        // SAFETY: the transposed origin, inside `dst` as `from` is inside `src`.
         let to = unsafe { dst.add(offset(b, c0, r0, cols, rows) as usize) };
         // Interior tiles (all but the last row and column of tiles) skip the bounds checks, so
         // their loads issue back to back before the first one returns.
         let interior = r0 + TILE as u64 <= rows && c0 + TILE as u64 <= cols;
         let row = |k: usize| ty + k as u32 * block_rows;
+        // SAFETY: called only for elements inside the matrix (every one of an interior tile, the
+        // checked ones of an edge tile), which `src` holds and no thread writes.
         let load = |k: usize| unsafe {
             let p = from.add(row(k) as usize * cols as usize + tx as usize);
             // Safety: T is 8 bytes here, so it and u64 are the same plain bytes.
@@ -179,10 +187,17 @@ pub unsafe fn transpose_tile<T: Plain, const K: usize, const ONE: bool, const ST
         }
         // Out-of-range slots get zeros that no output element reads.
         for (k, &h) in held.iter().enumerate() {
+            // SAFETY: `row(k) < TILE` and `tx < TILE` (blocks of 32 × `32 / K` threads), inside the
+            // tile, whose bytes the launch gives (the caller's contract); each slot has one writer,
+            // the barrier below orders the writes before the reads, and the barrier between tiles
+            // (`for_each_tile`) orders the previous tile's reads before them.
             unsafe { tile.write(row(k), tx, h) };
         }
         sync_threads();
         // Output row `c0 + j` is input column `c0 + j`; lane `tx` writes output column r0 + tx.
+        // SAFETY: called only for output elements inside the transposed matrix, which `dst` holds;
+        // `(tx, j)` is inside the tile, written before the barrier above and not again before the
+        // barrier between tiles; one thread writes each output element.
         let store = |j: u32| unsafe {
             let v = tile.read(tx, j);
             let p = to.add(j as usize * rows as usize + tx as usize);
@@ -215,6 +230,7 @@ pub unsafe fn transpose_tile<T: Plain, const K: usize, const ONE: bool, const ST
 /// As [`transpose_tile`] with `K = 4`.
 #[inline(always)]
 pub unsafe fn transpose_tiled<T: Plain>(dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
+    // SAFETY: this function's contract is `transpose_tile`'s with `K = 4` (its `# Safety`).
     unsafe { transpose_tile::<T, LADDER_K, false, false>(TileLayout::Plain, dst, src, rows, cols, batch) }
 }
 
@@ -227,6 +243,7 @@ pub unsafe fn transpose_tiled<T: Plain>(dst: *mut T, src: *const T, rows: u64, c
 /// As [`transpose_tile`] with `K = 4`.
 #[inline(always)]
 pub unsafe fn transpose_padded<T: Plain>(dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
+    // SAFETY: this function's contract is `transpose_tile`'s with `K = 4` (its `# Safety`).
     unsafe { transpose_tile::<T, LADDER_K, false, false>(TileLayout::Padded, dst, src, rows, cols, batch) }
 }
 
@@ -240,6 +257,7 @@ pub unsafe fn transpose_padded<T: Plain>(dst: *mut T, src: *const T, rows: u64, 
 /// As [`transpose_tile`] with `K = 4`.
 #[inline(always)]
 pub unsafe fn transpose_swizzled<T: Plain>(dst: *mut T, src: *const T, rows: u64, cols: u64, batch: u64) {
+    // SAFETY: this function's contract is `transpose_tile`'s with `K = 4` (its `# Safety`).
     unsafe { transpose_tile::<T, LADDER_K, false, false>(TileLayout::Swizzled, dst, src, rows, cols, batch) }
 }
 
@@ -311,16 +329,24 @@ pub unsafe fn transpose_vectorized<T: Plain, const V: usize, const N: usize>(
     let (tr, tv) = (t / per_row, t % per_row);
     let load = |(b, r0, c0): (u64, u64, u64), held: &mut [[u32; 4]; N]| {
         let (first_r, first_c) = (r0 + tr as u64, c0 + (tv * V as u32) as u64);
+        // SAFETY: the tile's first element for this thread, inside matrix `b` for every tile that
+        // `each_tile` gives (rows and columns start inside it), so inside `src`.
         let first = unsafe { src.add(offset(b, first_r, first_c, rows, cols) as usize) };
         let step = rows_per_k as usize * cols as usize;
         if r0 + side as u64 <= rows && c0 + side as u64 <= cols {
             // An interior tile: no per-load predicate, so all N loads issue back to back.
             for (k, h) in held.iter_mut().enumerate() {
+                // SAFETY: an interior tile: every one of its rows and columns is inside the matrix,
+                // so each vector is inside `src`, and 16-byte aligned (every row starts aligned:
+                // the caller's contract).
                 *h = unsafe { load_global_v4(first.add(k * step).cast()) };
             }
         } else {
             for (k, h) in held.iter_mut().enumerate() {
                 if first_r + ((k as u32 * rows_per_k) as u64) < rows && first_c < cols {
+                    // SAFETY: the checks above keep the vector's row and first column inside the
+                    // matrix; rows hold whole vectors (the caller's contract: rows start 16-byte
+                    // aligned), so all of it is inside `src`, aligned.
                     *h = unsafe { load_global_v4(first.add(k * step).cast()) };
                 }
             }
@@ -329,6 +355,10 @@ pub unsafe fn transpose_vectorized<T: Plain, const V: usize, const N: usize>(
     let stage = |_, held: &[[u32; 4]; N]| {
         for (k, h) in held.iter().enumerate() {
             let r = tr + k as u32 * rows_per_k;
+            // SAFETY: `r < side` and the swizzle keeps each vector inside row `r`'s `per_row`
+            // vectors (`bankwise_layout::transpose::tuned`), inside the tile, whose bytes the
+            // launch gives; one thread writes each vector, the barrier in `each_tile` orders the
+            // writes before the reads, and one tile per block means no later writes.
             unsafe { tile.write((r * per_row + tuned::swizzle(r, tv, size)) as usize, Vector(*h)) };
         }
     };
@@ -339,11 +369,17 @@ pub unsafe fn transpose_vectorized<T: Plain, const V: usize, const N: usize>(
             let (j, u) = tuned::store_role(k * tuned::THREADS + t, size);
             let (out_r, out_c) = (c0 + j as u64, r0 + (u * V as u32) as u64);
             if interior || (out_r < cols && out_c < rows) {
+                // SAFETY: `tuned::offset` maps each `(row, column)` of the tile into it; every
+                // element was written before the barrier in `each_tile`, and nothing writes the
+                // tile after it.
                 let gathered: [T; V] = core::array::from_fn(|e| unsafe {
                     elems.read(tuned::offset(u * V as u32 + e as u32, j, size) as usize)
                 });
                 // Safety: [T; V] is exactly 16 bytes of plain data.
                 let packed: [u32; 4] = unsafe { core::mem::transmute_copy(&gathered) };
+                // SAFETY: the output vector is inside the transposed matrix (interior tile, or the
+                // checks above), which `dst` holds with rows 16-byte aligned (the caller's
+                // contract); one thread writes each vector.
                 unsafe { store_global_v4(dst.add(offset(b, out_r, out_c, cols, rows) as usize).cast(), packed) };
             }
         }
@@ -399,6 +435,8 @@ pub unsafe fn transpose_unaligned<T: Plain, const V: usize, const L: usize, cons
             let s = k as u32 * threads + t;
             let Some((first, _)) = window_of(here, s).filter(|_| s < load_slots) else { continue };
             if first + v <= total {
+                // SAFETY: `first + V ≤ total`: the whole vector is inside `src`, and `first` is a
+                // multiple of `V` (a 16-byte boundary of the 16-byte-aligned buffer).
                 *h = unsafe { load_global_v4(src.add(first as usize).cast()) };
             } else {
                 // The buffer's last, partial vector: element by element, never past the end.
@@ -406,9 +444,11 @@ pub unsafe fn transpose_unaligned<T: Plain, const V: usize, const L: usize, cons
                 let mut e: [T; V] = unsafe { core::mem::zeroed() };
                 for (i, x) in e.iter_mut().enumerate() {
                     if first + (i as u64) < total {
+                        // SAFETY: `first + i < total`: inside `src`.
                         *x = unsafe { global::read(src.add(first as usize + i)) };
                     }
                 }
+                // SAFETY: `[T; V]` and `[u32; 4]` are the same 16 plain bytes.
                 *h = unsafe { core::mem::transmute_copy(&e) };
             }
         }
@@ -429,6 +469,10 @@ pub unsafe fn transpose_unaligned<T: Plain, const V: usize, const L: usize, cons
                 let i = (step as u32 + turn) % V as u32;
                 let c = col + i as i64;
                 if c >= c0 as i64 && c < end {
+                    // SAFETY: `c` is a column of this tile, so word `first + i` is inside row `s /
+                    // window` of the shared tile (`unaligned::pitch`, `tile_rows`: the bytes the
+                    // launch gives); each word has one writer, and the barrier in `each_tile`
+                    // orders the writes before the reads.
                     unsafe { tile.write((first as isize + i as isize) as usize, x) };
                 }
             }
@@ -447,10 +491,15 @@ pub unsafe fn transpose_unaligned<T: Plain, const V: usize, const L: usize, cons
             // Chunk q holds input rows first .. first + V (relative to row 0 of the matrix).
             let first = r0 as i64 + (q as i64 * V as i64) - (row_start % v) as i64;
             // Tile row of input row `first + i`: the tile starts `halo` rows above r0.
+            // SAFETY: called for input rows of the tile or its halo, whose words lie inside the
+            // shared tile, written before the barrier in `each_tile`; nothing writes the tile after
+            // it.
             let read = |i: i64| unsafe {
                 let tile_row = (first + i - r0 as i64 + halo as i64) as u32;
                 tile.read((tile_row * pitch + j) as usize)
             };
+            // SAFETY: `row_start + first ≥ 0` (`first` is at least `−(row_start % V)`). In the last
+            // band the extra chunk may start past the row, where nothing below is written.
             let chunk = unsafe { dst.offset(row_start as isize + first as isize) };
             if first >= 0 && first + V as i64 <= rows as i64 {
                 // Staggered like the stage: element i is at word `word + i · pitch`.
@@ -460,10 +509,15 @@ pub unsafe fn transpose_unaligned<T: Plain, const V: usize, const L: usize, cons
                 let gathered = rotate(read, (V as u32 - turn) % V as u32);
                 // Safety: [T; V] is exactly 16 bytes of plain data.
                 let packed: [u32; 4] = unsafe { core::mem::transmute_copy(&gathered) };
+                // SAFETY: `0 ≤ first` and `first + V ≤ rows`: a whole chunk of output row `c0 + j`,
+                // inside `dst`, and 16-byte aligned (the chunk starts on a multiple of `V` of the
+                // aligned buffer); one thread writes each chunk.
                 unsafe { store_global_v4(chunk.cast(), packed) };
             } else {
                 for i in 0..V as i64 {
                     if first + i >= 0 && first + i < rows as i64 {
+                        // SAFETY: `0 ≤ first + i < rows`: an element of output row `c0 + j`, inside
+                        // `dst`; one thread writes each.
                         unsafe { global::write(chunk.offset(i as isize), read(i)) };
                     }
                 }
@@ -497,6 +551,8 @@ pub unsafe fn transpose_scalar<T: Plain>(dst: *mut T, src: *const T, rows: u64, 
             let (r, c) = scalar::load_role(k as u32 * tuned::THREADS + t);
             let (r, c) = (r0 + r as u64, c0 + c as u64);
             if interior || (r < rows && c < cols) {
+                // SAFETY: interior tile, or the checks above: element `(b, r, c)` is inside the
+                // matrix, which `src` holds.
                 *h = unsafe { global::read(src.add(offset(b, r, c, rows, cols) as usize)) };
             }
         }
@@ -504,6 +560,9 @@ pub unsafe fn transpose_scalar<T: Plain>(dst: *mut T, src: *const T, rows: u64, 
     let stage = |_, held: &[T; N]| {
         for (k, &h) in held.iter().enumerate() {
             let (r, c) = scalar::load_role(k as u32 * tuned::THREADS + t);
+            // SAFETY: `load_role` gives a `(r, c)` inside the `ROWS × COLS` tile, and `PITCH >
+            // COLS`: inside the shared tile whose bytes the launch gives; one writer per slot,
+            // ordered before the reads by the barrier in `each_tile`.
             unsafe { tile.write((r * scalar::PITCH + c) as usize, h) };
         }
     };
@@ -513,6 +572,9 @@ pub unsafe fn transpose_scalar<T: Plain>(dst: *mut T, src: *const T, rows: u64, 
             let (j, u) = scalar::store_role(k * tuned::THREADS + t);
             let (out_r, out_c) = (c0 + j as u64, r0 + u as u64);
             if interior || (out_r < cols && out_c < rows) {
+                // SAFETY: the slot was written before the barrier in `each_tile`; the output
+                // element is inside the transposed matrix (interior tile, or the checks above),
+                // which `dst` holds, and one thread writes it.
                 unsafe {
                     let v = tile.read((u * scalar::PITCH + j) as usize);
                     global::write(dst.add(offset(b, out_r, out_c, cols, rows) as usize), v);
@@ -547,6 +609,8 @@ pub unsafe fn transpose_small<T: Plain, const STREAM: bool>(
     batch: u64,
 ) {
     const K: usize = tuned::small::PER_THREAD as usize;
+    // SAFETY: this function's contract is `transpose_tile`'s with `K = tuned::small::PER_THREAD`
+    // and one tile per block (its `# Safety`).
     unsafe { transpose_tile::<T, K, true, STREAM>(TileLayout::Padded, dst, src, rows, cols, batch) }
 }
 

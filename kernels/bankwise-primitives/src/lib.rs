@@ -149,6 +149,9 @@ pub unsafe fn thread_indices(out: *mut u32) {
         0,
     ];
     for (k, w) in words.into_iter().enumerate() {
+        // SAFETY: `out` holds 16 words per launched thread (this kernel's contract) and `linear`
+        // numbers the launched threads: words `16 · linear + k`, `k < 16`, are inside it and this
+        // thread's alone.
         unsafe { global::write(out.add(16 * linear + k), w) };
     }
 }
@@ -161,6 +164,8 @@ pub unsafe fn thread_indices(out: *mut u32) {
 pub unsafe fn global_index(out: *mut u64) {
     let (x, y) = index_2d();
     let at = 3 * (y * grid_dim_x() as u64 * block_dim_x() as u64 + x) as usize;
+    // SAFETY: `out` holds 3 words per launched thread (this kernel's contract) and `at / 3` numbers
+    // them: this thread's words, inside it.
     unsafe {
         global::write(out.add(at), index_1d());
         global::write(out.add(at + 1), x);
@@ -180,6 +185,8 @@ pub unsafe fn barrier_reductions(out: *mut u32, modulus: u32) {
     let all = sync_threads_and(p);
     let any = sync_threads_or(p);
     let at = 3 * t as usize;
+    // SAFETY: `out` holds 3 words per thread of the block (this kernel's contract): this thread's,
+    // inside it.
     unsafe {
         global::write(out.add(at), count);
         global::write(out.add(at + 1), all as u32);
@@ -196,8 +203,12 @@ pub unsafe fn barrier_reductions(out: *mut u32, modulus: u32) {
 pub unsafe fn block_exchange(out: *mut u32) {
     let (t, n) = (thread_x(), block_dim_x());
     let s = shared::dynamic::<u32>();
+    // SAFETY: `t < blockDim.x`, and the launch gives `4 · blockDim.x` bytes (this kernel's
+    // contract): this thread's own word, written before the barrier below.
     unsafe { s.write(t as usize, 3 * t + 2) };
     sync_threads();
+    // SAFETY: `out` holds one word per thread, and `g` is this thread's; word `n − 1 − t` of shared
+    // memory, written before the barrier above.
     unsafe { global::write(out.add(g()), s.read((n - 1 - t) as usize)) };
 }
 
@@ -210,8 +221,12 @@ pub unsafe fn block_exchange(out: *mut u32) {
 pub unsafe fn warp_exchange(out: *mut u32) {
     let (t, lane) = (thread_x(), lane_id());
     let s = shared::dynamic::<u32>();
+    // SAFETY: `t < blockDim.x`, and the launch gives `4 · blockDim.x` bytes (this kernel's
+    // contract): this thread's own word, written before the `sync_warp` below.
     unsafe { s.write(t as usize, 7 * t + 1) };
     sync_warp(FULL_MASK);
+    // SAFETY: `out` holds one word per thread; the word read belongs to a lane of this warp (whole
+    // warps: this kernel's contract), written before the `sync_warp` above.
     unsafe { global::write(out.add(g()), s.read((t - lane + (lane + 1) % 32) as usize)) };
 }
 
@@ -225,6 +240,8 @@ macro_rules! shuffles {
         #[kernel]
         pub unsafe fn $name(out: *mut $t, arg: u32) {
             let v = <$t as Sample>::sample(index_1d() as u32);
+            // SAFETY: `out` holds one element per thread (this kernel's contract), and `g` is this
+            // thread's.
             unsafe { global::write(out.add(g()), $shfl(FULL_MASK, v, arg)) };
         }
     )+};
@@ -259,6 +276,7 @@ pub unsafe fn votes(out: *mut u32, modulus: u32) {
     let p = modulus != 0 && lane.is_multiple_of(modulus);
     let (all, any, mask) = (warp::all(FULL_MASK, p), warp::any(FULL_MASK, p), ballot(FULL_MASK, p));
     let at = 3 * g();
+    // SAFETY: `out` holds 3 words per thread (this kernel's contract): this thread's.
     unsafe {
         global::write(out.add(at), all as u32);
         global::write(out.add(at + 1), any as u32);
@@ -273,15 +291,18 @@ pub unsafe fn votes(out: *mut u32, modulus: u32) {
 #[kernel]
 pub unsafe fn active_mask_divergent(out: *mut u32) {
     let (lane, at) = (lane_id(), 3 * g());
+    // SAFETY: `out` holds 3 words per thread (this kernel's contract): this thread's.
     unsafe { global::write(out.add(at), active_mask()) };
     // Only one arm reads the mask, so the compiler cannot hoist the read above the branch.
     if lane % 2 == 0 {
         let m = active_mask();
+        // SAFETY: this thread's words, as above.
         unsafe {
             global::write(out.add(at + 1), m);
             global::write(out.add(at + 2), 1 << lane);
         }
     } else {
+        // SAFETY: this thread's words, as above.
         unsafe {
             global::write(out.add(at + 1), 0);
             global::write(out.add(at + 2), 0);
@@ -309,14 +330,23 @@ pub unsafe fn fence_message(data: *mut u32, flag: *mut u32, out: *mut u32, n: u3
     let me = (block_x(), thread_x());
     if me == producer {
         for k in 0..n {
+            // SAFETY: `k < n`: inside `data`, which holds `n` words (this kernel's contract); the
+            // producer alone writes it, and the consumer reads it only after the flag, ordered by
+            // the fences.
             unsafe { global::write_volatile(data.add(k as usize), k * k + 1) };
         }
         fence();
+        // SAFETY: `flag` is a valid word (this kernel's contract), accessed only by atomics while
+        // the kernel runs.
         unsafe { atomic::exchange(flag, 1, s) };
     } else if me == consumer {
+        // SAFETY: as the producer's exchange: `flag` is accessed only by atomics.
         while unsafe { atomic::add(flag, 0, s) } == 0 {}
         fence();
         for k in 0..n as usize {
+            // SAFETY: `k < n`: inside `out` and `data` (this kernel's contract); the producer's
+            // writes of `data` are ordered before this read by its fence, the flag and this
+            // thread's fence.
             unsafe { global::write(out.add(k), global::read_volatile(data.add(k))) };
         }
     }
@@ -334,6 +364,8 @@ macro_rules! global_atomics {
         pub unsafe fn $name(target: *mut $t, olds: *mut $t, values: *const $t, n: u32, scope: u32) {
             let i = g();
             if i < n as usize {
+                // SAFETY: `i < n`: inside `olds` and `values`, and `target` is valid (this kernel's
+                // contract); every thread accesses `*target` by atomics only.
                 unsafe { global::write(olds.add(i), $op(target, global::read(values.add(i)), scope_of(scope))) };
             }
         }
@@ -374,6 +406,8 @@ macro_rules! global_reds {
         pub unsafe fn $name(target: *mut $t, values: *const $t, n: u32, scope: u32) {
             let i = g();
             if i < n as usize {
+                // SAFETY: `i < n`: inside `values`, and `target` is valid (this kernel's contract);
+                // every thread accesses `*target` by atomics only.
                 unsafe { $op(target, global::read(values.add(i)), scope_of(scope)) };
             }
         }
@@ -409,6 +443,8 @@ macro_rules! cas {
         pub unsafe fn $cas(target: *mut $t, olds: *mut $t, expected: *const $t, new: *const $t, n: u32, scope: u32) {
             let i = g();
             if i < n as usize {
+                // SAFETY: `i < n`: inside the four buffers (this kernel's contract); `target[i]` is
+                // accessed by this thread's atomic alone.
                 unsafe {
                     let old = atomic::compare_and_swap(target.add(i), global::read(expected.add(i)), global::read(new.add(i)), scope_of(scope));
                     global::write(olds.add(i), old);
@@ -424,8 +460,11 @@ macro_rules! cas {
         pub unsafe fn $inc(counter: *mut $t, n: u32, scope: u32) {
             if g() < n as usize {
                 let s = scope_of(scope);
+                // SAFETY: `counter` is valid (this kernel's contract), and every thread accesses it
+                // by atomics only.
                 let mut old = unsafe { atomic::add(counter, 0 as $t, s) };
                 loop {
+                    // SAFETY: as above.
                     let seen = unsafe { atomic::compare_and_swap(counter, old, old + $one, s) };
                     if atomic::same_bits(seen, old) {
                         break;
@@ -444,6 +483,9 @@ macro_rules! cas {
         pub unsafe fn $shared_cas(result: *mut $t, olds: *mut $t, initial: *const $t, expected: *const $t, new: *const $t) {
             let t = thread_x() as usize;
             let s = shared::dynamic::<$t>();
+            // SAFETY: one block, `t < blockDim.x`: inside the buffers and the `8 · blockDim.x`
+            // bytes of shared memory (this kernel's contract); shared element `t` is this thread's
+            // alone.
             unsafe {
                 s.write(t, global::read(initial.add(t)));
                 let old = s.at(t).atomic_compare_and_swap(global::read(expected.add(t)), global::read(new.add(t)));
@@ -459,15 +501,22 @@ macro_rules! cas {
         /// One block; `result` valid; 16 bytes of dynamic shared memory.
         #[kernel]
         pub unsafe fn $shared_inc(result: *mut $t) {
+            // SAFETY: offset 0 is aligned, and one element of at most 8 bytes fits the launch's 16
+            // bytes (this kernel's contract).
             let s = unsafe { SharedArray::<$t, 1>::new_unchecked(0) };
             if thread_x() == 0 {
+                // SAFETY: thread 0 alone initialises the element; the barrier below orders the
+                // write before every atomic.
                 unsafe { s.write(0, 0 as $t) };
             }
             sync_threads();
+            // SAFETY: element 0 of the array, which has one.
             let slot = unsafe { s.at(0) };
             // An atomic read: swaps 0 for 0, or fails and returns the value.
+            // SAFETY: the element is accessed by atomics only between the two barriers.
             let mut old = unsafe { slot.atomic_compare_and_swap(0 as $t, 0 as $t) };
             loop {
+                // SAFETY: as above.
                 let seen = unsafe { slot.atomic_compare_and_swap(old, old + $one) };
                 if atomic::same_bits(seen, old) {
                     break;
@@ -476,6 +525,8 @@ macro_rules! cas {
             }
             sync_threads();
             if thread_x() == 0 {
+                // SAFETY: `result` is valid (this kernel's contract); the barrier above ordered
+                // every atomic before this read, and thread 0 alone writes `result`.
                 unsafe { global::write(result, s.read(0)) };
             }
         }
@@ -502,14 +553,22 @@ macro_rules! shared_atomics {
         #[kernel]
         pub unsafe fn $name(result: *mut $t, olds: *mut $t, values: *const $t, initial: $t) {
             let t = thread_x() as usize;
+            // SAFETY: offset 0 is aligned, and one element of at most 8 bytes fits the launch's 16
+            // bytes (this kernel's contract).
             let s = unsafe { SharedArray::<$t, 1>::new_unchecked(0) };
             if t == 0 {
+                // SAFETY: thread 0 alone initialises the element; the barrier below orders the
+                // write before every atomic.
                 unsafe { s.write(0, initial) };
             }
             sync_threads();
+            // SAFETY: one block, `t < blockDim.x`: inside `olds` and `values` (this kernel's
+            // contract); the shared element is accessed by atomics only between the two barriers.
             unsafe { global::write(olds.add(t), s.at(0).$op(global::read(values.add(t)))) };
             sync_threads();
             if t == 0 {
+                // SAFETY: `result` is valid; the barrier above ordered every atomic before this
+                // read, and thread 0 alone writes `result`.
                 unsafe { global::write(result, s.read(0)) };
             }
         }
@@ -559,6 +618,7 @@ fn monotonic(clock: impl Fn() -> u64, reads: u32) -> [u64; 3] {
 #[kernel]
 pub unsafe fn clock_monotonic(out: *mut u64, reads: u32) {
     for (k, w) in monotonic(clock64, reads).into_iter().enumerate() {
+        // SAFETY: `out` holds 3 words per thread (this kernel's contract): this thread's.
         unsafe { global::write(out.add(3 * g() + k), w) };
     }
 }
@@ -570,6 +630,7 @@ pub unsafe fn clock_monotonic(out: *mut u64, reads: u32) {
 #[kernel]
 pub unsafe fn global_timer_monotonic(out: *mut u64, reads: u32) {
     for (k, w) in monotonic(global_timer, reads).into_iter().enumerate() {
+        // SAFETY: `out` holds 3 words per thread (this kernel's contract): this thread's.
         unsafe { global::write(out.add(3 * g() + k), w) };
     }
 }
@@ -610,18 +671,24 @@ pub unsafe fn shared_views(out: *mut u32, offset: u32, len: u32) {
             0,
         ];
         for (k, w) in words.into_iter().enumerate() {
+            // SAFETY: `k < 8`, and `out` holds `8 + len` words (this kernel's contract); thread 0
+            // alone writes them.
             unsafe { global::write(out.add(k), w) };
         }
     }
     let Ok(view) = view else { return };
     let mut i = t;
     while i < len {
+        // SAFETY: `i < len`, the length of the checked view (`SharedSlice::new`): inside it; each
+        // element is written by one thread, before the barrier below.
         unsafe { view.write(i as usize, 5 * i + 3) };
         i += block_dim_x();
     }
     sync_threads();
     let mut i = t;
     while i < len {
+        // SAFETY: `8 + i < 8 + len`: inside `out`, each word written by one thread; `(i + 1) % len
+        // < len`, an element written before the barrier above.
         unsafe { global::write(out.add(8 + i as usize), view.read(((i + 1) % len) as usize)) };
         i += block_dim_x();
     }
@@ -639,7 +706,11 @@ macro_rules! copies {
         pub unsafe fn $name(dst: *mut $t, src: *const $t, n: u64) {
             let i = index_1d();
             if i < n {
+                // SAFETY: `i < n`: inside both buffers (this kernel's contract).
                 let ($d, $s) = unsafe { (dst.add(i as usize), src.add(i as usize)) };
+                // SAFETY: `d` and `s` point at element `i < n` of `dst` and `src`, which do not
+                // overlap and which no other thread writes there (this kernel's contract); aligned,
+                // as every element of a buffer of `$t`.
                 unsafe { $body };
             }
         }
@@ -671,6 +742,9 @@ copies! {
 pub unsafe fn planted_off_by_one(dst: *mut u32, src: *const u32, n: u64) {
     let i = index_1d();
     if i <= n {
+        // SAFETY: none where `i = n`, by design: the thread reads and writes one element past the
+        // buffers there (this entry's docs). Only the CPU emulator runs it, and it stops the launch
+        // before that access happens.
         unsafe { global::write(dst.add(i as usize), global::read(src.add(i as usize))) };
     }
 }

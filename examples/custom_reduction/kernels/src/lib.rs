@@ -64,10 +64,13 @@ pub unsafe fn argmax_blocks(partials: *mut Candidate, src: *const f32, n: u64) {
     let stride = grid_dim_x() as u64 * THREADS as u64;
     let mut i = index_1d();
     while i < n {
+        // SAFETY: `i < n`, and `src` holds `n` floats (this kernel's contract).
         let value = unsafe { global::read(src.add(i as usize)) };
         best = Larger::combine(best, Candidate { value, index: i as u32 });
         i += stride;
     }
+    // SAFETY: `partials` holds one candidate per block (this kernel's contract); the offset is this
+    // block's.
     finish_block(best, unsafe { partials.add(block_x() as usize) });
 }
 
@@ -81,6 +84,7 @@ pub unsafe fn argmax_partials(result: *mut Candidate, partials: *const Candidate
     let mut best = Larger::identity();
     let mut i = thread_x();
     while i < count {
+        // SAFETY: `i < count`, and `partials` holds `count` candidates (this kernel's contract).
         best = Larger::combine(best, unsafe { global::read(partials.add(i as usize)) });
         i += THREADS;
     }
@@ -96,6 +100,8 @@ fn finish_block(mine: Candidate, out: *mut Candidate) {
     // Safety: THREADS threads along x, and nothing else touches `slots`.
     let best = unsafe { block::reduce::<Candidate, Larger, THREADS>(mine, slots.as_slice()) };
     if thread_x() == 0 {
+        // SAFETY: `out` is a candidate of `partials` or `result`, which the contracts of the two
+        // kernels, this private function's only callers, say exist; thread 0 alone writes it.
         unsafe { global::write(out, best) };
     }
 }

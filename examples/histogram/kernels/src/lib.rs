@@ -36,6 +36,7 @@ pub unsafe fn histogram(bins: *mut u32, data: *const u8, n: u64) {
     let stride = grid_dim_x() as u64 * threads as u64;
     let mut i = index_1d();
     while i < n {
+        // SAFETY: `i < n`, and `data` holds `n` bytes (this kernel's contract).
         let byte = unsafe { global::read(data.add(i as usize)) };
         // Safety: an atomic, so concurrent counts into one bin are not a race.
         unsafe { local.at(byte as usize).atomic_add(1) };

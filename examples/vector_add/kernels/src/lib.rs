@@ -22,7 +22,9 @@ pub unsafe fn vector_add(c: *mut f32, a: *const f32, b: *const f32, n: u64) {
     let i = index_1d();
     if i < n {
         let i = i as usize;
+        // SAFETY: `i < n`, and `a` and `b` hold `n` floats (this kernel's contract).
         let sum = unsafe { global::read(a.add(i)) + global::read(b.add(i)) };
+        // SAFETY: `i < n`, and `c` holds `n` floats; no other thread writes element `i`.
         unsafe { global::write(c.add(i), sum) };
     }
 }

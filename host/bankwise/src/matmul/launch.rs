@@ -147,7 +147,8 @@ impl<T> MatmulLaunch<T> {
 
 impl Gpu {
     /// `C = α·op(A)·op(B) + β·C` with the fastest rung measured for the shape and type
-    /// ([`MatmulKernel::for_shape`] for this GPU, [`PlanTarget::of`] its [`info`](Self::info)).
+    /// ([`MatmulKernel::for_shape`] for this GPU, [`PlanTarget::of`] its
+    /// [`info`](crate::gpu::Device::info)).
     pub fn matmul<T: Float>(
         &self,
         alpha: T,
@@ -163,7 +164,7 @@ impl Gpu {
 
     /// `C = α·op(A)·op(B) + β·C` with a chosen rung of the ladder; the tuned rung with the
     /// plan predicted fastest for this GPU ([`TunedPlan::for_shape`] with [`PlanTarget::of`] its
-    /// [`info`](Self::info), then [`matmul_tuned`](Self::matmul_tuned)).
+    /// [`info`](crate::gpu::Device::info), then [`matmul_tuned`](Self::matmul_tuned)).
     ///
     /// Errors, before anything is launched: [`Error::ZeroDimension`],
     /// [`Error::LeadingDimension`], [`Error::MatrixTooShort`], [`Error::BatchTooShort`],
@@ -191,9 +192,9 @@ impl Gpu {
         };
         let s = shape;
         let [m, n, k, lda, ldb, ldc] = [s.m, s.n, s.k, s.lda(), s.ldb(), s.ldc()].map(|x| x as u64);
+        let scalars = GemmScalars { m, n, k, lda, ldb, ldc, alpha, beta };
         // Safety: `plan` checked that each buffer holds its matrix with its leading dimension;
         // the launch uses the rung's grid, block and shared memory.
-        let scalars = GemmScalars { m, n, k, lda, ldb, ldc, alpha, beta };
         unsafe { self.launch(launch, (c, a, b, scalars)) }
     }
 

@@ -93,7 +93,7 @@ impl MatmulKernel {
     }
 
     /// The rung's entry names for `f32` and `f64` (for the tuned rungs, those of square tiles
-    /// and `op`s N, N: [`TunedTile::entry`] gives the others).
+    /// and `op`s N, N: [`TunedTile::entry`](super::TunedTile::entry) gives the others).
     pub fn entries(self) -> [&'static str; 2] {
         [self.entry_names::<f32>()[0], self.entry_names::<f64>()[0]]
     }

@@ -204,6 +204,8 @@ const TRANSPOSE_SHAPES: &[(usize, usize, usize)] = &[
 
 /// `n` random elements, none of whose bytes are all [`POISON`].
 fn random<T: Element>(n: usize, seed: u64) -> Vec<T> {
+    // SAFETY: Element types are plain integers and floats (`ValidAsZeroBits`): all zeros is a valid
+    // value.
     let mut v: Vec<T> = vec![unsafe { std::mem::zeroed() }; n];
     let size = std::mem::size_of::<T>();
     // Safety: Element types are plain integers and floats; any bit pattern is valid.
@@ -442,6 +444,9 @@ fn runtime_launch_of_copy_bytes(gpu: &Gpu) -> Check {
     // copy_bytes moves 16 bytes per thread with a grid-stride loop: any grid covers it.
     let config = LaunchConfig::linear(64, 256);
     let bytes = (n * 4) as u64;
+    // SAFETY: `copy_bytes(dst, src, bytes)`: the first launch has a `u32` where the entry takes a
+    // `u64` and is rejected before anything is queued (what this test checks); the second passes
+    // `dst` and `src` of `bytes` bytes each.
     unsafe {
         let wrong = copy.launch(gpu.stream(), config, (&mut dst, &src, bytes as u32));
         if !matches!(wrong, Err(bankwise::runtime::Error::ArgumentMismatch { index: 2, .. })) {

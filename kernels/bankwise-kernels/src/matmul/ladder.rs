@@ -31,6 +31,8 @@ pub unsafe fn matmul_naive<T: Scalar>(g: Gemm<T>) {
     for_each_tile(tiles(g.m), tiles(g.n), |tm, tn| {
         let (r, c) = (tm * TILE as u64 + thread_x() as u64, tn * TILE as u64 + thread_y() as u64);
         if r < g.m && c < g.n {
+            // SAFETY: `r < m` and `c < n`: inside `C` (`finish`'s and `dot`'s contract); each
+            // element has one thread.
             unsafe { g.finish(r, c, g.dot(r, c)) };
         }
     });
@@ -54,6 +56,8 @@ pub unsafe fn matmul_coalesced<T: Scalar>(g: Gemm<T>) {
     for_each_tile(tiles(g.n), tiles(g.m), |tn, tm| {
         let (r, c) = (tm * TILE as u64 + thread_y() as u64, tn * TILE as u64 + thread_x() as u64);
         if r < g.m && c < g.n {
+            // SAFETY: `r < m` and `c < n`: inside `C` (`finish`'s and `dot`'s contract); each
+            // element has one thread.
             unsafe { g.finish(r, c, g.dot(r, c)) };
         }
     });
@@ -89,12 +93,18 @@ pub unsafe fn matmul_tiled<T: Scalar>(g: Gemm<T>) {
         while k0 < g.k {
             // Thread (tx, ty) loads A[r][k0 + tx] and B[k0 + ty][c].
             let (a, b) = (g.a_or_zero(r, k0 + tx as u64), g.b_or_zero(k0 + ty as u64, c));
+            // SAFETY: the layout's slots for this thread lie inside the tile the launch gives
+            // (`bankwise_layout::matmul`, the rung's shared bytes). Each slot has one writer; the
+            // barrier below orders the writes before the reads, and the barrier that ends each step
+            // orders the step's reads before the next step's writes.
             unsafe {
                 smem.write(a_tile(ty, tx) as usize, a);
                 smem.write(b_tile(ty, tx) as usize, b);
             }
             sync_threads();
             for i in 0..TILE {
+                // SAFETY: slots of the tile (`bankwise_layout::matmul`), written before the barrier
+                // above and not again before the barrier that ends the step.
                 let (a, b) = unsafe { (smem.read(a_tile(ty, i) as usize), smem.read(b_tile(i, tx) as usize)) };
                 sum = a.mul_add(b, sum);
             }
@@ -143,14 +153,22 @@ pub unsafe fn matmul_blocktile_1d<T: Scalar>(g: Gemm<T>) {
         while k0 < g.k {
             let a = g.a_or_zero(m0 + ar as u64, k0 + ac as u64);
             let b = g.b_or_zero(k0 + br as u64, n0 + bc as u64);
+            // SAFETY: the layout's slots for this thread lie inside the tile the launch gives
+            // (`bankwise_layout::matmul`, the rung's shared bytes). Each slot has one writer; the
+            // barrier below orders the writes before the reads, and the barrier that ends each step
+            // orders the step's reads before the next step's writes.
             unsafe {
                 smem.write(a_at(ar, ac) as usize, a);
                 smem.write(b_at(br, bc) as usize, b);
             }
             sync_threads();
             for d in 0..BK {
+                // SAFETY: slots of the tile (`bankwise_layout::matmul`), written before the barrier
+                // above and not again before the barrier that ends the step.
                 let b = unsafe { smem.read(b_at(d, col) as usize) };
                 for (i, acc) in acc.iter_mut().enumerate() {
+                    // SAFETY: slots of the tile (`bankwise_layout::matmul`), written before the
+                    // barrier above and not again before the barrier that ends the step.
                     *acc = unsafe { smem.read(a_at(row0 + i as u32, d) as usize) }.mul_add(b, *acc);
                 }
             }
@@ -203,20 +221,32 @@ pub unsafe fn matmul_blocktile_2d<T: Scalar>(g: Gemm<T>) {
             for i in 0..loads_a {
                 let (m, k) = s.a_load(t, i);
                 let a = g.a_or_zero(m0 + m as u64, k0 + k as u64);
+                // SAFETY: the layout's slots for this thread lie inside the tile the launch gives
+                // (`bankwise_layout::matmul`, the rung's shared bytes). Each slot has one writer;
+                // the barrier below orders the writes before the reads, and the barrier that ends
+                // each step orders the step's reads before the next step's writes.
                 unsafe { smem.write(s.a_at(layout, m, k) as usize, a) };
             }
             for i in 0..loads_b {
                 let (k, n) = s.b_load(t, i);
                 let b = g.b_or_zero(k0 + k as u64, n0 + n as u64);
+                // SAFETY: the layout's slots for this thread lie inside the tile the launch gives
+                // (`bankwise_layout::matmul`, the rung's shared bytes). Each slot has one writer;
+                // the barrier below orders the writes before the reads, and the barrier that ends
+                // each step orders the step's reads before the next step's writes.
                 unsafe { smem.write(s.b_at(layout, k, n) as usize, b) };
             }
             sync_threads();
             for d in 0..s.bk {
                 let mut b = [T::ZERO; MAX_SUB];
                 for j in 0..s.tn as usize {
+                    // SAFETY: slots of the tile (`bankwise_layout::matmul`), written before the
+                    // barrier above and not again before the barrier that ends the step.
                     b[j] = unsafe { smem.read(s.b_at(layout, d, col0 + j as u32) as usize) };
                 }
                 for i in 0..s.tm as usize {
+                    // SAFETY: slots of the tile (`bankwise_layout::matmul`), written before the
+                    // barrier above and not again before the barrier that ends the step.
                     let a = unsafe { smem.read(s.a_at(layout, row0 + i as u32, d) as usize) };
                     for j in 0..s.tn as usize {
                         acc[i][j] = a.mul_add(b[j], acc[i][j]);
@@ -260,15 +290,24 @@ unsafe fn stage_vectors<T: Scalar>(
     let (loads_a, loads_b) = s.vector_loads();
     for i in 0..loads_a {
         if let Some((m, k)) = s.a_vector(t, i) {
+            // SAFETY: `A` is the matrix `g.a` holds with leading dimension `g.lda` (the rung's
+            // contract), and the layout's `k` is a multiple of `VEC`; where `a_aligned`, its rows
+            // start on 16 bytes.
             let a = unsafe { load_vector(g.a, g.lda, g.m, g.k, m0 + m as u64, k0 + k as u64, a_aligned) };
             for (q, &x) in a.iter().enumerate() {
+                // SAFETY: the layout's slots for this thread lie inside the tile the launch gives;
+                // the caller orders the writes (the barriers around each step).
                 unsafe { smem.write(s.a_at(layout, m, k + q as u32) as usize, x) };
             }
         }
     }
     for i in 0..loads_b {
         if let Some((k, n)) = s.b_vector(t, i) {
+            // SAFETY: as for `A`: `g.b` holds `B` with leading dimension `g.ldb`, and `n` is a
+            // multiple of `VEC`.
             let b = unsafe { load_vector(g.b, g.ldb, g.k, g.n, k0 + k as u64, n0 + n as u64, b_aligned) };
+            // SAFETY: a `VEC`-aligned slot of the tile for this thread, inside it; the caller
+            // orders the writes.
             unsafe { write_vector(smem, s.b_at(layout, k, n), b) };
         }
     }
@@ -292,15 +331,21 @@ unsafe fn vectorized<T: Scalar>(layout: ATile, g: Gemm<T>) {
         let mut acc = [[T::ZERO; MAX_SUB]; MAX_SUB];
         let mut k0 = 0;
         while k0 < g.k {
+            // SAFETY: `g` is the rung's matrices (its contract), the launch gives the tile, and the
+            // barrier below and the one that ends the step order the staged slots with their reads.
             unsafe { stage_vectors(&g, s, layout, smem, t, (m0, n0, k0), aligned) };
             sync_threads();
             for d in 0..s.bk {
                 let mut a = [[T::ZERO; VEC as usize]; MAX_SUB / VEC as usize];
                 for v in 0..(s.tm / VEC) as usize {
+                    // SAFETY: slots of the tile (`bankwise_layout::matmul`), written before the
+                    // barrier above and not again before the barrier that ends the step.
                     a[v] = unsafe { read_vector(smem, s.a_at(layout, row0 + v as u32 * VEC, d)) };
                 }
                 let mut b = [[T::ZERO; VEC as usize]; MAX_SUB / VEC as usize];
                 for v in 0..(s.tn / VEC) as usize {
+                    // SAFETY: slots of the tile (`bankwise_layout::matmul`), written before the
+                    // barrier above and not again before the barrier that ends the step.
                     b[v] = unsafe { read_vector(smem, s.b_at(layout, d, col0 + v as u32 * VEC)) };
                 }
                 for i in 0..s.tm as usize {
@@ -340,6 +385,7 @@ unsafe fn vectorized<T: Scalar>(layout: ATile, g: Gemm<T>) {
 /// As [`matmul_blocktile_2d`], with `shared_elements(ATile::Plain)` elements of shared memory.
 #[inline(always)]
 pub unsafe fn matmul_vectorized<T: Scalar>(g: Gemm<T>) {
+    // SAFETY: this rung's contract (its `# Safety`) is what `vectorized` needs.
     unsafe { vectorized(ATile::Plain, g) }
 }
 
@@ -356,6 +402,7 @@ pub unsafe fn matmul_vectorized<T: Scalar>(g: Gemm<T>) {
 /// As [`matmul_blocktile_2d`], with `shared_elements(ATile::Padded)` elements of shared memory.
 #[inline(always)]
 pub unsafe fn matmul_vectorized_padded<T: Scalar>(g: Gemm<T>) {
+    // SAFETY: this rung's contract (its `# Safety`) is what `vectorized` needs.
     unsafe { vectorized(ATile::Padded, g) }
 }
 
@@ -373,6 +420,7 @@ pub unsafe fn matmul_vectorized_padded<T: Scalar>(g: Gemm<T>) {
 /// memory.
 #[inline(always)]
 pub unsafe fn matmul_vectorized_swizzled<T: Scalar>(g: Gemm<T>) {
+    // SAFETY: this rung's contract (its `# Safety`) is what `vectorized` needs.
     unsafe { vectorized(ATile::Swizzled, g) }
 }
 
@@ -397,10 +445,14 @@ pub(super) unsafe fn warp_step<T: Scalar, const MI: usize, const NI: usize>(
 ) {
     let mut a = [[T::ZERO; VEC as usize]; MI];
     for i in 0..w.wmiter as usize {
+        // SAFETY: the warp tile's `VEC`-aligned slots, inside the tile (the caller's `a_at`,
+        // `b_at`: `bankwise_layout::matmul`); the caller orders them with the writes (this
+        // function's contract).
         a[i] = unsafe { read_vector(smem, a_at(w.c_origin(t, i as u32, 0).0)) };
     }
     let mut b = [[T::ZERO; VEC as usize]; NI];
     for j in 0..w.wniter as usize {
+        // SAFETY: as for `A`.
         b[j] = unsafe { read_vector(smem, b_at(w.c_origin(t, 0, j as u32).1)) };
     }
     for i in 0..w.wmiter as usize {
@@ -456,10 +508,14 @@ pub unsafe fn matmul_warptile<T: Scalar>(g: Gemm<T>) {
         let mut acc = [[[[T::ZERO; VEC as usize]; VEC as usize]; WARPTILE_ITER]; WARPTILE_ITER];
         let mut k0 = 0;
         while k0 < g.k {
+            // SAFETY: as in `vectorized`: `g` is the rung's matrices, the launch gives the tile,
+            // and the barriers order the staged slots with their reads.
             unsafe { stage_vectors(&g, s, layout, smem, t, (m0, n0, k0), aligned) };
             sync_threads();
             for d in 0..s.bk {
                 let (a_at, b_at) = (|m| s.a_at(layout, m, d), |n| s.b_at(layout, d, n));
+                // SAFETY: the warp tiling's slots lie inside the tile, staged before the barrier
+                // above and not written again before the barrier that ends the step.
                 unsafe { warp_step(w, t, smem, a_at, b_at, &mut acc) };
             }
             sync_threads();

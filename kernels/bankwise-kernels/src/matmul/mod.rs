@@ -137,10 +137,15 @@ impl<T: Scalar> Gemm<T> {
     /// `(r, c)` is inside `C`.
     #[inline(always)]
     unsafe fn finish(&self, r: u64, c: u64, dot: T) {
+        // SAFETY: `(r, c)` is inside `C` (this function's contract), which `c` holds with rows
+        // `ldc` apart.
         let at_c = unsafe { self.c.add(at(r, c, self.ldc) as usize) };
         let scaled = self.alpha * dot;
         let value =
+            // SAFETY: `at_c` is inside `C`; the thread that writes this element is the one that
+            // reads it.
             if self.beta == T::ZERO { scaled } else { self.beta.mul_add(unsafe { global::read(at_c) }, scaled) };
+        // SAFETY: `at_c` is inside `C`, and each element of `C` has one writing thread.
         unsafe { global::write(at_c, value) };
     }
 
@@ -148,8 +153,8 @@ impl<T: Scalar> Gemm<T> {
     #[inline(always)]
     #[track_caller]
     fn a_or_zero(&self, r: u64, c: u64) -> T {
-        // Safety: `(r, c)` is inside `A`, which the launch's contract says `a` holds.
         if r < self.m && c < self.k {
+            // SAFETY: `(r, c)` is inside `A`, which the launch's contract says `a` holds.
             unsafe { global::read(self.a.add(at(r, c, self.lda) as usize)) }
         } else {
             T::ZERO
@@ -160,8 +165,8 @@ impl<T: Scalar> Gemm<T> {
     #[inline(always)]
     #[track_caller]
     fn b_or_zero(&self, r: u64, c: u64) -> T {
-        // Safety: `(r, c)` is inside `B`, which the launch's contract says `b` holds.
         if r < self.k && c < self.n {
+            // SAFETY: `(r, c)` is inside `B`, which the launch's contract says `b` holds.
             unsafe { global::read(self.b.add(at(r, c, self.ldb) as usize)) }
         } else {
             T::ZERO
@@ -185,6 +190,8 @@ impl<T: Scalar> Gemm<T> {
     unsafe fn dot(&self, r: u64, c: u64) -> T {
         let mut sum = T::ZERO;
         for i in 0..self.k {
+            // SAFETY: `r < m` and `c < n` (this function's contract) and `i < k`: inside `A` and
+            // `B`, which the launch's contract says `a` and `b` hold; no thread writes them.
             let (x, y) = unsafe {
                 (
                     global::read(self.a.add(at(r, i, self.lda) as usize)),

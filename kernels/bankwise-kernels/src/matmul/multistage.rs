@@ -49,6 +49,10 @@ unsafe fn copy_operand<T: Scalar>(
                 let inside = gx < x_len && gk < k_len;
                 // Safety: inside the matrix where `inside` (the contract).
                 let src = if inside { unsafe { p.add(at(gx, gk, ld) as usize) } } else { p };
+                // SAFETY: the tiling's slot for this thread, inside the tile; `src` is an element
+                // of the matrix where `inside`, and nothing is read (0 bytes) otherwise. The caller
+                // orders the copy with the tile's reads (`pipeline::wait_prior` and the barrier
+                // that follows).
                 unsafe { smem.at(at_tile(x, k) as usize).load_async(src, if inside { size } else { 0 }) };
             }
         }
@@ -65,7 +69,11 @@ unsafe fn copy_operand<T: Scalar>(
                     // Safety: the piece is inside the matrix and 16-byte aligned (`aligned`,
                     // and `first` a multiple of `per_piece`).
                     let src = unsafe { p.add(at(gk, first, ld) as usize) };
+                    // SAFETY: a slot of the tile at a multiple of `per_piece` elements, 16 bytes,
+                    // inside the tile.
                     let dst = unsafe { smem.at((at_tile(x, k) + h * per_piece) as usize).cast::<Vector>() };
+                    // SAFETY: `src` is 16-byte aligned and inside the matrix (above), `dst` a
+                    // 16-byte slot of the tile; the caller orders the copy with the tile's reads.
                     unsafe { dst.load_async(src.cast::<Vector>(), 16) };
                 } else {
                     // Element by element at the edges (compute-sanitizer's memcheck counts a
@@ -74,7 +82,10 @@ unsafe fn copy_operand<T: Scalar>(
                         let inside = gk < k_len && gx + (q as u64) < x_len;
                         // Safety: inside the matrix where `inside`.
                         let src = if inside { unsafe { p.add(at(gk, gx + q as u64, ld) as usize) } } else { p };
+                        // SAFETY: the tiling's slot for this thread, inside the tile.
                         let dst = unsafe { smem.at((at_tile(x, k) + q) as usize) };
+                        // SAFETY: as the element copies along `k`: `src` is inside the matrix where
+                        // `inside`, 0 bytes otherwise; the caller orders the copy.
                         unsafe { dst.load_async(src, if inside { size } else { 0 }) };
                     }
                 }
@@ -101,6 +112,8 @@ unsafe fn copy_tiles<T: Scalar>(
     stage: u32,
 ) {
     let s = tt.warps.tiles;
+    // SAFETY: `g` holds the matrices (the rung's contract); the caller orders the copies with the
+    // tile's reads.
     unsafe {
         let a_at = |m, k| tt.a_at(stage, m, k);
         copy_operand(tt, s.bm, a_along_k, t, smem, (g.a, g.lda, a_aligned), (g.m, g.k), (m0, k0), a_at);
@@ -163,8 +176,9 @@ unsafe fn copy_whole<T: Scalar>(
         } else if let Some((x, k)) = tt.operand_vector(width, false, t, i) {
             let per_piece = 16 / size;
             for h in 0..VEC / per_piece {
-                // Safety: the vector is inside the matrix, 16-byte aligned (the contract).
                 let (src, dst) = (src.wrapping_add((h * per_piece) as usize), (at_tile(x, k) + h * per_piece) as usize);
+                // SAFETY: the vector is inside the matrix and 16-byte aligned (this function's
+                // contract), `dst` a 16-byte slot of the tile; the caller orders the copy.
                 unsafe { smem.at(dst).cast::<Vector>().load_async(src.cast::<Vector>(), 16) };
             }
         }
@@ -261,6 +275,7 @@ pub unsafe fn matmul_multistage<
     let (w, s) = (tt.warps, tt.warps.tiles);
     let smem = shared::dynamic::<T>();
     let t = thread_x();
+    // SAFETY: the rung's contract: each product of the batch lies inside the buffers.
     let Some((g, (m0, n0))) = (unsafe { block_product(g, batch, s) }) else { return };
     // Where a stored row runs along `k`: `A` as stored, `B` transposed.
     let along_k = (!TRANS_A, TRANS_B);
@@ -272,6 +287,8 @@ pub unsafe fn matmul_multistage<
     for first in 0..(STAGES - 1) as u64 {
         if first < steps {
             let k0 = first * s.bk as u64;
+            // SAFETY: `g` holds this product's matrices; stage `first` is not read before its group
+            // arrives (the `wait_prior` and barrier of its step).
             unsafe { copy_tiles(tt, t, &g, smem, along_k, aligned, (m0, n0, k0), first as u32) };
         }
         pipeline::commit();
@@ -296,6 +313,8 @@ pub unsafe fn matmul_multistage<
         let k0 = ahead * s.bk as u64;
         let whole_ahead = WHOLE && ahead < whole_steps;
         if !whole_ahead && ahead < steps {
+            // SAFETY: `g` holds this product's matrices; stage `into` was last read the step
+            // before, which every thread finished before the barrier above.
             unsafe { copy_tiles(tt, t, &g, smem, along_k, aligned, (m0, n0, k0), into) };
         }
         // The element offset of step `ahead` in each operand.
@@ -303,19 +322,25 @@ pub unsafe fn matmul_multistage<
         let (a_src, b_src) =
             ((a_start.0.wrapping_add(da as usize), a_start.1), (b_start.0.wrapping_add(db as usize), b_start.1));
         for d in 0..s.bk {
-            // Safety: the step's tiles lie inside `A` and `B`, rows aligned (`whole`).
             if whole_ahead && d == a_slot {
+                // SAFETY: the step's tiles lie inside `A` and `B`, rows aligned (`whole`); stage
+                // `into` is free, as for `copy_tiles` above.
                 unsafe { copy_whole(tt, s.bm, along_k.0, t, smem, a_src, |m, k| tt.a_at(into, m, k)) };
             }
             if whole_ahead && d == b_slot {
+                // SAFETY: as for `A`.
                 unsafe { copy_whole(tt, s.bn, along_k.1, t, smem, b_src, |n, k| tt.b_at(into, k, n)) };
             }
             let (a_at, b_at) = (|m| tt.a_at(stage, m, d), |n| tt.b_at(stage, d, n));
+            // SAFETY: the warp tiling's slots of stage `stage`, inside the tile; its copies arrived
+            // before the barrier at the top of this step, and the stage is not copied into again
+            // before the next step's barrier.
             unsafe { warp_step(w, t, smem, a_at, b_at, &mut acc) };
         }
         pipeline::commit();
         stage = (stage + 1) % STAGES;
         step += 1;
     }
+    // SAFETY: `g.c` holds this product's `C` with its leading dimension (the rung's contract).
     unsafe { finish_warp_tiles(&g, w, t, (m0, n0), c_aligned, &acc) };
 }

@@ -62,6 +62,9 @@ unsafe fn fetch_operand<T: Scalar>(
     for i in 0..tt.vector_loads(width) as usize {
         if let Some((x, k)) = tt.operand_vector(width, along_k, t, i as u32) {
             let (x, k) = (x0 + x as u64, k0 + k as u64);
+            // SAFETY: `p` holds the matrix with leading dimension `ld` (this function's contract,
+            // `load_vector`'s), and the tiling's vectors start at a multiple of `VEC` along the
+            // row.
             regs[i] = unsafe {
                 if along_k {
                     load_vector(p, ld, x_len, k_len, x, k, aligned)
@@ -94,9 +97,13 @@ unsafe fn put_operand<T: Scalar>(
         if let Some((x, k)) = tt.operand_vector(width, along_k, t, i as u32) {
             if along_k {
                 for q in 0..VEC {
+                    // SAFETY: the tiling's slots for this thread, inside the tile; the caller's
+                    // barriers order the stores (this function's contract).
                     unsafe { smem.write(at(x, k + q) as usize, regs[i][q as usize]) };
                 }
             } else {
+                // SAFETY: a `VEC`-aligned slot of the tile for this thread, inside it; the caller's
+                // barriers order the store (this function's contract).
                 unsafe { write_vector(smem, at(x, k), regs[i]) };
             }
         }
@@ -122,6 +129,7 @@ unsafe fn fetch_tiles<T: Scalar>(
     rb: &mut [[T; VEC as usize]; MAX_LOADS],
 ) {
     let s = tt.warps.tiles;
+    // SAFETY: `g`'s matrices are as `load_vector` needs (this function's contract).
     unsafe {
         fetch_operand(tt, s.bm, a_along_k, t, (g.a, g.lda, a_aligned), (g.m, g.k), (m0, k0), ra);
         fetch_operand(tt, s.bn, b_along_k, t, (g.b, g.ldb, b_aligned), (g.n, g.k), (n0, k0), rb);
@@ -191,6 +199,7 @@ unsafe fn put_tiles<T: Scalar>(
     rb: &[[T; VEC as usize]; MAX_LOADS],
 ) {
     let s = tt.warps.tiles;
+    // SAFETY: the caller's contract is `put_operand`'s (its `# Safety`).
     unsafe {
         put_operand(tt, s.bm, a_along_k, t, smem, ra, |m, k| tt.a_at(stage, m, k));
         put_operand(tt, s.bn, b_along_k, t, smem, rb, |n, k| tt.b_at(stage, k, n));
@@ -303,6 +312,8 @@ pub unsafe fn matmul_tuned<
     let (mut ra, mut rb) = ([[T::ZERO; VEC as usize]; MAX_LOADS], [[T::ZERO; VEC as usize]; MAX_LOADS]);
     // Functions, not closures, stage the tiles: LLVM outlines a closure called from two places,
     // and an outlined call costs registers and bounds checks.
+    // SAFETY: `g` holds this product's matrices (the rung's contract, and the batch offset above);
+    // the launch gives the tile, and the barrier below orders the stores before the reads.
     unsafe {
         fetch_tiles(tt, t, &g, along_k, aligned, (m0, n0, 0), &mut ra, &mut rb);
         put_tiles(tt, t, smem, along_k, 0, &ra, &rb);
@@ -331,13 +342,20 @@ pub unsafe fn matmul_tuned<
             }
         } else if more {
             let k0 = (step + 1) * s.bk as u64;
+            // SAFETY: `g` holds this product's matrices; the loads go to registers, stored after
+            // this step's reads.
             unsafe { fetch_tiles(tt, t, &g, along_k, aligned, (m0, n0, k0), &mut ra, &mut rb) };
         }
         for d in 0..s.bk {
             let (a_at, b_at) = (|m| tt.a_at(stage, m, d), |n| tt.b_at(stage, d, n));
+            // SAFETY: the warp tiling's slots of this step's stage, inside the tile; stored before
+            // the last barrier, and not stored again before the barrier that ends the step.
             unsafe { warp_step(w, t, smem, a_at, b_at, &mut acc) };
         }
         if more {
+            // SAFETY: the other stage, which this step does not read; the barrier that ended the
+            // step before ordered its reads before these stores, and the barrier below orders the
+            // stores before the next step's reads.
             unsafe { put_tiles(tt, t, smem, along_k, stage ^ 1, &ra, &rb) };
         }
         // Orders this step's stores before the next step's reads, and this step's reads
