@@ -121,11 +121,14 @@ pub fn manifest() -> &'static [Entry] {
     PARSED.get_or_init(|| MODULES.iter().flat_map(|m| m.entries()).collect())
 }
 
-/// A ladder rung's parameters: `c`, `a`, `b`, and the scalars as one `#[repr(C)]` struct.
-pub type GemmParams<T> = (*mut T, *const T, *const T, bankwise_builtin::matmul::GemmScalars<T>);
-/// A tuned or multistage entry's parameters: [`GemmParams`], then the batch as one struct.
-pub type TunedParams<T> =
-    (*mut T, *const T, *const T, bankwise_builtin::matmul::GemmScalars<T>, bankwise_builtin::matmul::Batch);
+/// A ladder rung's parameters (`Gemm`'s order): `c`, `a`, `b`, `m`, `n`, `k`, `lda`, `ldb`,
+/// `ldc`, `alpha`, `beta`. Positional, not a `#[repr(C)]` struct: passed as one, the `f32`
+/// entries' SASS was scheduled differently and measured slower (`docs/decisions.md`,
+/// 2026-11-26); the typed launch checks each one's type all the same.
+pub type GemmParams<T> = (*mut T, *const T, *const T, u64, u64, u64, u64, u64, u64, T, T);
+/// A tuned or multistage entry's parameters: [`GemmParams`], then the batch's `count`,
+/// `first`, `stride_a`, `stride_b`, `stride_c`.
+pub type TunedParams<T> = (*mut T, *const T, *const T, u64, u64, u64, u64, u64, u64, T, T, u64, u64, u64, u64, u64);
 /// Split `k`'s sum's parameters: `c`, the workspace `w`, `m`, `n`, `ldc`, `alpha`, `beta`,
 /// `slices`.
 pub type SplitSumParams<T> = (*mut T, *const T, u64, u64, u64, T, T, u64);

@@ -2,7 +2,6 @@
 //! `op`s and tile, and split `k`'s sum.
 
 use bankwise_device::kernel;
-pub use bankwise_kernels::matmul::{Batch, GemmScalars};
 use bankwise_kernels::matmul::{
     Gemm, matmul_blocktile_1d, matmul_blocktile_2d, matmul_coalesced, matmul_naive, matmul_split_sum, matmul_tiled,
     matmul_vectorized, matmul_vectorized_padded, matmul_vectorized_swizzled, matmul_warptile,
@@ -10,17 +9,21 @@ use bankwise_kernels::matmul::{
 use bankwise_kernels::tuned_matmul_entries;
 
 /// Instantiates a rung of the matrix multiply ladder for `f32` and `f64`, as
-/// `<rung>_f32`, `<rung>_f64`: `C`, `A`, `B` and the scalars as one [`GemmScalars`].
+/// `<rung>_f32`, `<rung>_f64`, with the arguments in `Gemm`'s order.
 macro_rules! per_type {
     ($generic:ident: $($name:ident => $t:ty),+ $(,)?) => {$(
         /// # Safety
         /// As for the rung in `bankwise_kernels::matmul`: the matrices hold their shapes with
         /// their leading dimensions, and the launch uses the rung's grid and block.
         #[kernel]
-        pub unsafe fn $name(c: *mut $t, a: *const $t, b: *const $t, s: GemmScalars<$t>) {
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe fn $name(
+            c: *mut $t, a: *const $t, b: *const $t, m: u64, n: u64, k: u64,
+            lda: u64, ldb: u64, ldc: u64, alpha: $t, beta: $t,
+        ) {
             // SAFETY: this entry's contract (its `# Safety`, which the launch keeps) is the
             // callee's.
-            unsafe { $generic::<$t>(Gemm::new(c, a, b, s)) }
+            unsafe { $generic::<$t>(Gemm { c, a, b, m, n, k, lda, ldb, ldc, alpha, beta }) }
         }
     )+};
 }

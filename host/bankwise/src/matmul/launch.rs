@@ -7,7 +7,6 @@ use crate::error::{Error, Result};
 use crate::gpu::{DeviceBuffer, DeviceSlice, DeviceSliceMut, Gpu, Launch};
 use crate::kernels;
 use crate::tuning::PlanTarget;
-use bankwise_builtin::matmul::{Batch, GemmScalars};
 use bankwise_layout::matmul::{
     ATile, GROUP_M, TILE, TILED_SHARED_ELEMENTS, blocktile_2d, grid_columns_in_x, grid_of_batched_tiles, grid_of_tiles,
     grid_rows_in_x,
@@ -192,10 +191,9 @@ impl Gpu {
         };
         let s = shape;
         let [m, n, k, lda, ldb, ldc] = [s.m, s.n, s.k, s.lda(), s.ldb(), s.ldc()].map(|x| x as u64);
-        let scalars = GemmScalars { m, n, k, lda, ldb, ldc, alpha, beta };
         // Safety: `plan` checked that each buffer holds its matrix with its leading dimension;
         // the launch uses the rung's grid, block and shared memory.
-        unsafe { self.launch(launch, (c, a, b, scalars)) }
+        unsafe { self.launch(launch, (c, a, b, m, n, k, lda, ldb, ldc, alpha, beta)) }
     }
 
     /// `C = α·op(A)·op(B) + β·C` with the tuned rung and a chosen plan (its tiles, its split
@@ -304,9 +302,7 @@ impl Gpu {
         while first < count {
             let products = (count - first).min(u64::from(MAX_GRID_YZ));
             let grid = (launch.grid.0, products as u32, 1);
-            let scalars = GemmScalars { m, n, k, lda, ldb, ldc, alpha, beta };
-            let batch = Batch { count, first, stride_a, stride_b, stride_c };
-            let args = (&mut c, a, b, scalars, batch);
+            let args = (&mut c, a, b, m, n, k, lda, ldb, ldc, alpha, beta, count, first, stride_a, stride_b, stride_c);
             // Safety: `plan` checked that each view holds its batch of matrices with their
             // leading dimensions and strides, and that the `C`s do not overlap; each grid
             // computes the products from `first` on.
@@ -348,9 +344,7 @@ impl Gpu {
                 continue;
             }
             let grid = (launch.grid.0, products as u32, 1);
-            let scalars = GemmScalars { m, n, k: depth, lda, ldb, ldc: n, alpha: one, beta: zero };
-            let batch = Batch { count, first, stride_a, stride_b, stride_c: m * n };
-            let args = (&mut w, a, b, scalars, batch);
+            let args = (&mut w, a, b, m, n, depth, lda, ldb, n, one, zero, count, first, stride_a, stride_b, m * n);
             // Safety: `plan` checked `A` and `B` for the whole product, and each slice reads a
             // part of them; the workspace holds `count` packed `m × n` matrices.
             unsafe { self.launch(Launch { grid, ..launch }, args)? };

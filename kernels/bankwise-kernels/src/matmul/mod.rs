@@ -92,44 +92,6 @@ pub struct Gemm<T> {
     pub beta: T,
 }
 
-/// The scalars of a product, passed to an entry as one `#[repr(C)]` parameter (named fields on
-/// both sides, instead of eight positional ones): `C` is `m × n` with rows `ldc` apart, `A`
-/// `m × k` (`lda`), `B` `k × n` (`ldb`); `C = α·A·B + β·C`.
-#[derive(Clone, Copy, Debug, PartialEq)]
-#[repr(C)]
-pub struct GemmScalars<T> {
-    /// Rows of `A` and `C`.
-    pub m: u64,
-    /// Columns of `B` and `C`.
-    pub n: u64,
-    /// Columns of `A`, rows of `B`.
-    pub k: u64,
-    /// Elements between rows of `A`.
-    pub lda: u64,
-    /// Elements between rows of `B`.
-    pub ldb: u64,
-    /// Elements between rows of `C`.
-    pub ldc: u64,
-    /// The product's factor.
-    pub alpha: T,
-    /// `C`'s factor; `C` is not read where it is 0.
-    pub beta: T,
-}
-
-// SAFETY: `#[repr(C)]` of u64s and a ByValue `T` (f32 or f64): one layout on the host and the
-// GPU, no pointers.
-#[cfg(not(target_arch = "nvptx64"))]
-unsafe impl<T: bankwise_device::ByValue> bankwise_device::ByValue for GemmScalars<T> {}
-
-impl<T> Gemm<T> {
-    /// The product of `c`, `a`, `b` and `s`.
-    #[inline(always)]
-    pub fn new(c: *mut T, a: *const T, b: *const T, s: GemmScalars<T>) -> Self {
-        let GemmScalars { m, n, k, lda, ldb, ldc, alpha, beta } = s;
-        Gemm { c, a, b, m, n, k, lda, ldb, ldc, alpha, beta }
-    }
-}
-
 impl<T: Scalar> Gemm<T> {
     /// Writes `α·dot + β·C[r][c]`, reading `C` only where `β ≠ 0`.
     ///

@@ -16,10 +16,8 @@ use super::{Gemm, Scalar};
 
 /// The batch of the tuned rung: `count` products, the `i`-th reading `A` at `a + i·stride_a`
 /// and `B` at `b + i·stride_b` and writing `C` at `c + i·stride_c` (elements). A launch
-/// computes products `first + block_y()` (grids hold at most 65,535 rows of blocks). Passed to
-/// an entry as one `#[repr(C)]` parameter.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(C)]
+/// computes products `first + block_y()` (grids hold at most 65,535 rows of blocks).
+#[derive(Clone, Copy)]
 pub struct Batch {
     /// Products.
     pub count: u64,
@@ -32,10 +30,6 @@ pub struct Batch {
     /// Elements between consecutive `C`s.
     pub stride_c: u64,
 }
-
-// SAFETY: `#[repr(C)]` of u64s: one layout on the host and the GPU.
-#[cfg(not(target_arch = "nvptx64"))]
-unsafe impl bankwise_device::ByValue for Batch {}
 
 /// The most vectors of one operand tile a thread of the tuned rung loads per step.
 const MAX_LOADS: usize = 2;
@@ -493,8 +487,8 @@ pub unsafe fn matmul_split_sum<T: Scalar>(g: Gemm<T>, w: *const T, slices: u64) 
 /// Instantiates a tuned rung (`$rung`: [`matmul_tuned`] or
 /// [`matmul_multistage`](super::matmul_multistage)) as entries, each for one type, one pair of
 /// `op`s, one tile size (wide: 128 × 256, `f32` only), whether it has the whole-tile path
-/// (`WHOLE`) and whether its lanes are interleaved ([`lanes`], the last literal), taking `C`,
-/// `A`, `B`, the [`GemmScalars`](super::GemmScalars) and the [`Batch`], and the launch bounds of the rung's tiles (`$tiles`:
+/// (`WHOLE`) and whether its lanes are interleaved ([`lanes`], the last literal), with `Gemm`'s
+/// arguments followed by the batch's, and the launch bounds of the rung's tiles (`$tiles`:
 /// `bankwise_layout::matmul::tuned` or `multistage`). The calling crate must depend on
 /// `bankwise_device` (which `#[kernel]`'s expansion names) and `bankwise_layout`.
 #[macro_export]
@@ -508,10 +502,14 @@ macro_rules! tuned_matmul_entries {
             bankwise_layout::matmul::$tiles(size_of::<$t>() as u32, $wide).threads(),
             bankwise_layout::matmul::$tiles(size_of::<$t>() as u32, $wide).min_blocks,
         ))]
+        #[allow(clippy::too_many_arguments)]
         pub unsafe fn $name(
-            c: *mut $t, a: *const $t, b: *const $t, s: $crate::matmul::GemmScalars<$t>, batch: $crate::matmul::Batch,
+            c: *mut $t, a: *const $t, b: *const $t, m: u64, n: u64, k: u64,
+            lda: u64, ldb: u64, ldc: u64, alpha: $t, beta: $t,
+            count: u64, first: u64, stride_a: u64, stride_b: u64, stride_c: u64,
         ) {
-            let g = $crate::matmul::Gemm::new(c, a, b, s);
+            let g = $crate::matmul::Gemm { c, a, b, m, n, k, lda, ldb, ldc, alpha, beta };
+            let batch = $crate::matmul::Batch { count, first, stride_a, stride_b, stride_c };
             unsafe { $crate::matmul::$rung::<$t, $trans_a, $trans_b, $wide, $whole, $interleaved, 2, { if $wide { 4 } else { 2 } }>(g, batch) }
         }
     )+};
