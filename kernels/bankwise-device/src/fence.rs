@@ -6,41 +6,25 @@
 //! device, or the whole system (the host and other GPUs, through mapped memory). On the CPU
 //! emulator each is a sequentially consistent fence of the host.
 
-#[cfg(target_arch = "nvptx64")]
-use core::arch::asm;
+use crate::backend;
 
 /// `__threadfence_block()` (PTX `membar.cta`): this thread's accesses before it are observed
 /// before those after it by every thread of its block.
 #[inline(always)]
 pub fn fence_block() {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        unsafe { asm!("membar.cta;", options(nostack)) }
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    return core::sync::atomic::fence(core::sync::atomic::Ordering::SeqCst);
+    backend::membar_cta();
 }
 
 /// `__threadfence()` (PTX `membar.gl`, the `fence.sc.gpu` of sm_70 on): this thread's accesses
 /// before it are observed before those after it by every thread of the device.
 #[inline(always)]
 pub fn fence_device() {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        unsafe { asm!("membar.gl;", options(nostack)) }
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    return core::sync::atomic::fence(core::sync::atomic::Ordering::SeqCst);
+    backend::membar_gl();
 }
 
 /// `__threadfence_system()` (PTX `membar.sys`): as [`fence_device`], for every observer in the
 /// system: the host and peer GPUs too, through mapped or peer memory.
 #[inline(always)]
 pub fn fence_system() {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        unsafe { asm!("membar.sys;", options(nostack)) }
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    return core::sync::atomic::fence(core::sync::atomic::Ordering::SeqCst);
+    backend::membar_sys();
 }

@@ -6,20 +6,16 @@
 //! figures assume: a matrix multiply's inner loop is one `FFMA` per multiply-add. These
 //! functions ask for it explicitly.
 
+use crate::backend;
+
 /// `fmaf(a, b, c)` (PTX `fma.rn.f32`, SASS `FFMA`): `a·b + c` rounded once.
 #[inline(always)]
 pub fn fma_f32(a: f32, b: f32, c: f32) -> f32 {
-    #[cfg(target_arch = "nvptx64")]
-    return core::intrinsics::fmaf32(a, b, c);
-    #[cfg(not(target_arch = "nvptx64"))]
-    return bankwise_emu::lane::fma_f32(a, b, c);
+    backend::fma_rn_f32(a, b, c)
 }
 
 /// `fma(a, b, c)` (PTX `fma.rn.f64`, SASS `DFMA`): `a·b + c` rounded once.
 #[inline(always)]
 pub fn fma_f64(a: f64, b: f64, c: f64) -> f64 {
-    #[cfg(target_arch = "nvptx64")]
-    return core::intrinsics::fmaf64(a, b, c);
-    #[cfg(not(target_arch = "nvptx64"))]
-    return bankwise_emu::lane::fma_f64(a, b, c);
+    backend::fma_rn_f64(a, b, c)
 }

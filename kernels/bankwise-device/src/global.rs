@@ -8,6 +8,8 @@
 //! instead of touching memory. Kernels read and write global memory through these (and the
 //! vector and cache-hinted forms of [`crate::memory`]), so that the emulator sees every access.
 
+use crate::backend;
+
 /// Reads the `T` at global address `p`: CUDA C++ `*p`.
 ///
 /// # Safety
@@ -16,10 +18,7 @@
 #[inline(always)]
 #[track_caller]
 pub unsafe fn read<T: Copy>(p: *const T) -> T {
-    #[cfg(target_arch = "nvptx64")]
-    return unsafe { p.read() };
-    #[cfg(not(target_arch = "nvptx64"))]
-    return unsafe { bankwise_emu::lane::global_read(p, align_of::<T>()) };
+    unsafe { backend::ld_global(p) }
 }
 
 /// Writes `v` to global address `p`: CUDA C++ `*p = v`.
@@ -30,12 +29,7 @@ pub unsafe fn read<T: Copy>(p: *const T) -> T {
 #[inline(always)]
 #[track_caller]
 pub unsafe fn write<T: Copy>(p: *mut T, v: T) {
-    #[cfg(target_arch = "nvptx64")]
-    unsafe {
-        p.write(v)
-    };
-    #[cfg(not(target_arch = "nvptx64"))]
-    bankwise_emu::lane::global_write(p, v, align_of::<T>());
+    unsafe { backend::st_global(p, v) }
 }
 
 /// Reads the `T` at global address `p` as a volatile load: CUDA C++ `*(volatile T *)p`
@@ -49,10 +43,7 @@ pub unsafe fn write<T: Copy>(p: *mut T, v: T) {
 #[inline(always)]
 #[track_caller]
 pub unsafe fn read_volatile<T: Copy>(p: *const T) -> T {
-    #[cfg(target_arch = "nvptx64")]
-    return unsafe { p.read_volatile() };
-    #[cfg(not(target_arch = "nvptx64"))]
-    return unsafe { bankwise_emu::lane::global_read(p, align_of::<T>()) };
+    unsafe { backend::ld_volatile_global(p) }
 }
 
 /// Writes `v` to global address `p` as a volatile store: CUDA C++ `*(volatile T *)p = v`
@@ -65,10 +56,5 @@ pub unsafe fn read_volatile<T: Copy>(p: *const T) -> T {
 #[inline(always)]
 #[track_caller]
 pub unsafe fn write_volatile<T: Copy>(p: *mut T, v: T) {
-    #[cfg(target_arch = "nvptx64")]
-    unsafe {
-        p.write_volatile(v)
-    };
-    #[cfg(not(target_arch = "nvptx64"))]
-    bankwise_emu::lane::global_write(p, v, align_of::<T>());
+    unsafe { backend::st_volatile_global(p, v) }
 }

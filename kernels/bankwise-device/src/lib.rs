@@ -24,6 +24,23 @@
 //! checks and records every shared and global access it makes (the accessors are
 //! `#[track_caller]`, so the emulator names the kernel's own line). `#[kernel]` registers the
 //! host form of each entry with the emulator by name.
+//!
+//! # Layout: one backend per target
+//!
+//! The public modules write and document each function once, for both targets, in terms of a
+//! private `backend` module chosen here once by target: `src/backend/nvptx.rs` (inline PTX,
+//! `core::arch::nvptx` and `core::intrinsics`: one instruction per primitive) or
+//! `src/backend/emu.rs` (calls into `bankwise_emu::lane`). The two files define the same
+//! primitives with the same signatures, named after the PTX they stand for (`tid_x`,
+//! `bar_sync`, `shfl_down_b32`, `ld_global_nc_v4`, `cp_async`, …), and implement the hidden
+//! methods of [`atomic::AtomicAdd`] and [`atomic::AtomicMinMax`] for their types. Where only the
+//! emulator has work to do, the primitive is a no-op on the GPU ([`Shared`](shared::Shared)'s
+//! access checks, a global atomic's address check, the end of a handle's view, which is
+//! zero-sized there). The public functions and the GPU primitives are `#[inline(always)]`, so
+//! each GPU form compiles to its instruction in the kernel's own code; the emulator's waiting
+//! and checking primitives are `#[track_caller]`, as are the public functions that call them.
+//! What exists on one target only is cfg'd here (the `#![feature]`s, the `#[kernel]`
+//! expansion's helpers) and in the GPU backend (the panic handler).
 #![no_std]
 #![cfg_attr(
     target_arch = "nvptx64",
@@ -48,6 +65,14 @@ pub mod shared;
 pub mod thread;
 pub mod time;
 pub mod warp;
+
+// The target's primitives (see "Layout" above): the same functions in both files.
+#[cfg(target_arch = "nvptx64")]
+#[path = "backend/nvptx.rs"]
+mod backend;
+#[cfg(not(target_arch = "nvptx64"))]
+#[path = "backend/emu.rs"]
+mod backend;
 
 /// `#[kernel]`: makes a function a GPU kernel entry (CUDA C++ `extern "C" __global__`). See
 /// [`bankwise_macros::kernel`].
@@ -78,6 +103,16 @@ plain!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f64)
 // Safety: an array has no padding between elements of a Plain type (its size is a multiple of
 // its alignment), and every bit pattern of each element is valid.
 unsafe impl<T: Plain, const N: usize> Plain for [T; N] {}
+
+/// `v`'s bits as `U`. Called only where `T` and `U` have one size (in the branch of an `if
+/// size_of::<T>() == ..` that matches; the other branch, dead for that `T`, is removed at
+/// compile time, and a size check here would be evaluated for both).
+#[inline(always)]
+pub(crate) fn bits<T: Plain, U: Plain>(v: T) -> U {
+    // Safety: both are Plain (no padding, every bit pattern valid); callers pass types of one
+    // size, and `transmute_copy` checks that `U` is no larger.
+    unsafe { core::mem::transmute_copy(&v) }
+}
 
 /// `T` at a 16-byte-aligned address (CUDA C++'s `uint4`/`float4` alignment), so that one
 /// access to it can be one 16-byte instruction: `LDS.128`/`STS.128` in shared memory,
@@ -130,14 +165,4 @@ macro_rules! __kernel_entry {
     ($(#[$($attr:tt)*])* $vis:vis fn $name:ident($($args:tt)*) $body:block) => {
         $(#[$($attr)*])* $vis extern "ptx-kernel" fn $name($($args)*) $body
     };
-}
-
-/// The panic handler: no unwinding on the GPU, so a panic (a failed bounds check, say) traps
-/// (PTX `trap`), which aborts the launch; the host sees `CUDA_ERROR_ILLEGAL_INSTRUCTION` from the
-/// next synchronising call. Behind the default feature `panic-handler`, so that a kernel crate
-/// can define its own instead.
-#[cfg(all(feature = "panic-handler", target_arch = "nvptx64"))]
-#[panic_handler]
-fn panic(_: &core::panic::PanicInfo) -> ! {
-    unsafe { core::arch::nvptx::trap() }
 }

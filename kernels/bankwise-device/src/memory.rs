@@ -4,11 +4,7 @@
 //! Every function here takes a *global* address (a pointer into a buffer the host allocated,
 //! as a kernel receives it); a shared-memory or local address is undefined behaviour.
 
-#[cfg(target_arch = "nvptx64")]
-use core::arch::asm;
-
-#[cfg(not(target_arch = "nvptx64"))]
-use bankwise_emu::lane::{global_read, global_write};
+use crate::backend;
 
 /// A 16-byte global load, `ld.global.v4.u32` (SASS `LDG.E.128`): CUDA C++ `*(const uint4*)p`.
 ///
@@ -18,18 +14,7 @@ use bankwise_emu::lane::{global_read, global_write};
 #[inline(always)]
 #[track_caller]
 pub unsafe fn load_global_v4(p: *const [u32; 4]) -> [u32; 4] {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        let (a, b, c, d): (u32, u32, u32, u32);
-        unsafe {
-            asm!("ld.global.v4.u32 {{{a}, {b}, {c}, {d}}}, [{p}];",
-                a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d,
-                p = in(reg64) p, options(readonly, nostack, preserves_flags))
-        }
-        [a, b, c, d]
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    return unsafe { global_read(p, 16) };
+    unsafe { backend::ld_global_v4(p) }
 }
 
 /// A 16-byte global store, `st.global.v4.u32` (SASS `STG.E.128`): CUDA C++ `*(uint4*)p = v`.
@@ -40,16 +25,7 @@ pub unsafe fn load_global_v4(p: *const [u32; 4]) -> [u32; 4] {
 #[inline(always)]
 #[track_caller]
 pub unsafe fn store_global_v4(p: *mut [u32; 4], v: [u32; 4]) {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        unsafe {
-            asm!("st.global.v4.u32 [{p}], {{{a}, {b}, {c}, {d}}};",
-                p = in(reg64) p, a = in(reg32) v[0], b = in(reg32) v[1], c = in(reg32) v[2], d = in(reg32) v[3],
-                options(nostack, preserves_flags))
-        }
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    return global_write(p, v, 16);
+    unsafe { backend::st_global_v4(p, v) }
 }
 
 /// An 8-byte global load with the cache-streaming hint, `ld.global.cs.u64` (SASS
@@ -61,16 +37,7 @@ pub unsafe fn store_global_v4(p: *mut [u32; 4], v: [u32; 4]) {
 #[inline(always)]
 #[track_caller]
 pub unsafe fn load_global_streaming(p: *const u64) -> u64 {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        let v: u64;
-        unsafe {
-            asm!("ld.global.cs.u64 {v}, [{p}];", v = out(reg64) v, p = in(reg64) p, options(readonly, nostack, preserves_flags))
-        }
-        v
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    return unsafe { global_read(p, 8) };
+    unsafe { backend::ld_global_cs_u64(p) }
 }
 
 /// An 8-byte global store with the cache-streaming hint, `st.global.cs.u64` (SASS
@@ -82,14 +49,7 @@ pub unsafe fn load_global_streaming(p: *const u64) -> u64 {
 #[inline(always)]
 #[track_caller]
 pub unsafe fn store_global_streaming(p: *mut u64, v: u64) {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        unsafe {
-            asm!("st.global.cs.u64 [{p}], {v};", p = in(reg64) p, v = in(reg64) v, options(nostack, preserves_flags))
-        }
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    return global_write(p, v, 8);
+    unsafe { backend::st_global_cs_u64(p, v) }
 }
 
 /// A 16-byte global load with the cache-streaming hint, `ld.global.cs.v4.u32` (SASS
@@ -100,18 +60,7 @@ pub unsafe fn store_global_streaming(p: *mut u64, v: u64) {
 #[inline(always)]
 #[track_caller]
 pub unsafe fn load_global_streaming_v4(p: *const [u32; 4]) -> [u32; 4] {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        let (a, b, c, d): (u32, u32, u32, u32);
-        unsafe {
-            asm!("ld.global.cs.v4.u32 {{{a}, {b}, {c}, {d}}}, [{p}];",
-                a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d,
-                p = in(reg64) p, options(readonly, nostack, preserves_flags))
-        }
-        [a, b, c, d]
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    return unsafe { global_read(p, 16) };
+    unsafe { backend::ld_global_cs_v4(p) }
 }
 
 /// A 16-byte global store with the cache-streaming hint, `st.global.cs.v4.u32` (SASS
@@ -122,16 +71,7 @@ pub unsafe fn load_global_streaming_v4(p: *const [u32; 4]) -> [u32; 4] {
 #[inline(always)]
 #[track_caller]
 pub unsafe fn store_global_streaming_v4(p: *mut [u32; 4], v: [u32; 4]) {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        unsafe {
-            asm!("st.global.cs.v4.u32 [{p}], {{{a}, {b}, {c}, {d}}};",
-                p = in(reg64) p, a = in(reg32) v[0], b = in(reg32) v[1], c = in(reg32) v[2], d = in(reg32) v[3],
-                options(nostack, preserves_flags))
-        }
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    return global_write(p, v, 16);
+    unsafe { backend::st_global_cs_v4(p, v) }
 }
 
 /// A 16-byte load through the read-only (texture) path, `ld.global.nc.v4.u32` (SASS
@@ -143,18 +83,7 @@ pub unsafe fn store_global_streaming_v4(p: *mut [u32; 4], v: [u32; 4]) {
 #[inline(always)]
 #[track_caller]
 pub unsafe fn load_global_nc_v4(p: *const [u32; 4]) -> [u32; 4] {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        let (a, b, c, d): (u32, u32, u32, u32);
-        unsafe {
-            asm!("ld.global.nc.v4.u32 {{{a}, {b}, {c}, {d}}}, [{p}];",
-                a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d,
-                p = in(reg64) p, options(pure, readonly, nostack, preserves_flags))
-        }
-        [a, b, c, d]
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    return unsafe { global_read(p, 16) };
+    unsafe { backend::ld_global_nc_v4(p) }
 }
 
 /// An 8-byte load through the read-only path, `ld.global.nc.u64` (SASS `LDG.E.64.CONSTANT`):
@@ -165,17 +94,7 @@ pub unsafe fn load_global_nc_v4(p: *const [u32; 4]) -> [u32; 4] {
 #[inline(always)]
 #[track_caller]
 pub unsafe fn load_global_nc_u64(p: *const u64) -> u64 {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        let v: u64;
-        unsafe {
-            asm!("ld.global.nc.u64 {v}, [{p}];", v = out(reg64) v, p = in(reg64) p,
-                options(pure, readonly, nostack, preserves_flags))
-        }
-        v
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    return unsafe { global_read(p, 8) };
+    unsafe { backend::ld_global_nc_u64(p) }
 }
 
 /// A 4-byte load through the read-only path, `ld.global.nc.u32` (SASS `LDG.E.CONSTANT`): CUDA
@@ -186,15 +105,5 @@ pub unsafe fn load_global_nc_u64(p: *const u64) -> u64 {
 #[inline(always)]
 #[track_caller]
 pub unsafe fn load_global_nc_u32(p: *const u32) -> u32 {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        let v: u32;
-        unsafe {
-            asm!("ld.global.nc.u32 {v}, [{p}];", v = out(reg32) v, p = in(reg64) p,
-                options(pure, readonly, nostack, preserves_flags))
-        }
-        v
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    return unsafe { global_read(p, 4) };
+    unsafe { backend::ld_global_nc_u32(p) }
 }

@@ -18,11 +18,7 @@
 //!
 //! On the emulator a copy's shared write happens at the wait that completes it.
 
-#[cfg(target_arch = "nvptx64")]
-use core::arch::asm;
-
-#[cfg(not(target_arch = "nvptx64"))]
-use bankwise_emu::lane as emu;
+use crate::backend;
 
 /// Closes the copies this thread started since its last commit into a group
 /// (`cp.async.commit_group`, SASS `LDGDEPBAR`). An empty group is fine: loops commit every step
@@ -30,12 +26,7 @@ use bankwise_emu::lane as emu;
 #[inline(always)]
 #[track_caller]
 pub fn commit() {
-    #[cfg(target_arch = "nvptx64")]
-    unsafe {
-        asm!("cp.async.commit_group;", options(nostack, preserves_flags))
-    };
-    #[cfg(not(target_arch = "nvptx64"))]
-    emu::async_commit();
+    backend::cp_async_commit_group();
 }
 
 /// Waits until at most `N` of this thread's committed groups, the newest, are in flight
@@ -44,10 +35,5 @@ pub fn commit() {
 #[inline(always)]
 #[track_caller]
 pub fn wait_prior<const N: u32>() {
-    #[cfg(target_arch = "nvptx64")]
-    unsafe {
-        asm!("cp.async.wait_group {n};", n = const N, options(nostack, preserves_flags))
-    };
-    #[cfg(not(target_arch = "nvptx64"))]
-    emu::async_wait(N as usize);
+    backend::cp_async_wait_group::<N>();
 }

@@ -39,80 +39,43 @@
 //! `%dynamic_smem_size`; the `_unchecked` ones make it the caller's promise.
 //!
 //! Every access uses a pointer derived from `core::intrinsics::gpu::gpu_launch_sized_workgroup_mem`
-//! in the kernel's own code, so LLVM sees it point into the shared state space and emits
-//! `ld.shared`/`st.shared`/`atom.shared` (SASS `LDS`/`STS`/`ATOMS`; `LDS.64`/`LDS.128` for 8-
-//! and 16-byte elements) instead of generic accesses, however the handle travelled. A pointer
-//! that passes through memory or an enum with integer fields (a checked constructor's
-//! `Result`) comes out as an integer whose address space LLVM cannot infer, and accesses
-//! through it become `cvta.shared` plus generic `ld`/`st` (SASS `LD.E`/`ST.E`). So the views
-//! hold byte offsets, and [`SharedSlice::at`] derives the element's pointer from the base
-//! (`base + offset`, then `+ i` elements); [`Shared`] holds that pointer, and each of its
-//! accessors takes the base again with the held address (`with_addr`: LLVM folds it away where
-//! it sees the pointer's origin and keeps `ld.shared` where it cannot). Measured with ptxas
-//! 13.0 for sm_90: bankwise's built-in kernels compile to the same SASS as with handles holding
-//! pointers, and `bankwise-primitives`' `shared_views` (checked views) to `LDS`/`STS`.
+//! (the GPU backend's `shared_base`, always inlined) in the kernel's own code, so LLVM sees it
+//! point into the shared state space and emits `ld.shared`/`st.shared`/`atom.shared` (SASS
+//! `LDS`/`STS`/`ATOMS`; `LDS.64`/`LDS.128` for 8- and 16-byte elements) instead of generic
+//! accesses, however the handle travelled. A pointer that passes through memory or an enum with
+//! integer fields (a checked constructor's `Result`) comes out as an integer whose address space
+//! LLVM cannot infer, and accesses through it become `cvta.shared` plus generic `ld`/`st` (SASS
+//! `LD.E`/`ST.E`). So the views hold byte offsets, and [`SharedSlice::at`] derives the element's
+//! pointer from the base (`base + offset`, then `+ i` elements); [`Shared`] holds that pointer, and
+//! each of its accessors takes the base again with the held address (`with_addr`: LLVM folds it
+//! away where it sees the pointer's origin and keeps `ld.shared` where it cannot). Measured with
+//! ptxas 13.0 for sm_90: bankwise's built-in kernels compile to the same SASS as with handles
+//! holding pointers, and `bankwise-primitives`' `shared_views` (checked views) to `LDS`/`STS`.
 //!
 //! The accessors are `#[track_caller]`: on the CPU emulator (`bankwise-emu`), where the
 //! allocation is a per-block host buffer, each access is checked (inside the launch's
 //! allocation, inside the view its handle came from, aligned) and recorded under the kernel's
 //! own line, for the bank model and the race check. They are the one place shared memory is
-//! touched.
+//! touched. The end of a handle's view, which those checks need, is computed by the emulator's
+//! backend from the view's start and length and is zero-sized on the GPU; computing it here,
+//! even as dead code there, changed the register numbering of the tiled matmuls' PTX.
 
-#[cfg(target_arch = "nvptx64")]
-use core::arch::asm;
 use core::marker::PhantomData;
 
-#[cfg(not(target_arch = "nvptx64"))]
-use bankwise_emu::{lane as emu, report::AccessOp};
-
 use crate::Plain;
-use crate::atomic::{self, AtomicAdd, AtomicMinMax};
+use crate::atomic::{AtomicAdd, AtomicMinMax};
+use crate::backend::{self, AccessOp, ViewEnd};
+
+pub mod probe;
 
 /// The alignment of every handle's start, and the largest element alignment a handle takes.
 pub const ALIGN: u32 = 16;
-
-/// A 16-byte-aligned unit: the type the dynamic allocation is requested as, so that its base
-/// is [`ALIGN`]-aligned in every kernel crate.
-#[cfg(target_arch = "nvptx64")]
-#[repr(C, align(16))]
-struct Aligned([u8; 16]);
-
-/// The base of the block's dynamic shared memory, in the shared state space.
-#[inline(always)]
-fn base() -> *mut u8 {
-    #[cfg(target_arch = "nvptx64")]
-    return core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<Aligned>().cast();
-    #[cfg(not(target_arch = "nvptx64"))]
-    return emu::shared_base();
-}
-
-/// The generic pointer `p` (into shared memory) as a 32-bit shared-window address, the operand
-/// of `atom.shared`/`ld.shared` in inline PTX (`cvta.to.shared`; ptxas folds it away).
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-pub(crate) fn window<T>(p: *mut T) -> u32 {
-    let generic = p as u64; // only converted, never dereferenced here
-    let s: u64;
-    unsafe {
-        asm!("cvta.to.shared.u64 {s}, {g};", s = out(reg64) s, g = in(reg64) generic, options(pure, nomem, nostack))
-    };
-    s as u32
-}
 
 /// Bytes of dynamic shared memory this launch gave the block (PTX `%dynamic_smem_size`; the
 /// launch's `shared_mem_bytes`).
 #[inline(always)]
 pub fn dynamic_size() -> u32 {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        let n: u32;
-        unsafe {
-            asm!("mov.u32 {n}, %dynamic_smem_size;", n = out(reg32) n, options(pure, nomem, nostack, preserves_flags))
-        };
-        n
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    return emu::shared_size();
+    backend::dynamic_smem_size()
 }
 
 /// Why a checked constructor refused a handle.
@@ -146,7 +109,7 @@ fn check(offset: u32, bytes: u64) -> Result<(), SharedError> {
 /// The allocation's byte `offset` as a `*mut T` (in the shared state space).
 #[inline(always)]
 fn at_offset<T>(offset: u32) -> *mut T {
-    base().wrapping_add(offset as usize).cast()
+    backend::shared_base().wrapping_add(offset as usize).cast()
 }
 
 /// Compile-time checks of an element type: not zero-sized, aligned to at most [`ALIGN`].
@@ -236,11 +199,7 @@ impl<T: Plain> SharedSlice<T> {
     #[track_caller]
     pub unsafe fn at(self, i: usize) -> Shared<T> {
         let start = at_offset::<T>(self.offset);
-        Shared {
-            ptr: start.wrapping_add(i),
-            #[cfg(not(target_arch = "nvptx64"))]
-            end: start.wrapping_add(self.len).addr(),
-        }
+        Shared { ptr: start.wrapping_add(i), end: backend::view_end(start, self.len) }
     }
 
     /// Reads element `i`: `self.at(i).read()`.
@@ -272,10 +231,9 @@ pub struct Shared<T> {
     /// The element, derived from the allocation's base in [`SharedSlice::at`]; the accessors
     /// use only its address (see [`ptr`](Self::ptr)).
     ptr: *mut T,
-    /// On the emulator, the end of the view the handle came from, which accesses are checked
-    /// against.
-    #[cfg(not(target_arch = "nvptx64"))]
-    end: usize,
+    /// The end of the view the handle came from, which the emulator checks accesses against
+    /// (zero-sized on the GPU).
+    end: ViewEnd,
 }
 
 impl<T> Clone for Shared<T> {
@@ -292,7 +250,7 @@ impl<T: Plain> Shared<T> {
     /// memory (see the [module docs](self)).
     #[inline(always)]
     fn ptr(self) -> *mut T {
-        base().cast::<T>().with_addr(self.ptr.addr())
+        backend::shared_base().cast::<T>().with_addr(self.ptr.addr())
     }
 
     /// The same address as a handle to a `U` (CUDA C++ `(U*)p`), for a vector access to
@@ -304,19 +262,7 @@ impl<T: Plain> Shared<T> {
     #[inline(always)]
     pub fn cast<U: Plain>(self) -> Shared<U> {
         const { element_ok::<U>() };
-        Shared {
-            ptr: self.ptr.cast(),
-            #[cfg(not(target_arch = "nvptx64"))]
-            end: self.end,
-        }
-    }
-
-    /// On the emulator: checks and records an access of `op` to the element.
-    #[cfg(not(target_arch = "nvptx64"))]
-    #[inline(always)]
-    #[track_caller]
-    fn record(self, op: AccessOp) {
-        emu::shared_access_aligned(self.ptr.cast_const().cast(), size_of::<T>(), align_of::<T>(), self.end, op);
+        Shared { ptr: self.ptr.cast(), end: self.end }
     }
 
     /// Reads the element (`ld.shared`, SASS `LDS`; `LDS.64`/`LDS.128` for 8/16-byte types):
@@ -329,8 +275,7 @@ impl<T: Plain> Shared<T> {
     #[inline(always)]
     #[track_caller]
     pub unsafe fn read(self) -> T {
-        #[cfg(not(target_arch = "nvptx64"))]
-        self.record(AccessOp::Load);
+        backend::check_shared(self.ptr, self.end, AccessOp::Load);
         unsafe { self.ptr().read() }
     }
 
@@ -342,8 +287,7 @@ impl<T: Plain> Shared<T> {
     #[inline(always)]
     #[track_caller]
     pub unsafe fn write(self, v: T) {
-        #[cfg(not(target_arch = "nvptx64"))]
-        self.record(AccessOp::Store);
+        backend::check_shared(self.ptr, self.end, AccessOp::Store);
         unsafe { self.ptr().write(v) }
     }
 
@@ -358,8 +302,7 @@ impl<T: Plain> Shared<T> {
     #[inline(always)]
     #[track_caller]
     pub unsafe fn read_volatile(self) -> T {
-        #[cfg(not(target_arch = "nvptx64"))]
-        self.record(AccessOp::Load);
+        backend::check_shared(self.ptr, self.end, AccessOp::Load);
         unsafe { self.ptr().read_volatile() }
     }
 
@@ -372,8 +315,7 @@ impl<T: Plain> Shared<T> {
     #[inline(always)]
     #[track_caller]
     pub unsafe fn write_volatile(self, v: T) {
-        #[cfg(not(target_arch = "nvptx64"))]
-        self.record(AccessOp::Store);
+        backend::check_shared(self.ptr, self.end, AccessOp::Store);
         unsafe { self.ptr().write_volatile(v) }
     }
 
@@ -388,8 +330,7 @@ impl<T: Plain> Shared<T> {
     where
         T: AtomicAdd,
     {
-        #[cfg(not(target_arch = "nvptx64"))]
-        self.record(AccessOp::Atomic);
+        backend::check_shared(self.ptr, self.end, AccessOp::Atomic);
         unsafe { T::add_shared(self.ptr(), v) }
     }
 
@@ -403,8 +344,7 @@ impl<T: Plain> Shared<T> {
     where
         T: AtomicMinMax,
     {
-        #[cfg(not(target_arch = "nvptx64"))]
-        self.record(AccessOp::Atomic);
+        backend::check_shared(self.ptr, self.end, AccessOp::Atomic);
         unsafe { T::min_shared(self.ptr(), v) }
     }
 
@@ -418,8 +358,7 @@ impl<T: Plain> Shared<T> {
     where
         T: AtomicMinMax,
     {
-        #[cfg(not(target_arch = "nvptx64"))]
-        self.record(AccessOp::Atomic);
+        backend::check_shared(self.ptr, self.end, AccessOp::Atomic);
         unsafe { T::max_shared(self.ptr(), v) }
     }
 
@@ -431,9 +370,9 @@ impl<T: Plain> Shared<T> {
     #[inline(always)]
     #[track_caller]
     pub unsafe fn atomic_exchange(self, v: T) -> T {
-        #[cfg(not(target_arch = "nvptx64"))]
-        self.record(AccessOp::Atomic);
-        unsafe { atomic::exchange_shared(self.ptr(), v) }
+        const { assert!(size_of::<T>() == 4 || size_of::<T>() == 8, "atomics move 4- or 8-byte values") };
+        backend::check_shared(self.ptr, self.end, AccessOp::Atomic);
+        unsafe { backend::atom_exch_shared(self.ptr(), v) }
     }
 
     /// `atomicCAS(p, expected, new)` (PTX `atom.shared.cas`) for 4- and 8-byte types: stores
@@ -444,9 +383,9 @@ impl<T: Plain> Shared<T> {
     #[inline(always)]
     #[track_caller]
     pub unsafe fn atomic_compare_and_swap(self, expected: T, new: T) -> T {
-        #[cfg(not(target_arch = "nvptx64"))]
-        self.record(AccessOp::Atomic);
-        unsafe { atomic::compare_and_swap_shared(self.ptr(), expected, new) }
+        const { assert!(size_of::<T>() == 4 || size_of::<T>() == 8, "atomics move 4- or 8-byte values") };
+        backend::check_shared(self.ptr, self.end, AccessOp::Atomic);
+        unsafe { backend::atom_cas_shared(self.ptr(), expected, new) }
     }
 
     /// Starts an asynchronous copy of the element from global memory at `src`, of which the
@@ -471,22 +410,7 @@ impl<T: Plain> Shared<T> {
     #[track_caller]
     pub unsafe fn load_async(self, src: *const T, src_bytes: u32) {
         const { assert!(matches!(size_of::<T>(), 4 | 8 | 16), "cp.async copies 4, 8 or 16 bytes") };
-        #[cfg(target_arch = "nvptx64")]
-        unsafe {
-            let dst = window(self.ptr());
-            match size_of::<T>() {
-                16 => asm!("cp.async.cg.shared.global [{d}], [{s}], 16, {n};",
-                    d = in(reg32) dst, s = in(reg64) src, n = in(reg32) src_bytes, options(nostack, preserves_flags)),
-                8 => asm!("cp.async.ca.shared.global [{d}], [{s}], 8, {n};",
-                    d = in(reg32) dst, s = in(reg64) src, n = in(reg32) src_bytes, options(nostack, preserves_flags)),
-                _ => asm!("cp.async.ca.shared.global [{d}], [{s}], 4, {n};",
-                    d = in(reg32) dst, s = in(reg64) src, n = in(reg32) src_bytes, options(nostack, preserves_flags)),
-            }
-        }
-        #[cfg(not(target_arch = "nvptx64"))]
-        unsafe {
-            emu::async_copy(self.ptr.cast(), self.end, src.cast(), size_of::<T>(), src_bytes as usize)
-        };
+        unsafe { backend::cp_async(self.ptr(), self.end, src, src_bytes) }
     }
 }
 
@@ -575,229 +499,5 @@ impl<T: Plain, const N: usize> SharedArray<T, N> {
     #[track_caller]
     pub unsafe fn write(self, i: usize, v: T) {
         unsafe { self.as_slice().write(i, v) }
-    }
-}
-
-/// Volatile, predicated accesses at raw shared-window addresses, for measuring the hardware
-/// itself (bankwise's bank-conflict probes), where the compiler must neither merge, reorder nor
-/// drop an access.
-///
-/// Each is one inline PTX instruction, `@p ld.volatile.shared` / `@p st.volatile.shared`
-/// predicated on `active != 0` (an inactive lane issues nothing; a load then returns an
-/// unspecified value), on a 32-bit `.shared` address. `active` is a word rather than a `bool` so
-/// that a lane's mask bit (`mask >> lane & 1`) goes straight into the `setp`: as a `bool`, LLVM
-/// rewrote the test and the probes' timed loop unrolled 3 times instead of 5. Narrow loads zero-extend into 32 bits and narrow stores
-/// keep the low bits, so the widths cost no conversion instructions.
-///
-/// # Safety (every access)
-/// If `active`, `addr` lies, aligned to the access's width, inside the launch's dynamic shared
-/// memory (from [`base_address`](probe::base_address)), and the access does not race (see the [module docs](super)).
-pub mod probe {
-    #[cfg(target_arch = "nvptx64")]
-    use core::arch::asm;
-
-    /// The dynamic allocation's base as a 32-bit shared-window address (PTX
-    /// `cvta.to.shared.u64`): add byte offsets to it. On the emulator, 0: addresses there are
-    /// byte offsets into the block's allocation.
-    #[inline(always)]
-    pub fn base_address() -> u32 {
-        #[cfg(target_arch = "nvptx64")]
-        return super::window(super::base());
-        #[cfg(not(target_arch = "nvptx64"))]
-        return 0;
-    }
-
-    /// The emulator's form of a predicated access of a `T` at byte offset `addr`: checked and
-    /// recorded, then made (a load returns `T`'s bits zero-extended; an inactive lane's, 0).
-    #[cfg(not(target_arch = "nvptx64"))]
-    #[inline(always)]
-    #[track_caller]
-    unsafe fn host<T: crate::Plain>(addr: u32, active: u32, store: Option<T>) -> Option<T> {
-        use bankwise_emu::{lane, report::AccessOp};
-        if active == 0 {
-            return None;
-        }
-        let p = super::base().wrapping_add(addr as usize).cast::<T>();
-        let op = if store.is_some() { AccessOp::Store } else { AccessOp::Load };
-        lane::shared_access(p.cast_const().cast(), size_of::<T>(), usize::MAX, op);
-        // Safety: checked above to be inside the allocation and aligned.
-        unsafe {
-            match store {
-                Some(v) => {
-                    p.write_volatile(v);
-                    None
-                }
-                None => Some(p.read_volatile()),
-            }
-        }
-    }
-
-    /// A predicated 1-, 2- or 4-byte load into 32 bits.
-    macro_rules! load_narrow {
-        ($(#[$doc:meta])* $name:ident, $ld:literal, $t:ty) => {
-            $(#[$doc])*
-            #[inline(always)]
-            #[track_caller]
-            pub unsafe fn $name(addr: u32, active: u32) -> u32 {
-                #[cfg(target_arch = "nvptx64")]
-                {
-                    let v: u32;
-                    unsafe {
-                        asm!(concat!("{{ .reg .pred p; setp.ne.u32 p, {act}, 0; @p ", $ld, " {v}, [{a}]; }}"),
-                            v = out(reg32) v, a = in(reg32) addr, act = in(reg32) active, options(nostack))
-                    };
-                    v
-                }
-                #[cfg(not(target_arch = "nvptx64"))]
-                return unsafe { host::<$t>(addr, active, None) }.map_or(0, |v| v as u32);
-            }
-        };
-    }
-
-    /// A predicated 1-, 2- or 4-byte store of the low bits of a 32-bit value.
-    macro_rules! store_narrow {
-        ($(#[$doc:meta])* $name:ident, $st:literal, $t:ty) => {
-            $(#[$doc])*
-            #[inline(always)]
-            #[track_caller]
-            pub unsafe fn $name(addr: u32, active: u32, v: u32) {
-                #[cfg(target_arch = "nvptx64")]
-                unsafe {
-                    asm!(concat!("{{ .reg .pred p; setp.ne.u32 p, {act}, 0; @p ", $st, " [{a}], {v}; }}"),
-                        v = in(reg32) v, a = in(reg32) addr, act = in(reg32) active, options(nostack))
-                }
-                #[cfg(not(target_arch = "nvptx64"))]
-                unsafe { host::<$t>(addr, active, Some(v as $t)) };
-            }
-        };
-    }
-
-    load_narrow!(
-        /// `ld.volatile.shared.u8` (SASS `LDS.U8`), zero-extended.
-        ///
-        /// # Safety
-        /// See the [module docs](self).
-        load_u8, "ld.volatile.shared.u8", u8
-    );
-    load_narrow!(
-        /// `ld.volatile.shared.u16` (SASS `LDS.U16`), zero-extended.
-        ///
-        /// # Safety
-        /// See the [module docs](self).
-        load_u16, "ld.volatile.shared.u16", u16
-    );
-    load_narrow!(
-        /// `ld.volatile.shared.u32` (SASS `LDS`).
-        ///
-        /// # Safety
-        /// See the [module docs](self).
-        load_u32, "ld.volatile.shared.u32", u32
-    );
-    store_narrow!(
-        /// `st.volatile.shared.u8` (SASS `STS.U8`) of `v`'s low byte.
-        ///
-        /// # Safety
-        /// See the [module docs](self).
-        store_u8, "st.volatile.shared.u8", u8
-    );
-    store_narrow!(
-        /// `st.volatile.shared.u16` (SASS `STS.U16`) of `v`'s low half.
-        ///
-        /// # Safety
-        /// See the [module docs](self).
-        store_u16, "st.volatile.shared.u16", u16
-    );
-    store_narrow!(
-        /// `st.volatile.shared.u32` (SASS `STS`).
-        ///
-        /// # Safety
-        /// See the [module docs](self).
-        store_u32, "st.volatile.shared.u32", u32
-    );
-
-    /// `ld.volatile.shared.v2.u32` (SASS `LDS.64`).
-    ///
-    /// # Safety
-    /// See the [module docs](self).
-    #[inline(always)]
-    #[track_caller]
-    pub unsafe fn load_v2(addr: u32, active: u32) -> [u32; 2] {
-        #[cfg(target_arch = "nvptx64")]
-        {
-            let (x, y): (u32, u32);
-            unsafe {
-                asm!("{{ .reg .pred p; setp.ne.u32 p, {act}, 0; @p ld.volatile.shared.v2.u32 {{{x}, {y}}}, [{a}]; }}",
-                    x = out(reg32) x, y = out(reg32) y, a = in(reg32) addr, act = in(reg32) active,
-                    options(nostack))
-            };
-            [x, y]
-        }
-        #[cfg(not(target_arch = "nvptx64"))]
-        unsafe { host::<[u32; 2]>(addr, active, None) }.unwrap_or_default()
-    }
-
-    /// `st.volatile.shared.v2.u32` (SASS `STS.64`).
-    ///
-    /// # Safety
-    /// See the [module docs](self).
-    #[inline(always)]
-    #[track_caller]
-    pub unsafe fn store_v2(addr: u32, active: u32, v: [u32; 2]) {
-        #[cfg(target_arch = "nvptx64")]
-        {
-            unsafe {
-                asm!("{{ .reg .pred p; setp.ne.u32 p, {act}, 0; @p st.volatile.shared.v2.u32 [{a}], {{{x}, {y}}}; }}",
-                    x = in(reg32) v[0], y = in(reg32) v[1], a = in(reg32) addr, act = in(reg32) active,
-                    options(nostack))
-            }
-        }
-        #[cfg(not(target_arch = "nvptx64"))]
-        unsafe {
-            host::<[u32; 2]>(addr, active, Some(v))
-        };
-    }
-
-    /// `ld.volatile.shared.v4.u32` (SASS `LDS.128`).
-    ///
-    /// # Safety
-    /// See the [module docs](self).
-    #[inline(always)]
-    #[track_caller]
-    pub unsafe fn load_v4(addr: u32, active: u32) -> [u32; 4] {
-        #[cfg(target_arch = "nvptx64")]
-        {
-            let (x, y, z, w): (u32, u32, u32, u32);
-            unsafe {
-                asm!("{{ .reg .pred p; setp.ne.u32 p, {act}, 0; \
-                      @p ld.volatile.shared.v4.u32 {{{x}, {y}, {z}, {w}}}, [{a}]; }}",
-                    x = out(reg32) x, y = out(reg32) y, z = out(reg32) z, w = out(reg32) w,
-                    a = in(reg32) addr, act = in(reg32) active, options(nostack))
-            };
-            [x, y, z, w]
-        }
-        #[cfg(not(target_arch = "nvptx64"))]
-        unsafe { host::<[u32; 4]>(addr, active, None) }.unwrap_or_default()
-    }
-
-    /// `st.volatile.shared.v4.u32` (SASS `STS.128`).
-    ///
-    /// # Safety
-    /// See the [module docs](self).
-    #[inline(always)]
-    #[track_caller]
-    pub unsafe fn store_v4(addr: u32, active: u32, v: [u32; 4]) {
-        #[cfg(target_arch = "nvptx64")]
-        {
-            unsafe {
-                asm!("{{ .reg .pred p; setp.ne.u32 p, {act}, 0; \
-                      @p st.volatile.shared.v4.u32 [{a}], {{{x}, {y}, {z}, {w}}}; }}",
-                    x = in(reg32) v[0], y = in(reg32) v[1], z = in(reg32) v[2], w = in(reg32) v[3],
-                    a = in(reg32) addr, act = in(reg32) active, options(nostack))
-            }
-        }
-        #[cfg(not(target_arch = "nvptx64"))]
-        unsafe {
-            host::<[u32; 4]>(addr, active, Some(v))
-        };
     }
 }

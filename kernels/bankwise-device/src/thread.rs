@@ -1,106 +1,67 @@
 //! Where a thread is: its indices in the block and the grid, its lane and warp, and the block
 //! barriers (`__syncthreads` and its counting/voting forms).
 
-#[cfg(not(target_arch = "nvptx64"))]
-use bankwise_emu::lane::{self as emu, Barrier};
-#[cfg(target_arch = "nvptx64")]
-use core::arch::{asm, nvptx};
+use crate::backend;
 
 /// `threadIdx.x` (PTX `%tid.x`).
 #[inline(always)]
 pub fn thread_x() -> u32 {
-    #[cfg(target_arch = "nvptx64")]
-    return unsafe { nvptx::_thread_idx_x() };
-    #[cfg(not(target_arch = "nvptx64"))]
-    return emu::thread_idx().x;
+    backend::tid_x()
 }
 /// `threadIdx.y` (PTX `%tid.y`).
 #[inline(always)]
 pub fn thread_y() -> u32 {
-    #[cfg(target_arch = "nvptx64")]
-    return unsafe { nvptx::_thread_idx_y() };
-    #[cfg(not(target_arch = "nvptx64"))]
-    return emu::thread_idx().y;
+    backend::tid_y()
 }
 /// `threadIdx.z` (PTX `%tid.z`).
 #[inline(always)]
 pub fn thread_z() -> u32 {
-    #[cfg(target_arch = "nvptx64")]
-    return unsafe { nvptx::_thread_idx_z() };
-    #[cfg(not(target_arch = "nvptx64"))]
-    return emu::thread_idx().z;
+    backend::tid_z()
 }
 /// `blockIdx.x` (PTX `%ctaid.x`).
 #[inline(always)]
 pub fn block_x() -> u32 {
-    #[cfg(target_arch = "nvptx64")]
-    return unsafe { nvptx::_block_idx_x() };
-    #[cfg(not(target_arch = "nvptx64"))]
-    return emu::block_idx().x;
+    backend::ctaid_x()
 }
 /// `blockIdx.y` (PTX `%ctaid.y`).
 #[inline(always)]
 pub fn block_y() -> u32 {
-    #[cfg(target_arch = "nvptx64")]
-    return unsafe { nvptx::_block_idx_y() };
-    #[cfg(not(target_arch = "nvptx64"))]
-    return emu::block_idx().y;
+    backend::ctaid_y()
 }
 /// `blockIdx.z` (PTX `%ctaid.z`).
 #[inline(always)]
 pub fn block_z() -> u32 {
-    #[cfg(target_arch = "nvptx64")]
-    return unsafe { nvptx::_block_idx_z() };
-    #[cfg(not(target_arch = "nvptx64"))]
-    return emu::block_idx().z;
+    backend::ctaid_z()
 }
 /// `blockDim.x` (PTX `%ntid.x`).
 #[inline(always)]
 pub fn block_dim_x() -> u32 {
-    #[cfg(target_arch = "nvptx64")]
-    return unsafe { nvptx::_block_dim_x() };
-    #[cfg(not(target_arch = "nvptx64"))]
-    return emu::block_dim().x;
+    backend::ntid_x()
 }
 /// `blockDim.y` (PTX `%ntid.y`).
 #[inline(always)]
 pub fn block_dim_y() -> u32 {
-    #[cfg(target_arch = "nvptx64")]
-    return unsafe { nvptx::_block_dim_y() };
-    #[cfg(not(target_arch = "nvptx64"))]
-    return emu::block_dim().y;
+    backend::ntid_y()
 }
 /// `blockDim.z` (PTX `%ntid.z`).
 #[inline(always)]
 pub fn block_dim_z() -> u32 {
-    #[cfg(target_arch = "nvptx64")]
-    return unsafe { nvptx::_block_dim_z() };
-    #[cfg(not(target_arch = "nvptx64"))]
-    return emu::block_dim().z;
+    backend::ntid_z()
 }
 /// `gridDim.x` (PTX `%nctaid.x`).
 #[inline(always)]
 pub fn grid_dim_x() -> u32 {
-    #[cfg(target_arch = "nvptx64")]
-    return unsafe { nvptx::_grid_dim_x() };
-    #[cfg(not(target_arch = "nvptx64"))]
-    return emu::grid_dim().x;
+    backend::nctaid_x()
 }
 /// `gridDim.y` (PTX `%nctaid.y`).
 #[inline(always)]
 pub fn grid_dim_y() -> u32 {
-    #[cfg(target_arch = "nvptx64")]
-    return unsafe { nvptx::_grid_dim_y() };
-    #[cfg(not(target_arch = "nvptx64"))]
-    return emu::grid_dim().y;
+    backend::nctaid_y()
 }
 /// `gridDim.z` (PTX `%nctaid.z`).
 #[inline(always)]
 pub fn grid_dim_z() -> u32 {
-    #[cfg(target_arch = "nvptx64")]
-    return unsafe { nvptx::_grid_dim_z() };
-    #[cfg(not(target_arch = "nvptx64"))]
-    return emu::grid_dim().z;
+    backend::nctaid_z()
 }
 
 /// The thread's index within its block, linearised x fastest:
@@ -115,14 +76,7 @@ pub fn thread_linear() -> u32 {
 /// (`thread_linear() % 32` in general); PTX `%laneid`.
 #[inline(always)]
 pub fn lane_id() -> u32 {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        let lane: u32;
-        unsafe { asm!("mov.u32 {l}, %laneid;", l = out(reg32) lane, options(pure, nomem, nostack, preserves_flags)) };
-        lane
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    return emu::lane_id();
+    backend::laneid()
 }
 
 /// The warp's index within its block, `thread_linear() / 32` (CUDA C++ `threadIdx.x / warpSize`
@@ -155,12 +109,7 @@ pub fn index_2d() -> (u64, u64) {
 #[inline(always)]
 #[track_caller]
 pub fn sync_threads() {
-    #[cfg(target_arch = "nvptx64")]
-    unsafe {
-        nvptx::_syncthreads()
-    };
-    #[cfg(not(target_arch = "nvptx64"))]
-    emu::barrier(Barrier::Sync, false);
+    backend::bar_sync();
 }
 
 /// `__syncthreads_count(predicate)` (PTX `bar.red.popc.u32`): a [`sync_threads`] that also
@@ -168,17 +117,7 @@ pub fn sync_threads() {
 #[inline(always)]
 #[track_caller]
 pub fn sync_threads_count(predicate: bool) -> u32 {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        let count: u32;
-        unsafe {
-            asm!("{{ .reg .pred p; setp.ne.u32 p, {v}, 0; bar.red.popc.u32 {c}, 0, p; }}",
-                v = in(reg32) predicate as u32, c = out(reg32) count, options(nostack))
-        };
-        count
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    return emu::barrier(Barrier::Count, predicate);
+    backend::bar_red_popc(predicate)
 }
 
 /// `__syncthreads_and(predicate)` (PTX `bar.red.and.pred`): a [`sync_threads`] that returns
@@ -188,17 +127,7 @@ pub fn sync_threads_count(predicate: bool) -> u32 {
 #[inline(always)]
 #[track_caller]
 pub fn sync_threads_and(predicate: bool) -> bool {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        let all: u32;
-        unsafe {
-            asm!("{{ .reg .pred p, q; setp.ne.u32 p, {v}, 0; bar.red.and.pred q, 0, p; selp.u32 {r}, 1, 0, q; }}",
-                v = in(reg32) predicate as u32, r = out(reg32) all, options(nostack))
-        };
-        all != 0
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    return emu::barrier(Barrier::And, predicate) != 0;
+    backend::bar_red_and(predicate)
 }
 
 /// `__syncthreads_or(predicate)` (PTX `bar.red.or.pred`): a [`sync_threads`] that returns
@@ -206,15 +135,5 @@ pub fn sync_threads_and(predicate: bool) -> bool {
 #[inline(always)]
 #[track_caller]
 pub fn sync_threads_or(predicate: bool) -> bool {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        let any: u32;
-        unsafe {
-            asm!("{{ .reg .pred p, q; setp.ne.u32 p, {v}, 0; bar.red.or.pred q, 0, p; selp.u32 {r}, 1, 0, q; }}",
-                v = in(reg32) predicate as u32, r = out(reg32) any, options(nostack))
-        };
-        any != 0
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    return emu::barrier(Barrier::Or, predicate) != 0;
+    backend::bar_red_or(predicate)
 }
