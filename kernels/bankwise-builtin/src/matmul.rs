@@ -7,15 +7,16 @@ use bankwise_kernels::matmul::{
     matmul_vectorized, matmul_vectorized_padded, matmul_vectorized_swizzled, matmul_warptile,
 };
 use bankwise_kernels::tuned_matmul_entries;
+use bankwise_layout::matmul::{self as layout, ATile};
 
 /// Instantiates a rung of the matrix multiply ladder for `f32` and `f64`, as
 /// `<rung>_f32`, `<rung>_f64`, with the arguments in `Gemm`'s order.
 macro_rules! per_type {
-    ($generic:ident: $($name:ident => $t:ty),+ $(,)?) => {$(
+    ($generic:ident, |$b:ident| $shared:expr; $($name:ident => $t:ty),+ $(,)?) => {$(
         /// # Safety
         /// As for the rung in `bankwise_kernels::matmul`: the matrices hold their shapes with
         /// their leading dimensions, and the launch uses the rung's grid and block.
-        #[kernel]
+        #[kernel(shared = { let $b = size_of::<$t>() as u32; $shared })]
         #[allow(clippy::too_many_arguments)]
         pub unsafe fn $name(
             c: *mut $t, a: *const $t, b: *const $t, m: u64, n: u64, k: u64,
@@ -28,15 +29,18 @@ macro_rules! per_type {
     )+};
 }
 
-per_type!(matmul_naive: matmul_naive_f32 => f32, matmul_naive_f64 => f64);
-per_type!(matmul_coalesced: matmul_coalesced_f32 => f32, matmul_coalesced_f64 => f64);
-per_type!(matmul_tiled: matmul_tiled_f32 => f32, matmul_tiled_f64 => f64);
-per_type!(matmul_blocktile_1d: matmul_blocktile_1d_f32 => f32, matmul_blocktile_1d_f64 => f64);
-per_type!(matmul_blocktile_2d: matmul_blocktile_2d_f32 => f32, matmul_blocktile_2d_f64 => f64);
-per_type!(matmul_vectorized: matmul_vectorized_f32 => f32, matmul_vectorized_f64 => f64);
-per_type!(matmul_vectorized_padded: matmul_vectorized_padded_f32 => f32, matmul_vectorized_padded_f64 => f64);
-per_type!(matmul_vectorized_swizzled: matmul_vectorized_swizzled_f32 => f32, matmul_vectorized_swizzled_f64 => f64);
-per_type!(matmul_warptile: matmul_warptile_f32 => f32, matmul_warptile_f64 => f64);
+per_type!(matmul_naive, |_b| 0; matmul_naive_f32 => f32, matmul_naive_f64 => f64);
+per_type!(matmul_coalesced, |_b| 0; matmul_coalesced_f32 => f32, matmul_coalesced_f64 => f64);
+per_type!(matmul_tiled, |b| layout::TILED_SHARED_ELEMENTS * b; matmul_tiled_f32 => f32, matmul_tiled_f64 => f64);
+per_type!(matmul_blocktile_1d, |b| layout::blocktile_1d::SHARED_ELEMENTS * b; matmul_blocktile_1d_f32 => f32, matmul_blocktile_1d_f64 => f64);
+per_type!(matmul_blocktile_2d, |b| layout::blocktile_2d(b).shared_elements(ATile::RowMajor) * b; matmul_blocktile_2d_f32 => f32, matmul_blocktile_2d_f64 => f64);
+per_type!(matmul_vectorized, |b| layout::blocktile_2d(b).shared_elements(ATile::Plain) * b; matmul_vectorized_f32 => f32, matmul_vectorized_f64 => f64);
+per_type!(matmul_vectorized_padded, |b| layout::blocktile_2d(b).shared_elements(ATile::Padded) * b;
+    matmul_vectorized_padded_f32 => f32, matmul_vectorized_padded_f64 => f64);
+per_type!(matmul_vectorized_swizzled, |b| layout::blocktile_2d(b).shared_elements(ATile::Swizzled) * b;
+    matmul_vectorized_swizzled_f32 => f32, matmul_vectorized_swizzled_f64 => f64);
+per_type!(matmul_warptile, |b| layout::blocktile_2d(b).shared_elements(layout::WARPTILE_A) * b;
+    matmul_warptile_f32 => f32, matmul_warptile_f64 => f64);
 
 tuned_matmul_entries! {
     matmul_tuned, tuned:

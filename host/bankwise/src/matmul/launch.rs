@@ -8,8 +8,7 @@ use crate::gpu::{DeviceBuffer, DeviceSlice, DeviceSliceMut, Gpu, Launch};
 use crate::kernels;
 use crate::tuning::PlanTarget;
 use bankwise_layout::matmul::{
-    ATile, GROUP_M, TILE, TILED_SHARED_ELEMENTS, blocktile_2d, grid_columns_in_x, grid_of_batched_tiles, grid_of_tiles,
-    grid_rows_in_x,
+    GROUP_M, TILE, blocktile_2d, grid_columns_in_x, grid_of_batched_tiles, grid_of_tiles, grid_rows_in_x,
 };
 use bankwise_layout::transpose::{MAX_GRID_X, MAX_GRID_YZ};
 
@@ -37,23 +36,23 @@ pub fn plan<T: Float>(
     let square = (TILE, TILE, 1);
     // The tuned rung's entry, by its tiles and `op`s; the other rungs' by type.
     let mut tuned_entry = None;
-    let (grid, block, shared_bytes) = match kernel {
-        MatmulKernel::Naive => (grid_rows_in_x(m, n), square, 0),
-        MatmulKernel::Coalesced => (grid_columns_in_x(m, n), square, 0),
-        MatmulKernel::Tiled => (grid_columns_in_x(m, n), square, TILED_SHARED_ELEMENTS * bytes),
+    // Each entry declares its tiles' shared memory (`#[kernel(shared = …)]`, the same layout
+    // functions): the launches ask for no dynamic bytes.
+    let (grid, block) = match kernel {
+        MatmulKernel::Naive => (grid_rows_in_x(m, n), square),
+        MatmulKernel::Coalesced | MatmulKernel::Tiled => (grid_columns_in_x(m, n), square),
         MatmulKernel::BlockTile1d => {
-            use bankwise_layout::matmul::blocktile_1d::{BM, BN, SHARED_ELEMENTS, THREADS};
-            (grid_of_tiles(m, n, BM, BN), (THREADS, 1, 1), SHARED_ELEMENTS * bytes)
+            use bankwise_layout::matmul::blocktile_1d::{BM, BN, THREADS};
+            (grid_of_tiles(m, n, BM, BN), (THREADS, 1, 1))
         }
         MatmulKernel::BlockTile2d
         | MatmulKernel::Vectorized
         | MatmulKernel::VectorizedPadded
         | MatmulKernel::VectorizedSwizzled
         | MatmulKernel::WarpTile => {
-            // These rungs share their block tiles; `a_tile` is `Some` for each of them.
-            let layout = kernel.a_tile().unwrap_or(ATile::RowMajor);
+            // These rungs share their block tiles.
             let s = blocktile_2d(bytes);
-            (grid_of_tiles(m, n, s.bm, s.bn), (s.threads(), 1, 1), s.shared_elements(layout) * bytes)
+            (grid_of_tiles(m, n, s.bm, s.bn), (s.threads(), 1, 1))
         }
         MatmulKernel::Tuned | MatmulKernel::Multistage => {
             let unfit = Error::TunedPlanUnfit { what: "the tuned rung's wide tiles are f32 only" };
@@ -68,18 +67,12 @@ pub fn plan<T: Float>(
             if tiles_m * tiles_n > u64::from(MAX_GRID_X) || tiles_n * u64::from(GROUP_M) > u64::from(u32::MAX) {
                 return Err(Error::ShapeOverflow { shape: shape.to_string() });
             }
-            (
-                grid_of_batched_tiles(m, n, shape.batch as u64, s.bm, s.bn),
-                (t.threads(), 1, 1),
-                t.shared_elements() * bytes,
-            )
+            (grid_of_batched_tiles(m, n, shape.batch as u64, s.bm, s.bn), (t.threads(), 1, 1))
         }
     };
     Ok(match (tuned_entry, kernel.ladder_index()) {
-        (Some(kernel), _) => MatmulLaunch::Tuned(Launch { kernel, grid, block, shared_bytes, resident: None }),
-        (None, Some(i)) => {
-            MatmulLaunch::Ladder(Launch { kernel: T::ENTRIES.ladder[i], grid, block, shared_bytes, resident: None })
-        }
+        (Some(kernel), _) => MatmulLaunch::Tuned(Launch::new(kernel, grid, block)),
+        (None, Some(i)) => MatmulLaunch::Ladder(Launch::new(T::ENTRIES.ladder[i], grid, block)),
         (None, None) => unreachable!("the tuned rungs have a tuned entry"),
     })
 }
@@ -127,11 +120,11 @@ impl<T> MatmulLaunch<T> {
         }
     }
 
-    /// Dynamic shared memory per block.
+    /// Shared memory per block: what the entry declares (the launch asks for no dynamic bytes).
     pub fn shared_bytes(&self) -> u32 {
         match self {
-            MatmulLaunch::Ladder(l) => l.shared_bytes,
-            MatmulLaunch::Tuned(l) => l.shared_bytes,
+            MatmulLaunch::Ladder(l) => l.used_shared_bytes(),
+            MatmulLaunch::Tuned(l) => l.used_shared_bytes(),
         }
     }
 

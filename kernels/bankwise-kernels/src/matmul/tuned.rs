@@ -498,10 +498,14 @@ macro_rules! tuned_matmul_entries {
         /// As for the rung in `bankwise_kernels::matmul`: the matrices of each product hold
         /// their stored shapes with their leading dimensions, and the launch uses the rung's
         /// grid, block and shared memory.
-        #[$crate::__device::kernel(launch_bounds(
-            bankwise_layout::matmul::$tiles(size_of::<$t>() as u32, $wide).threads(),
-            bankwise_layout::matmul::$tiles(size_of::<$t>() as u32, $wide).min_blocks,
-        ))]
+        #[$crate::__device::kernel(
+            launch_bounds(
+                bankwise_layout::matmul::$tiles(size_of::<$t>() as u32, $wide).threads(),
+                bankwise_layout::matmul::$tiles(size_of::<$t>() as u32, $wide).min_blocks,
+            ),
+            shared = bankwise_layout::matmul::$tiles(size_of::<$t>() as u32, $wide).shared_elements()
+                * size_of::<$t>() as u32,
+        )]
         #[allow(clippy::too_many_arguments)]
         pub unsafe fn $name(
             c: *mut $t, a: *const $t, b: *const $t, m: u64, n: u64, k: u64,
