@@ -59,25 +59,9 @@ pub fn apply(ptx: &str) -> Result<String, String> {
 /// `.visible .global .align 4 .b8 __bankwise_launch_bounds_k[8] = {0, 1, 0, 0, 2};` (LLVM
 /// leaves out trailing zero bytes).
 fn parse_static(line: &str) -> Option<Result<(String, LaunchBounds), String>> {
-    let line = line.trim();
-    if !line.starts_with(".visible .global") {
-        return None;
-    }
-    let at = line.find(PREFIX)?;
-    let rest = &line[at + PREFIX.len()..];
-    let entry = rest.split('[').next().unwrap_or_default().to_string();
-    let bytes: Option<Vec<u8>> = rest
-        .split_once('{')
-        .and_then(|(_, b)| b.split_once('}'))
-        .map(|(b, _)| b.split(',').map(|x| x.trim().parse::<u8>().ok()).collect::<Option<Vec<u8>>>())
-        .unwrap_or(Some(Vec::new()));
-    Some(match bytes {
-        Some(mut b) if b.len() <= 8 && !entry.is_empty() => {
-            b.resize(8, 0);
-            let word = |i: usize| u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
-            Ok((entry, LaunchBounds { max_threads: word(0), min_blocks: word(4) }))
-        }
-        _ => Err(format!("the launch-bounds static `{line}` cannot be read")),
+    Some(match crate::statics::read(line, PREFIX)? {
+        Ok((entry, [max_threads, min_blocks])) => Ok((entry, LaunchBounds { max_threads, min_blocks })),
+        Err(()) => Err(format!("the launch-bounds static `{}` cannot be read", line.trim())),
     })
 }
 

@@ -30,6 +30,7 @@
 pub mod launch_bounds;
 pub mod manifest;
 pub mod shared_bytes;
+mod statics;
 
 use std::env;
 use std::ffi::OsString;

@@ -31,37 +31,12 @@ pub fn extract(ptx: &str) -> Result<(String, Vec<(String, u32)>), String> {
     Ok((text, declared))
 }
 
-/// A declared-shared-memory static's entry and bytes, if `line` declares one:
-/// `.visible .global .align 4 .b8 __bankwise_shared_bytes_k[8] = {128, 16};` (LLVM leaves out
-/// trailing zero bytes, and writes the array as bytes or as `.u32` words).
+/// A declared-shared-memory static's entry and bytes, if `line` declares one (see
+/// [`crate::statics`]).
 fn parse_static(line: &str) -> Option<Result<(String, u32), String>> {
-    let line = line.trim();
-    if !line.starts_with(".visible .global") {
-        return None;
-    }
-    let at = line.find(PREFIX)?;
-    let rest = &line[at + PREFIX.len()..];
-    let entry = rest.split(['[', ' ', ';']).next().unwrap_or_default().to_string();
-    let values: Option<Vec<u64>> = rest
-        .split_once('{')
-        .and_then(|(_, b)| b.split_once('}'))
-        .map(|(b, _)| b.split(',').map(|x| x.trim().parse::<u64>().ok()).collect())
-        .unwrap_or(Some(Vec::new()));
-    let words = line.contains(".u32 ");
-    let bytes = values.and_then(|v| {
-        if words {
-            v.first().copied().unwrap_or(0).try_into().ok()
-        } else if v.len() <= 8 && v.iter().all(|&b| b < 256) {
-            let mut b: Vec<u8> = v.iter().map(|&b| b as u8).collect();
-            b.resize(8, 0);
-            Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        } else {
-            None
-        }
-    });
-    Some(match bytes {
-        Some(bytes) if !entry.is_empty() => Ok((entry, bytes)),
-        _ => Err(format!("the declared-shared-memory static `{line}` cannot be read")),
+    Some(match crate::statics::read(line, PREFIX)? {
+        Ok((entry, [bytes, _])) => Ok((entry, bytes)),
+        Err(()) => Err(format!("the declared-shared-memory static `{}` cannot be read", line.trim())),
     })
 }
 
