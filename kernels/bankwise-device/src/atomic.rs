@@ -78,6 +78,9 @@ impl sealed::Sealed for f64 {}
 #[track_caller]
 pub unsafe fn add<T: AtomicAdd>(p: *mut T, v: T, scope: Scope) -> T {
     backend::check_global_atomic(p);
+    // SAFETY: the contract above is what the backend's `add_global` needs: a valid global address
+    // aligned to `T`'s size, every other access to it atomic within a scope that includes this
+    // thread, or ordered with this one.
     unsafe { T::add_global(p, v, scope) }
 }
 
@@ -90,6 +93,7 @@ pub unsafe fn add<T: AtomicAdd>(p: *mut T, v: T, scope: Scope) -> T {
 #[track_caller]
 pub unsafe fn red_add<T: AtomicAdd>(p: *mut T, v: T, scope: Scope) {
     backend::check_global_atomic(p);
+    // SAFETY: the contract, [`add`]'s, is what `red_add_global` needs, as `add_global` does.
     unsafe { T::red_add_global(p, v, scope) }
 }
 
@@ -101,6 +105,7 @@ pub unsafe fn red_add<T: AtomicAdd>(p: *mut T, v: T, scope: Scope) {
 #[track_caller]
 pub unsafe fn min<T: AtomicMinMax>(p: *mut T, v: T, scope: Scope) -> T {
     backend::check_global_atomic(p);
+    // SAFETY: the contract, [`add`]'s, is what `min_global` needs, as `add_global` does.
     unsafe { T::min_global(p, v, scope) }
 }
 
@@ -112,6 +117,7 @@ pub unsafe fn min<T: AtomicMinMax>(p: *mut T, v: T, scope: Scope) -> T {
 #[track_caller]
 pub unsafe fn max<T: AtomicMinMax>(p: *mut T, v: T, scope: Scope) -> T {
     backend::check_global_atomic(p);
+    // SAFETY: the contract, [`add`]'s, is what `max_global` needs, as `add_global` does.
     unsafe { T::max_global(p, v, scope) }
 }
 
@@ -123,6 +129,7 @@ pub unsafe fn max<T: AtomicMinMax>(p: *mut T, v: T, scope: Scope) -> T {
 #[track_caller]
 pub unsafe fn red_min<T: AtomicMinMax>(p: *mut T, v: T, scope: Scope) {
     backend::check_global_atomic(p);
+    // SAFETY: the contract, [`add`]'s, is what `red_min_global` needs, as `add_global` does.
     unsafe { T::red_min_global(p, v, scope) }
 }
 
@@ -134,6 +141,7 @@ pub unsafe fn red_min<T: AtomicMinMax>(p: *mut T, v: T, scope: Scope) {
 #[track_caller]
 pub unsafe fn red_max<T: AtomicMinMax>(p: *mut T, v: T, scope: Scope) {
     backend::check_global_atomic(p);
+    // SAFETY: the contract, [`add`]'s, is what `red_max_global` needs, as `add_global` does.
     unsafe { T::red_max_global(p, v, scope) }
 }
 
@@ -141,12 +149,16 @@ pub unsafe fn red_max<T: AtomicMinMax>(p: *mut T, v: T, scope: Scope) {
 /// old value, for any [`Plain`] type of 4 or 8 bytes (other sizes fail to compile).
 ///
 /// # Safety
-/// As [`add`].
+/// As [`add`], with `p` aligned to `size_of::<T>()` (an 8-byte `T` may itself be only 4-byte
+/// aligned).
 #[inline(always)]
 #[track_caller]
 pub unsafe fn exchange<T: Plain>(p: *mut T, v: T, scope: Scope) -> T {
     const { assert!(size_of::<T>() == 4 || size_of::<T>() == 8, "atomics move 4- or 8-byte values") };
     backend::check_global_atomic(p);
+    // SAFETY: the contract is the backend's `atom_exch_global`'s (documented as this
+    // function's): a valid global address aligned to `T`'s size, other accesses atomic or
+    // ordered; `T` is 4 or 8 bytes (asserted above).
     unsafe { backend::atom_exch_global(p, v, scope) }
 }
 
@@ -156,12 +168,14 @@ pub unsafe fn exchange<T: Plain>(p: *mut T, v: T, scope: Scope) -> T {
 /// so `-0.0` and `0.0` differ and a NaN can match itself.
 ///
 /// # Safety
-/// As [`add`].
+/// As [`exchange`].
 #[inline(always)]
 #[track_caller]
 pub unsafe fn compare_and_swap<T: Plain>(p: *mut T, expected: T, new: T, scope: Scope) -> T {
     const { assert!(size_of::<T>() == 4 || size_of::<T>() == 8, "atomics move 4- or 8-byte values") };
     backend::check_global_atomic(p);
+    // SAFETY: the contract is the backend's `atom_cas_global`'s (documented as this
+    // function's), as in [`exchange`]; `T` is 4 or 8 bytes (asserted above).
     unsafe { backend::atom_cas_global(p, expected, new, scope) }
 }
 

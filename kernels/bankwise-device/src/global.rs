@@ -13,11 +13,14 @@ use crate::backend;
 /// Reads the `T` at global address `p`: CUDA C++ `*p`.
 ///
 /// # Safety
-/// `p` is a valid, aligned global address (inside a buffer of the launch), not written by
-/// another thread during the read unless ordered with it.
+/// `p` is a valid, aligned global address (inside a buffer of the launch) holding a valid `T`
+/// (any bits are one for a [`Plain`](crate::Plain) type), not written by another thread during
+/// the read unless ordered with it.
 #[inline(always)]
 #[track_caller]
 pub unsafe fn read<T: Copy>(p: *const T) -> T {
+    // SAFETY: the contract above is the backend's `ld_global`'s (documented as this function's):
+    // a valid, aligned global address holding a valid `T`, with no racing write.
     unsafe { backend::ld_global(p) }
 }
 
@@ -29,6 +32,8 @@ pub unsafe fn read<T: Copy>(p: *const T) -> T {
 #[inline(always)]
 #[track_caller]
 pub unsafe fn write<T: Copy>(p: *mut T, v: T) {
+    // SAFETY: the contract above is the backend's `st_global`'s (documented as this function's):
+    // a valid, aligned global address with no racing access.
     unsafe { backend::st_global(p, v) }
 }
 
@@ -43,6 +48,8 @@ pub unsafe fn write<T: Copy>(p: *mut T, v: T) {
 #[inline(always)]
 #[track_caller]
 pub unsafe fn read_volatile<T: Copy>(p: *const T) -> T {
+    // SAFETY: the contract, [`read`]'s, is the backend's `ld_volatile_global`'s (documented as
+    // this function's).
     unsafe { backend::ld_volatile_global(p) }
 }
 
@@ -56,5 +63,7 @@ pub unsafe fn read_volatile<T: Copy>(p: *const T) -> T {
 #[inline(always)]
 #[track_caller]
 pub unsafe fn write_volatile<T: Copy>(p: *mut T, v: T) {
+    // SAFETY: the contract, [`write()`]'s, is the backend's `st_volatile_global`'s (documented as
+    // this function's).
     unsafe { backend::st_volatile_global(p, v) }
 }

@@ -14,6 +14,8 @@ use crate::backend;
 #[inline(always)]
 #[track_caller]
 pub unsafe fn load_global_v4(p: *const [u32; 4]) -> [u32; 4] {
+    // SAFETY: the contract above is the backend's `ld_global_v4`'s (documented as this function's):
+    // a valid, 16-byte-aligned global address with no racing write.
     unsafe { backend::ld_global_v4(p) }
 }
 
@@ -25,6 +27,8 @@ pub unsafe fn load_global_v4(p: *const [u32; 4]) -> [u32; 4] {
 #[inline(always)]
 #[track_caller]
 pub unsafe fn store_global_v4(p: *mut [u32; 4], v: [u32; 4]) {
+    // SAFETY: the contract above is the backend's `st_global_v4`'s (documented as this function's):
+    // a valid, 16-byte-aligned global address with no racing access.
     unsafe { backend::st_global_v4(p, v) }
 }
 
@@ -37,6 +41,8 @@ pub unsafe fn store_global_v4(p: *mut [u32; 4], v: [u32; 4]) {
 #[inline(always)]
 #[track_caller]
 pub unsafe fn load_global_streaming(p: *const u64) -> u64 {
+    // SAFETY: the contract above is the backend's `ld_global_cs_u64`'s (documented as this
+    // function's): a valid, 8-byte-aligned global address with no racing write.
     unsafe { backend::ld_global_cs_u64(p) }
 }
 
@@ -49,6 +55,8 @@ pub unsafe fn load_global_streaming(p: *const u64) -> u64 {
 #[inline(always)]
 #[track_caller]
 pub unsafe fn store_global_streaming(p: *mut u64, v: u64) {
+    // SAFETY: the contract above is the backend's `st_global_cs_u64`'s (documented as this
+    // function's): a valid, 8-byte-aligned global address with no racing access.
     unsafe { backend::st_global_cs_u64(p, v) }
 }
 
@@ -60,6 +68,8 @@ pub unsafe fn store_global_streaming(p: *mut u64, v: u64) {
 #[inline(always)]
 #[track_caller]
 pub unsafe fn load_global_streaming_v4(p: *const [u32; 4]) -> [u32; 4] {
+    // SAFETY: the contract above is the backend's `ld_global_cs_v4`'s (documented as this
+    // function's): a valid, 16-byte-aligned global address with no racing write.
     unsafe { backend::ld_global_cs_v4(p) }
 }
 
@@ -71,6 +81,8 @@ pub unsafe fn load_global_streaming_v4(p: *const [u32; 4]) -> [u32; 4] {
 #[inline(always)]
 #[track_caller]
 pub unsafe fn store_global_streaming_v4(p: *mut [u32; 4], v: [u32; 4]) {
+    // SAFETY: the contract above is the backend's `st_global_cs_v4`'s (documented as this
+    // function's): a valid, 16-byte-aligned global address with no racing access.
     unsafe { backend::st_global_cs_v4(p, v) }
 }
 
@@ -83,6 +95,9 @@ pub unsafe fn store_global_streaming_v4(p: *mut [u32; 4], v: [u32; 4]) {
 #[inline(always)]
 #[track_caller]
 pub unsafe fn load_global_nc_v4(p: *const [u32; 4]) -> [u32; 4] {
+    // SAFETY: the contract above is the backend's `ld_global_nc_v4`'s (documented as this
+    // function's): a valid, 16-byte-aligned global address that no thread writes while the kernel
+    // runs.
     unsafe { backend::ld_global_nc_v4(p) }
 }
 
@@ -94,6 +109,9 @@ pub unsafe fn load_global_nc_v4(p: *const [u32; 4]) -> [u32; 4] {
 #[inline(always)]
 #[track_caller]
 pub unsafe fn load_global_nc_u64(p: *const u64) -> u64 {
+    // SAFETY: the contract above is the backend's `ld_global_nc_u64`'s (documented as this
+    // function's): a valid, 8-byte-aligned global address that no thread writes while the kernel
+    // runs.
     unsafe { backend::ld_global_nc_u64(p) }
 }
 
@@ -105,5 +123,8 @@ pub unsafe fn load_global_nc_u64(p: *const u64) -> u64 {
 #[inline(always)]
 #[track_caller]
 pub unsafe fn load_global_nc_u32(p: *const u32) -> u32 {
+    // SAFETY: the contract above is the backend's `ld_global_nc_u32`'s (documented as this
+    // function's): a valid, 4-byte-aligned global address that no thread writes while the kernel
+    // runs.
     unsafe { backend::ld_global_nc_u32(p) }
 }

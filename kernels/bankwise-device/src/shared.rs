@@ -209,6 +209,8 @@ impl<T: Plain> SharedSlice<T> {
     #[inline(always)]
     #[track_caller]
     pub unsafe fn read(self, i: usize) -> T {
+        // SAFETY: `i < self.len()` (the contract) keeps the handle in bounds of the view, and the
+        // rest of the contract is [`Shared::read`]'s.
         unsafe { self.at(i).read() }
     }
 
@@ -219,6 +221,8 @@ impl<T: Plain> SharedSlice<T> {
     #[inline(always)]
     #[track_caller]
     pub unsafe fn write(self, i: usize, v: T) {
+        // SAFETY: `i < self.len()` (the contract) keeps the handle in bounds of the view, and the
+        // rest of the contract is [`Shared::write`]'s.
         unsafe { self.at(i).write(v) }
     }
 }
@@ -258,7 +262,8 @@ impl<T: Plain> Shared<T> {
     /// the address computed from `i` in elements, which LLVM folds with constant offsets
     /// (`s.cast::<U>().at(i * size / 16)` divides, and costs three instructions per access).
     ///
-    /// The accessors' contract then applies to the `U`, which must be aligned at the address.
+    /// The accessors' contract then applies to the `U`, which must be aligned at the address (to
+    /// its size, for an atomic or [`load_async`](Self::load_async)).
     #[inline(always)]
     pub fn cast<U: Plain>(self) -> Shared<U> {
         const { element_ok::<U>() };
@@ -276,6 +281,12 @@ impl<T: Plain> Shared<T> {
     #[track_caller]
     pub unsafe fn read(self) -> T {
         backend::check_shared(self.ptr, self.end, AccessOp::Load);
+        // SAFETY: the contract is what `ptr::read` needs. The handle is in bounds of its view,
+        // which lies inside the launch's dynamic shared memory (checked by the constructor, or
+        // promised to `new_unchecked`), so `self.ptr()`, derived from the allocation's base, is
+        // valid for a `T`. It is aligned: views start at multiples of [`ALIGN`] and `T` is
+        // aligned to at most that (a `cast` handle's contract asks for it). No other thread
+        // writes the element unordered with this read, and any bits are a valid `T` ([`Plain`]).
         unsafe { self.ptr().read() }
     }
 
@@ -288,6 +299,8 @@ impl<T: Plain> Shared<T> {
     #[track_caller]
     pub unsafe fn write(self, v: T) {
         backend::check_shared(self.ptr, self.end, AccessOp::Store);
+        // SAFETY: as in [`read`](Self::read), `self.ptr()` is valid for a `T` and aligned; the
+        // contract has no other thread access the element unordered with this write.
         unsafe { self.ptr().write(v) }
     }
 
@@ -303,6 +316,8 @@ impl<T: Plain> Shared<T> {
     #[track_caller]
     pub unsafe fn read_volatile(self) -> T {
         backend::check_shared(self.ptr, self.end, AccessOp::Load);
+        // SAFETY: as in [`read`](Self::read) (the same contract): valid, aligned, no racing write,
+        // any bits a valid `T`.
         unsafe { self.ptr().read_volatile() }
     }
 
@@ -316,6 +331,8 @@ impl<T: Plain> Shared<T> {
     #[track_caller]
     pub unsafe fn write_volatile(self, v: T) {
         backend::check_shared(self.ptr, self.end, AccessOp::Store);
+        // SAFETY: as in [`write`](Self::write) (the same contract): valid, aligned, no racing
+        // access.
         unsafe { self.ptr().write_volatile(v) }
     }
 
@@ -331,6 +348,10 @@ impl<T: Plain> Shared<T> {
         T: AtomicAdd,
     {
         backend::check_shared(self.ptr, self.end, AccessOp::Atomic);
+        // SAFETY: the contract is what `add_shared` needs: `self.ptr()` is an element of the
+        // block's shared memory, in bounds of its view and aligned (as in [`read`](Self::read);
+        // `T`'s size is its alignment), and other threads' non-atomic accesses to it are ordered
+        // with this one.
         unsafe { T::add_shared(self.ptr(), v) }
     }
 
@@ -345,6 +366,7 @@ impl<T: Plain> Shared<T> {
         T: AtomicMinMax,
     {
         backend::check_shared(self.ptr, self.end, AccessOp::Atomic);
+        // SAFETY: as in [`atomic_add`](Self::atomic_add) (the same contract).
         unsafe { T::min_shared(self.ptr(), v) }
     }
 
@@ -359,6 +381,7 @@ impl<T: Plain> Shared<T> {
         T: AtomicMinMax,
     {
         backend::check_shared(self.ptr, self.end, AccessOp::Atomic);
+        // SAFETY: as in [`atomic_add`](Self::atomic_add) (the same contract).
         unsafe { T::max_shared(self.ptr(), v) }
     }
 
@@ -372,6 +395,9 @@ impl<T: Plain> Shared<T> {
     pub unsafe fn atomic_exchange(self, v: T) -> T {
         const { assert!(size_of::<T>() == 4 || size_of::<T>() == 8, "atomics move 4- or 8-byte values") };
         backend::check_shared(self.ptr, self.end, AccessOp::Atomic);
+        // SAFETY: the contract is the backend's `atom_exch_shared`'s (documented as this
+        // function's): an in-bounds element aligned to `T`'s size, other threads' non-atomic
+        // accesses ordered; `T` is 4 or 8 bytes (asserted above).
         unsafe { backend::atom_exch_shared(self.ptr(), v) }
     }
 
@@ -385,6 +411,8 @@ impl<T: Plain> Shared<T> {
     pub unsafe fn atomic_compare_and_swap(self, expected: T, new: T) -> T {
         const { assert!(size_of::<T>() == 4 || size_of::<T>() == 8, "atomics move 4- or 8-byte values") };
         backend::check_shared(self.ptr, self.end, AccessOp::Atomic);
+        // SAFETY: the contract is the backend's `atom_cas_shared`'s (documented as this
+        // function's), as in [`atomic_exchange`](Self::atomic_exchange); `T` is 4 or 8 bytes.
         unsafe { backend::atom_cas_shared(self.ptr(), expected, new) }
     }
 
@@ -410,6 +438,10 @@ impl<T: Plain> Shared<T> {
     #[track_caller]
     pub unsafe fn load_async(self, src: *const T, src_bytes: u32) {
         const { assert!(matches!(size_of::<T>(), 4 | 8 | 16), "cp.async copies 4, 8 or 16 bytes") };
+        // SAFETY: the contract is the backend's `cp_async`'s (documented as this function's):
+        // an in-bounds element, a source valid for `src_bytes ≤ size_of::<T>()` bytes, and no
+        // access to the element until the copy completes; `T` is 4, 8 or 16 bytes (asserted
+        // above).
         unsafe { backend::cp_async(self.ptr(), self.end, src, src_bytes) }
     }
 }
@@ -478,6 +510,7 @@ impl<T: Plain, const N: usize> SharedArray<T, N> {
     #[inline(always)]
     #[track_caller]
     pub unsafe fn at(self, i: usize) -> Shared<T> {
+        // SAFETY: `i <= N` (the contract), and `as_slice()` has `N` elements.
         unsafe { self.as_slice().at(i) }
     }
 
@@ -488,6 +521,8 @@ impl<T: Plain, const N: usize> SharedArray<T, N> {
     #[inline(always)]
     #[track_caller]
     pub unsafe fn read(self, i: usize) -> T {
+        // SAFETY: `i < N`, the length of `as_slice()`, and the rest is [`SharedSlice::read`]'s
+        // contract, passed on.
         unsafe { self.as_slice().read(i) }
     }
 
@@ -498,6 +533,8 @@ impl<T: Plain, const N: usize> SharedArray<T, N> {
     #[inline(always)]
     #[track_caller]
     pub unsafe fn write(self, i: usize, v: T) {
+        // SAFETY: `i < N`, the length of `as_slice()`, and the rest is [`SharedSlice::write`]'s
+        // contract, passed on.
         unsafe { self.as_slice().write(i, v) }
     }
 }

@@ -182,6 +182,9 @@ pub fn globaltimer() -> u64 {
 #[inline(always)]
 #[track_caller]
 pub unsafe fn ld_global<T: Copy>(p: *const T) -> T {
+    // SAFETY: `global_read` checks the address itself (inside a buffer of the launch and aligned,
+    // or the thread faults); what it leaves to its caller, that the bytes there are a valid `T`,
+    // is the caller's contract ([`crate::global::read`]).
     unsafe { emu::global_read(p, align_of::<T>()) }
 }
 
@@ -202,6 +205,8 @@ pub unsafe fn st_global<T: Copy>(p: *mut T, v: T) {
 #[inline(always)]
 #[track_caller]
 pub unsafe fn ld_volatile_global<T: Copy>(p: *const T) -> T {
+    // SAFETY: as in [`ld_global`]: `global_read` checks the address, and the caller's contract
+    // ([`crate::global::read`]'s) has the bytes there be a valid `T`.
     unsafe { emu::global_read(p, align_of::<T>()) }
 }
 
@@ -226,6 +231,9 @@ macro_rules! global_loads {
         #[inline(always)]
         #[track_caller]
         pub unsafe fn $name(p: *const $t) -> $t {
+            // SAFETY: `global_read` checks the address itself (inside a buffer of the launch and
+            // aligned, or the thread faults), and every bit pattern is a valid `u32`, `u64` or
+            // `[u32; 4]`, which is all it leaves to its caller.
             unsafe { emu::global_read(p, $align) }
         }
     )+};
@@ -280,7 +288,10 @@ pub fn check_global_atomic<T>(p: *mut T) {
 #[inline(always)]
 unsafe fn rmw<T: Plain>(p: *mut T, f: impl Fn(T) -> T) -> T {
     const { assert!(size_of::<T>() == 4 || size_of::<T>() == 8, "atomics move 4- or 8-byte values") };
-    // Safety: as the function's.
+    // SAFETY: the function's contract is what `from_ptr` needs of an atomic of the element's
+    // size: `p` valid for it and aligned to that size. The public contracts have every other
+    // access to the element be an atomic or ordered with this one, so atomic and non-atomic
+    // accesses do not race. Each branch runs only at its size, so `bits` is between one size.
     unsafe {
         if size_of::<T>() == 4 {
             let a = AtomicU32::from_ptr(p.cast());
@@ -297,33 +308,45 @@ macro_rules! atomic_type {
     ($t:ty, $add:expr $(, $min:expr, $max:expr)?) => {
         impl AtomicAdd for $t {
             unsafe fn add_global(p: *mut Self, v: Self, _: Scope) -> Self {
+                // SAFETY: the calling [`crate::atomic`] function's contract, whose address the
+                // emulator checked first (inside a buffer, aligned to the size), is `rmw`'s: a
+                // valid address of this 4- or 8-byte type, aligned to its size.
                 unsafe { rmw(p, |x| $add(x, v)) }
             }
             unsafe fn red_add_global(p: *mut Self, v: Self, _: Scope) {
+                // SAFETY: as in `add_global`: the caller's contract is `rmw`'s.
                 unsafe { rmw(p, |x| $add(x, v)) };
             }
             unsafe fn add_shared(p: *mut Self, v: Self) -> Self {
+                // SAFETY: as in `add_global`: the caller's contract ([`crate::shared::Shared`]'s,
+                // whose address the emulator checked first) is `rmw`'s.
                 unsafe { rmw(p, |x| $add(x, v)) }
             }
         }
         $(
         impl AtomicMinMax for $t {
             unsafe fn min_global(p: *mut Self, v: Self, _: Scope) -> Self {
+                // SAFETY: as in `add_global`: the caller's contract is `rmw`'s.
                 unsafe { rmw(p, |x| $min(x, v)) }
             }
             unsafe fn max_global(p: *mut Self, v: Self, _: Scope) -> Self {
+                // SAFETY: as in `add_global`: the caller's contract is `rmw`'s.
                 unsafe { rmw(p, |x| $max(x, v)) }
             }
             unsafe fn red_min_global(p: *mut Self, v: Self, _: Scope) {
+                // SAFETY: as in `add_global`: the caller's contract is `rmw`'s.
                 unsafe { rmw(p, |x| $min(x, v)) };
             }
             unsafe fn red_max_global(p: *mut Self, v: Self, _: Scope) {
+                // SAFETY: as in `add_global`: the caller's contract is `rmw`'s.
                 unsafe { rmw(p, |x| $max(x, v)) };
             }
             unsafe fn min_shared(p: *mut Self, v: Self) -> Self {
+                // SAFETY: as in `add_shared`: the caller's contract is `rmw`'s.
                 unsafe { rmw(p, |x| $min(x, v)) }
             }
             unsafe fn max_shared(p: *mut Self, v: Self) -> Self {
+                // SAFETY: as in `add_shared`: the caller's contract is `rmw`'s.
                 unsafe { rmw(p, |x| $max(x, v)) }
             }
         }
@@ -344,6 +367,8 @@ atomic_type!(f64, |a: f64, b: f64| a + b);
 /// As [`crate::atomic::exchange`].
 #[inline(always)]
 pub unsafe fn atom_exch_global<T: Plain>(p: *mut T, v: T, _: Scope) -> T {
+    // SAFETY: the caller's contract ([`crate::atomic::exchange`]: a valid global address aligned
+    // to `T`'s size, which the emulator checked first; `T` of 4 or 8 bytes) is `rmw`'s.
     unsafe { rmw(p, |_| v) }
 }
 
@@ -353,6 +378,8 @@ pub unsafe fn atom_exch_global<T: Plain>(p: *mut T, v: T, _: Scope) -> T {
 /// As [`crate::atomic::compare_and_swap`].
 #[inline(always)]
 pub unsafe fn atom_cas_global<T: Plain>(p: *mut T, expected: T, new: T, _: Scope) -> T {
+    // SAFETY: as in [`atom_exch_global`]: the caller's contract
+    // ([`crate::atomic::compare_and_swap`]) is `rmw`'s.
     unsafe { rmw(p, |x| if same_bits(x, expected) { new } else { x }) }
 }
 
@@ -362,6 +389,8 @@ pub unsafe fn atom_cas_global<T: Plain>(p: *mut T, expected: T, new: T, _: Scope
 /// As [`crate::shared::Shared::atomic_exchange`].
 #[inline(always)]
 pub unsafe fn atom_exch_shared<T: Plain>(p: *mut T, v: T) -> T {
+    // SAFETY: the caller's contract ([`crate::shared::Shared::atomic_exchange`]: an element in
+    // bounds of its view, aligned to `T`'s size; `T` of 4 or 8 bytes) is `rmw`'s.
     unsafe { rmw(p, |_| v) }
 }
 
@@ -371,6 +400,8 @@ pub unsafe fn atom_exch_shared<T: Plain>(p: *mut T, v: T) -> T {
 /// As [`crate::shared::Shared::atomic_compare_and_swap`].
 #[inline(always)]
 pub unsafe fn atom_cas_shared<T: Plain>(p: *mut T, expected: T, new: T) -> T {
+    // SAFETY: as in [`atom_exch_shared`]: the caller's contract
+    // ([`crate::shared::Shared::atomic_compare_and_swap`]) is `rmw`'s.
     unsafe { rmw(p, |x| if same_bits(x, expected) { new } else { x }) }
 }
 
@@ -415,6 +446,9 @@ pub fn check_shared<T>(p: *mut T, end: ViewEnd, op: AccessOp) {
 #[inline(always)]
 #[track_caller]
 pub unsafe fn cp_async<T>(dst: *mut T, end: ViewEnd, src: *const T, src_bytes: u32) {
+    // SAFETY: `async_copy` checks the source (as a global read) and, at the wait, the
+    // destination itself; what it leaves to its caller, `src_bytes ≤ size_of::<T>()`, is the
+    // caller's contract ([`crate::shared::Shared::load_async`]).
     unsafe { emu::async_copy(dst.cast(), end.0, src.cast(), size_of::<T>(), src_bytes as usize) };
 }
 
@@ -454,7 +488,9 @@ unsafe fn probe<T: Plain>(addr: u32, active: u32, store: Option<T>) -> Option<T>
     let p = shared_base().wrapping_add(addr as usize).cast::<T>();
     let op = if store.is_some() { AccessOp::Store } else { AccessOp::Load };
     emu::shared_access(p.cast_const().cast(), size_of::<T>(), usize::MAX, op);
-    // Safety: checked above to be inside the allocation and aligned.
+    // SAFETY: `shared_access` checked `p` to be inside the allocation and aligned to the access's
+    // width (at least `T`'s alignment), faulting the thread otherwise. The block's threads are
+    // fibers of one OS thread, so no other access to the allocation runs during this one.
     unsafe {
         match store {
             Some(v) => {
@@ -476,6 +512,7 @@ macro_rules! probe_loads {
         #[inline(always)]
         #[track_caller]
         pub unsafe fn $name(addr: u32, active: u32) -> u32 {
+            // SAFETY: the caller's contract ([`crate::shared::probe`]'s) is `probe`'s.
             unsafe { probe::<$t>(addr, active, None) }.map_or(0, |v| v as u32)
         }
     )+};
@@ -491,6 +528,7 @@ macro_rules! probe_stores {
         #[inline(always)]
         #[track_caller]
         pub unsafe fn $name(addr: u32, active: u32, v: u32) {
+            // SAFETY: the caller's contract ([`crate::shared::probe`]'s) is `probe`'s.
             unsafe { probe::<$t>(addr, active, Some(v as $t)) };
         }
     )+};
@@ -514,6 +552,7 @@ probe_stores!(
 #[inline(always)]
 #[track_caller]
 pub unsafe fn probe_ld_v2(addr: u32, active: u32) -> [u32; 2] {
+    // SAFETY: the caller's contract ([`crate::shared::probe`]'s) is `probe`'s.
     unsafe { probe::<[u32; 2]>(addr, active, None) }.unwrap_or_default()
 }
 
@@ -524,6 +563,7 @@ pub unsafe fn probe_ld_v2(addr: u32, active: u32) -> [u32; 2] {
 #[inline(always)]
 #[track_caller]
 pub unsafe fn probe_st_v2(addr: u32, active: u32, v: [u32; 2]) {
+    // SAFETY: the caller's contract ([`crate::shared::probe`]'s) is `probe`'s.
     unsafe { probe::<[u32; 2]>(addr, active, Some(v)) };
 }
 
@@ -534,6 +574,7 @@ pub unsafe fn probe_st_v2(addr: u32, active: u32, v: [u32; 2]) {
 #[inline(always)]
 #[track_caller]
 pub unsafe fn probe_ld_v4(addr: u32, active: u32) -> [u32; 4] {
+    // SAFETY: the caller's contract ([`crate::shared::probe`]'s) is `probe`'s.
     unsafe { probe::<[u32; 4]>(addr, active, None) }.unwrap_or_default()
 }
 
@@ -544,5 +585,6 @@ pub unsafe fn probe_ld_v4(addr: u32, active: u32) -> [u32; 4] {
 #[inline(always)]
 #[track_caller]
 pub unsafe fn probe_st_v4(addr: u32, active: u32, v: [u32; 4]) {
+    // SAFETY: the caller's contract ([`crate::shared::probe`]'s) is `probe`'s.
     unsafe { probe::<[u32; 4]>(addr, active, Some(v)) };
 }

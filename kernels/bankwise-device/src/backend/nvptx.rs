@@ -2,6 +2,15 @@
 //! intrinsic, a `core::intrinsics` one, or inline PTX), always inlined into the kernel's own
 //! code. The checks the emulator makes ([`check_shared`], [`check_global_atomic`]) are nothing
 //! here, and a view's end ([`ViewEnd`]) is not kept.
+//!
+//! Primitives that touch memory through an operand are `unsafe fn`s with their public caller's
+//! contract. The safe ones read special registers, fence, convert an address, or synchronise:
+//! barriers and warp collectives have no memory operand, and an access that needs a barrier's
+//! ordering is an `unsafe` accessor whose contract asks for it. Their rules (every thread of the
+//! block reaches the barrier; `mask` holds this lane and each of its lanes arrives) concern
+//! progress and values: PTX calls a collective whose `mask` lacks the executing lane undefined,
+//! and these stay safe on the understanding that the hardware then hangs or yields an
+//! unspecified register value, as [`crate::warp`] and [`crate::thread::sync_threads`] describe.
 
 use core::arch::{asm, nvptx};
 
@@ -16,6 +25,8 @@ macro_rules! special_registers {
         #[doc = concat!("PTX `", $ptx, "`.")]
         #[inline(always)]
         pub fn $name() -> u32 {
+            // SAFETY: reading a special register has no preconditions and touches no memory (the
+            // intrinsic is an `unsafe fn`, as every `core::arch::nvptx` one is).
             unsafe { nvptx::$intrinsic() }
         }
     )+};
@@ -32,6 +43,7 @@ special_registers!(
 #[inline(always)]
 pub fn laneid() -> u32 {
     let lane: u32;
+    // SAFETY: reading the special register `%laneid` has no preconditions and touches no memory.
     unsafe { asm!("mov.u32 {l}, %laneid;", l = out(reg32) lane, options(pure, nomem, nostack, preserves_flags)) };
     lane
 }
@@ -41,6 +53,8 @@ pub fn laneid() -> u32 {
 /// PTX `bar.sync 0`.
 #[inline(always)]
 pub fn bar_sync() {
+    // SAFETY: `bar.sync` has no memory operand (the intrinsic counts as touching memory, so no
+    // access moves across it); every thread reaching it is a rule of progress (module docs).
     unsafe { nvptx::_syncthreads() };
 }
 
@@ -48,6 +62,8 @@ pub fn bar_sync() {
 #[inline(always)]
 pub fn bar_red_popc(predicate: bool) -> u32 {
     let count: u32;
+    // SAFETY: as `bar_sync`'s: the barrier has no memory operand (no `nomem`, so accesses stay on
+    // their side of it), and the rest works on registers declared in its own `{ }` scope.
     unsafe {
         asm!("{{ .reg .pred p; setp.ne.u32 p, {v}, 0; bar.red.popc.u32 {c}, 0, p; }}",
             v = in(reg32) predicate as u32, c = out(reg32) count, options(nostack))
@@ -59,6 +75,7 @@ pub fn bar_red_popc(predicate: bool) -> u32 {
 #[inline(always)]
 pub fn bar_red_and(predicate: bool) -> bool {
     let all: u32;
+    // SAFETY: as `bar_red_popc`'s: a barrier with no memory operand, and registers only.
     unsafe {
         asm!("{{ .reg .pred p, q; setp.ne.u32 p, {v}, 0; bar.red.and.pred q, 0, p; selp.u32 {r}, 1, 0, q; }}",
             v = in(reg32) predicate as u32, r = out(reg32) all, options(nostack))
@@ -70,6 +87,7 @@ pub fn bar_red_and(predicate: bool) -> bool {
 #[inline(always)]
 pub fn bar_red_or(predicate: bool) -> bool {
     let any: u32;
+    // SAFETY: as `bar_red_popc`'s: a barrier with no memory operand, and registers only.
     unsafe {
         asm!("{{ .reg .pred p, q; setp.ne.u32 p, {v}, 0; bar.red.or.pred q, 0, p; selp.u32 {r}, 1, 0, q; }}",
             v = in(reg32) predicate as u32, r = out(reg32) any, options(nostack))
@@ -82,6 +100,9 @@ pub fn bar_red_or(predicate: bool) -> bool {
 /// PTX `bar.warp.sync`.
 #[inline(always)]
 pub fn bar_warp_sync(mask: u32) {
+    // SAFETY: `bar.warp.sync` has no memory operand (and no `nomem`, so the compiler moves no
+    // access across it); `mask` holding this lane and every lane of it arriving is the
+    // [`crate::warp`] rule, about progress rather than memory (see the module docs).
     unsafe { asm!("bar.warp.sync {m};", m = in(reg32) mask) };
 }
 
@@ -89,6 +110,7 @@ pub fn bar_warp_sync(mask: u32) {
 #[inline(always)]
 pub fn activemask() -> u32 {
     let m: u32;
+    // SAFETY: `activemask` reads which lanes of the warp execute it: no preconditions, no memory.
     unsafe { asm!("activemask.b32 {m};", m = out(reg32) m, options(nomem, nostack)) };
     m
 }
@@ -97,6 +119,8 @@ pub fn activemask() -> u32 {
 #[inline(always)]
 pub fn vote_all(mask: u32, predicate: bool) -> bool {
     let r: u32;
+    // SAFETY: registers only (`nomem`); `mask` holding this lane is the [`crate::warp`] rule,
+    // about progress and values rather than memory (see the module docs).
     unsafe {
         asm!("{{ .reg .pred p, q; setp.ne.u32 p, {v}, 0; vote.sync.all.pred q, p, {m}; selp.u32 {r}, 1, 0, q; }}",
             v = in(reg32) predicate as u32, m = in(reg32) mask, r = out(reg32) r, options(nomem, nostack))
@@ -108,6 +132,7 @@ pub fn vote_all(mask: u32, predicate: bool) -> bool {
 #[inline(always)]
 pub fn vote_any(mask: u32, predicate: bool) -> bool {
     let r: u32;
+    // SAFETY: as `vote_all`'s: registers only, and the mask rule is about progress and values.
     unsafe {
         asm!("{{ .reg .pred p, q; setp.ne.u32 p, {v}, 0; vote.sync.any.pred q, p, {m}; selp.u32 {r}, 1, 0, q; }}",
             v = in(reg32) predicate as u32, m = in(reg32) mask, r = out(reg32) r, options(nomem, nostack))
@@ -119,6 +144,7 @@ pub fn vote_any(mask: u32, predicate: bool) -> bool {
 #[inline(always)]
 pub fn vote_ballot(mask: u32, predicate: bool) -> u32 {
     let r: u32;
+    // SAFETY: as `vote_all`'s: registers only, and the mask rule is about progress and values.
     unsafe {
         asm!("{{ .reg .pred p; setp.ne.u32 p, {v}, 0; vote.sync.ballot.b32 {r}, p, {m}; }}",
             v = in(reg32) predicate as u32, m = in(reg32) mask, r = out(reg32) r, options(nomem, nostack))
@@ -134,6 +160,8 @@ macro_rules! shuffles {
         #[inline(always)]
         pub fn $name(mask: u32, value: u32, b: u32) -> u32 {
             let out: u32;
+            // SAFETY: a shuffle reads and writes registers only; `mask` holding this lane is the
+            // [`crate::warp`] rule, about progress and values (see the module docs).
             unsafe {
                 asm!(concat!("shfl.sync.", $mode, ".b32 {o}, {v}, {b}, ", $clamp, ", {m};"),
                     o = out(reg32) out, v = in(reg32) value, b = in(reg32) b, m = in(reg32) mask)
@@ -155,18 +183,22 @@ shuffles!(
 /// PTX `membar.cta`.
 #[inline(always)]
 pub fn membar_cta() {
+    // SAFETY: a fence has no preconditions and accesses no memory; it only orders this thread's
+    // accesses (no `nomem`, so the compiler moves none across it).
     unsafe { asm!("membar.cta;", options(nostack)) }
 }
 
 /// PTX `membar.gl`.
 #[inline(always)]
 pub fn membar_gl() {
+    // SAFETY: as `membar_cta`'s: a fence, with no preconditions.
     unsafe { asm!("membar.gl;", options(nostack)) }
 }
 
 /// PTX `membar.sys`.
 #[inline(always)]
 pub fn membar_sys() {
+    // SAFETY: as `membar_cta`'s: a fence, with no preconditions.
     unsafe { asm!("membar.sys;", options(nostack)) }
 }
 
@@ -186,6 +218,7 @@ pub fn fma_rn_f64(a: f64, b: f64, c: f64) -> f64 {
 #[inline(always)]
 pub fn clock64() -> u64 {
     let t: u64;
+    // SAFETY: reading the special register `%clock64` has no preconditions and touches no memory.
     unsafe { asm!("mov.u64 {t}, %clock64;", t = out(reg64) t) }
     t
 }
@@ -194,6 +227,8 @@ pub fn clock64() -> u64 {
 #[inline(always)]
 pub fn globaltimer() -> u64 {
     let t: u64;
+    // SAFETY: reading the special register `%globaltimer` has no preconditions and touches no
+    // memory.
     unsafe { asm!("mov.u64 {t}, %globaltimer;", t = out(reg64) t, options(nomem, nostack)) }
     t
 }
@@ -206,6 +241,8 @@ pub fn globaltimer() -> u64 {
 /// As [`crate::global::read`].
 #[inline(always)]
 pub unsafe fn ld_global<T: Copy>(p: *const T) -> T {
+    // SAFETY: the caller's contract ([`crate::global::read`]) is what `read` needs: `p` is valid
+    // for reads of a `T`, aligned, holds a valid `T`, and no write races with the read.
     unsafe { p.read() }
 }
 
@@ -215,6 +252,8 @@ pub unsafe fn ld_global<T: Copy>(p: *const T) -> T {
 /// As [`crate::global::write()`].
 #[inline(always)]
 pub unsafe fn st_global<T: Copy>(p: *mut T, v: T) {
+    // SAFETY: the caller's contract ([`crate::global::write()`]) is what `write` needs: `p` is
+    // valid for writes of a `T` and aligned, and no other access races with the write.
     unsafe { p.write(v) }
 }
 
@@ -224,6 +263,8 @@ pub unsafe fn st_global<T: Copy>(p: *mut T, v: T) {
 /// As [`crate::global::read`].
 #[inline(always)]
 pub unsafe fn ld_volatile_global<T: Copy>(p: *const T) -> T {
+    // SAFETY: the caller's contract ([`crate::global::read_volatile`], as [`crate::global::read`])
+    // is what `read_volatile` needs: `p` valid for reads of a `T`, aligned, holding a valid `T`.
     unsafe { p.read_volatile() }
 }
 
@@ -233,6 +274,8 @@ pub unsafe fn ld_volatile_global<T: Copy>(p: *const T) -> T {
 /// As [`crate::global::write()`].
 #[inline(always)]
 pub unsafe fn st_volatile_global<T: Copy>(p: *mut T, v: T) {
+    // SAFETY: the caller's contract ([`crate::global::write_volatile`], as `write`'s) is what
+    // `write_volatile` needs: `p` valid for writes of a `T`, aligned, with no racing access.
     unsafe { p.write_volatile(v) }
 }
 
@@ -254,6 +297,10 @@ macro_rules! global_loads {
 macro_rules! load {
     ([u32; 4], $ld:literal, $p:ident, [$($opt:ident),*]) => {{
         let (a, b, c, d): (u32, u32, u32, u32);
+        // SAFETY: the calling [`crate::memory`] function's contract is what the load needs: `p`
+        // is a valid, 16-byte-aligned global address with no racing write. The asm only reads
+        // (`readonly`); the `.nc` form is also `pure` (LLVM may merge or drop repeats), sound as
+        // its contract has no thread write the line while the kernel runs.
         unsafe {
             asm!(concat!($ld, " {{{a}, {b}, {c}, {d}}}, [{p}];"),
                 a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d,
@@ -263,6 +310,7 @@ macro_rules! load {
     }};
     (u64, $ld:literal, $p:ident, [$($opt:ident),*]) => {{
         let v: u64;
+        // SAFETY: as the `[u32; 4]` arm's, for 8 bytes at an 8-byte-aligned `p`.
         unsafe {
             asm!(concat!($ld, " {v}, [{p}];"), v = out(reg64) v, p = in(reg64) $p,
                 options($($opt,)* readonly, nostack, preserves_flags))
@@ -271,6 +319,7 @@ macro_rules! load {
     }};
     (u32, $ld:literal, $p:ident, [$($opt:ident),*]) => {{
         let v: u32;
+        // SAFETY: as the `[u32; 4]` arm's, for 4 bytes at a 4-byte-aligned `p`.
         unsafe {
             asm!(concat!($ld, " {v}, [{p}];"), v = out(reg32) v, p = in(reg64) $p,
                 options($($opt,)* readonly, nostack, preserves_flags))
@@ -294,6 +343,8 @@ global_loads!(
 /// As [`crate::memory::store_global_v4`].
 #[inline(always)]
 pub unsafe fn st_global_v4(p: *mut [u32; 4], v: [u32; 4]) {
+    // SAFETY: the caller's contract ([`crate::memory::store_global_v4`]) is what the store needs:
+    // `p` is a valid, 16-byte-aligned global address, and no other access races with it.
     unsafe {
         asm!("st.global.v4.u32 [{p}], {{{a}, {b}, {c}, {d}}};",
             p = in(reg64) p, a = in(reg32) v[0], b = in(reg32) v[1], c = in(reg32) v[2], d = in(reg32) v[3],
@@ -307,6 +358,8 @@ pub unsafe fn st_global_v4(p: *mut [u32; 4], v: [u32; 4]) {
 /// As [`crate::memory::store_global_streaming_v4`].
 #[inline(always)]
 pub unsafe fn st_global_cs_v4(p: *mut [u32; 4], v: [u32; 4]) {
+    // SAFETY: as `st_global_v4`'s: the caller's contract gives a valid, 16-byte-aligned global
+    // address with no racing access.
     unsafe {
         asm!("st.global.cs.v4.u32 [{p}], {{{a}, {b}, {c}, {d}}};",
             p = in(reg64) p, a = in(reg32) v[0], b = in(reg32) v[1], c = in(reg32) v[2], d = in(reg32) v[3],
@@ -320,6 +373,8 @@ pub unsafe fn st_global_cs_v4(p: *mut [u32; 4], v: [u32; 4]) {
 /// As [`crate::memory::store_global_streaming`].
 #[inline(always)]
 pub unsafe fn st_global_cs_u64(p: *mut u64, v: u64) {
+    // SAFETY: the caller's contract ([`crate::memory::store_global_streaming`]) gives a valid,
+    // 8-byte-aligned global address with no racing access, which the store needs.
     unsafe { asm!("st.global.cs.u64 [{p}], {v};", p = in(reg64) p, v = in(reg64) v, options(nostack, preserves_flags)) }
 }
 
@@ -345,17 +400,26 @@ macro_rules! scoped {
 macro_rules! atomic_ops {
     (atom_global $t:ty, $reg:ident, $op:literal, $p:ident, $v:ident, $scope:ident) => {{
         let old: $t;
+        // SAFETY: the calling [`crate::atomic`] function's contract is what `atom.global` needs:
+        // `p` is a valid global address aligned to the type's size, and every other access to it
+        // is an atomic whose scope includes this thread, or ordered with this one.
         unsafe { scoped!($scope, "atom", [".global.", $op, " {o}, [{p}], {v};"],
             o = out($reg) old, p = in(reg64) $p, v = in($reg) $v, options(nostack)) };
         old
     }};
     (red_global $t:ty, $reg:ident, $op:literal, $p:ident, $v:ident, $scope:ident) => {
+        // SAFETY: as `atom_global`'s: the [`crate::atomic`] contract gives a valid, aligned global
+        // address whose other accesses are atomic or ordered.
         unsafe { scoped!($scope, "red", [".global.", $op, " [{p}], {v};"],
             p = in(reg64) $p, v = in($reg) $v, options(nostack)) }
     };
     (atom_shared $t:ty, $reg:ident, $op:literal, $p:ident, $v:ident) => {{
         let addr = window($p);
         let old: $t;
+        // SAFETY: the contract of the [`crate::shared::Shared`] atomic calling this is what
+        // `atom.shared` needs: `p` is an element of the block's shared memory (in bounds of its
+        // view, so `addr` is its shared-window address), aligned, and other threads' non-atomic
+        // accesses to it are ordered with this one.
         unsafe { asm!(concat!("atom.shared.", $op, " {o}, [{a}], {v};"),
             o = out($reg) old, a = in(reg32) addr, v = in($reg) $v, options(nostack)) };
         old
@@ -426,6 +490,10 @@ atomic_type!(f64, reg64, add "add.f64");
 /// As [`crate::atomic::exchange`].
 #[inline(always)]
 pub unsafe fn atom_exch_global<T: Plain>(p: *mut T, v: T, scope: Scope) -> T {
+    // SAFETY: the caller's contract ([`crate::atomic::exchange`]) is what `atom.global.exch`
+    // needs: `p` is a valid global address aligned to `T`'s size, with every other access atomic
+    // or ordered. `T` is 4 or 8 bytes (asserted there) and each branch is taken only at its
+    // size, so `bits` converts between types of one size.
     unsafe {
         if size_of::<T>() == 4 {
             let old: u32;
@@ -448,6 +516,9 @@ pub unsafe fn atom_exch_global<T: Plain>(p: *mut T, v: T, scope: Scope) -> T {
 /// As [`crate::atomic::compare_and_swap`].
 #[inline(always)]
 pub unsafe fn atom_cas_global<T: Plain>(p: *mut T, expected: T, new: T, scope: Scope) -> T {
+    // SAFETY: as `atom_exch_global`'s: the caller's contract ([`crate::atomic::compare_and_swap`])
+    // gives a valid global address aligned to `T`'s size, other accesses atomic or ordered, and
+    // each branch runs only at its size.
     unsafe {
         if size_of::<T>() == 4 {
             let old: u32;
@@ -469,6 +540,10 @@ pub unsafe fn atom_cas_global<T: Plain>(p: *mut T, expected: T, new: T, scope: S
 /// As [`crate::shared::Shared::atomic_exchange`].
 #[inline(always)]
 pub unsafe fn atom_exch_shared<T: Plain>(p: *mut T, v: T) -> T {
+    // SAFETY: the caller's contract ([`crate::shared::Shared::atomic_exchange`]) is what
+    // `atom.shared.exch` needs: `p` is a shared element in bounds of its view (so `window(p)` is
+    // its shared address), aligned to `T`'s size, other threads' non-atomic accesses ordered with
+    // it. `T` is 4 or 8 bytes (asserted there); each branch runs only at its size, as `bits` needs.
     unsafe {
         let addr = window(p);
         if size_of::<T>() == 4 {
@@ -491,6 +566,8 @@ pub unsafe fn atom_exch_shared<T: Plain>(p: *mut T, v: T) -> T {
 /// As [`crate::shared::Shared::atomic_compare_and_swap`].
 #[inline(always)]
 pub unsafe fn atom_cas_shared<T: Plain>(p: *mut T, expected: T, new: T) -> T {
+    // SAFETY: as `atom_exch_shared`'s, from the caller's contract
+    // ([`crate::shared::Shared::atomic_compare_and_swap`]).
     unsafe {
         let addr = window(p);
         if size_of::<T>() == 4 {
@@ -525,6 +602,8 @@ pub fn shared_base() -> *mut u8 {
 #[inline(always)]
 pub fn dynamic_smem_size() -> u32 {
     let n: u32;
+    // SAFETY: reading the special register `%dynamic_smem_size` has no preconditions and touches
+    // no memory.
     unsafe {
         asm!("mov.u32 {n}, %dynamic_smem_size;", n = out(reg32) n, options(pure, nomem, nostack, preserves_flags))
     };
@@ -537,6 +616,9 @@ pub fn dynamic_smem_size() -> u32 {
 fn window<T>(p: *mut T) -> u32 {
     let generic = p as u64; // only converted, never dereferenced here
     let s: u64;
+    // SAFETY: `cvta.to.shared` only converts an address (`pure, nomem`), touching no memory; every
+    // caller passes a pointer into the shared window (derived from `shared_base`), whose
+    // shared-space address it then is.
     unsafe {
         asm!("cvta.to.shared.u64 {s}, {g};", s = out(reg64) s, g = in(reg64) generic, options(pure, nomem, nostack))
     };
@@ -577,6 +659,11 @@ pub fn check_shared<T>(_: *mut T, _: ViewEnd, _: AccessOp) {}
 /// As [`crate::shared::Shared::load_async`].
 #[inline(always)]
 pub unsafe fn cp_async<T>(dst: *mut T, _: ViewEnd, src: *const T, src_bytes: u32) {
+    // SAFETY: the caller's contract ([`crate::shared::Shared::load_async`]) is what `cp.async`
+    // needs: `T` is 4, 8 or 16 bytes (asserted there: the arm taken copies exactly `T`); `dst` is
+    // a shared element in bounds of its view, aligned to that size; where `src_bytes > 0`, `src`
+    // is a global address valid for `src_bytes ≤ size_of::<T>()` bytes, aligned to the size; and
+    // nothing touches `dst` until the wait (and, for other threads, a barrier after it).
     unsafe {
         let dst = window(dst);
         match size_of::<T>() {
@@ -593,12 +680,16 @@ pub unsafe fn cp_async<T>(dst: *mut T, _: ViewEnd, src: *const T, src_bytes: u32
 /// PTX `cp.async.commit_group`.
 #[inline(always)]
 pub fn cp_async_commit_group() {
+    // SAFETY: closing this thread's copies into a group has no preconditions (an empty group is
+    // fine) and touches no memory.
     unsafe { asm!("cp.async.commit_group;", options(nostack, preserves_flags)) };
 }
 
 /// PTX `cp.async.wait_group N`.
 #[inline(always)]
 pub fn cp_async_wait_group<const N: u32>() {
+    // SAFETY: waiting for this thread's older groups has no preconditions. The copies land in
+    // memory when it returns, so it is not `nomem`: the compiler moves no access across it.
     unsafe { asm!("cp.async.wait_group {n};", n = const N, options(nostack, preserves_flags)) };
 }
 
@@ -621,6 +712,9 @@ macro_rules! probe_loads {
         #[inline(always)]
         pub unsafe fn $name(addr: u32, active: u32) -> u32 {
             let v: u32;
+            // SAFETY: the caller's contract ([`crate::shared::probe`]'s) is what the load needs:
+            // where `active != 0` (else it is skipped), `addr` is inside the launch's dynamic
+            // shared memory, aligned to the width, and no write races with it.
             unsafe {
                 asm!(concat!("{{ .reg .pred p; setp.ne.u32 p, {act}, 0; @p ", $ld, " {v}, [{a}]; }}"),
                     v = out(reg32) v, a = in(reg32) addr, act = in(reg32) active, options(nostack))
@@ -639,6 +733,9 @@ macro_rules! probe_stores {
         /// As [`crate::shared::probe`]'s accesses.
         #[inline(always)]
         pub unsafe fn $name(addr: u32, active: u32, v: u32) {
+            // SAFETY: the caller's contract ([`crate::shared::probe`]'s) is what the store needs:
+            // where `active != 0` (else it is skipped), `addr` is inside the launch's dynamic
+            // shared memory, aligned to the width, and no other access races with it.
             unsafe {
                 asm!(concat!("{{ .reg .pred p; setp.ne.u32 p, {act}, 0; @p ", $st, " [{a}], {v}; }}"),
                     v = in(reg32) v, a = in(reg32) addr, act = in(reg32) active, options(nostack))
@@ -665,6 +762,7 @@ probe_stores!(
 #[inline(always)]
 pub unsafe fn probe_ld_v2(addr: u32, active: u32) -> [u32; 2] {
     let (x, y): (u32, u32);
+    // SAFETY: as the narrow probe loads', with `addr` 8-byte aligned (the caller's contract).
     unsafe {
         asm!("{{ .reg .pred p; setp.ne.u32 p, {act}, 0; @p ld.volatile.shared.v2.u32 {{{x}, {y}}}, [{a}]; }}",
             x = out(reg32) x, y = out(reg32) y, a = in(reg32) addr, act = in(reg32) active,
@@ -679,6 +777,7 @@ pub unsafe fn probe_ld_v2(addr: u32, active: u32) -> [u32; 2] {
 /// As [`crate::shared::probe`]'s accesses.
 #[inline(always)]
 pub unsafe fn probe_st_v2(addr: u32, active: u32, v: [u32; 2]) {
+    // SAFETY: as the narrow probe stores', with `addr` 8-byte aligned (the caller's contract).
     unsafe {
         asm!("{{ .reg .pred p; setp.ne.u32 p, {act}, 0; @p st.volatile.shared.v2.u32 [{a}], {{{x}, {y}}}; }}",
             x = in(reg32) v[0], y = in(reg32) v[1], a = in(reg32) addr, act = in(reg32) active,
@@ -693,6 +792,7 @@ pub unsafe fn probe_st_v2(addr: u32, active: u32, v: [u32; 2]) {
 #[inline(always)]
 pub unsafe fn probe_ld_v4(addr: u32, active: u32) -> [u32; 4] {
     let (x, y, z, w): (u32, u32, u32, u32);
+    // SAFETY: as the narrow probe loads', with `addr` 16-byte aligned (the caller's contract).
     unsafe {
         asm!("{{ .reg .pred p; setp.ne.u32 p, {act}, 0; \
               @p ld.volatile.shared.v4.u32 {{{x}, {y}, {z}, {w}}}, [{a}]; }}",
@@ -708,6 +808,7 @@ pub unsafe fn probe_ld_v4(addr: u32, active: u32) -> [u32; 4] {
 /// As [`crate::shared::probe`]'s accesses.
 #[inline(always)]
 pub unsafe fn probe_st_v4(addr: u32, active: u32, v: [u32; 4]) {
+    // SAFETY: as the narrow probe stores', with `addr` 16-byte aligned (the caller's contract).
     unsafe {
         asm!("{{ .reg .pred p; setp.ne.u32 p, {act}, 0; \
               @p st.volatile.shared.v4.u32 [{a}], {{{x}, {y}, {z}, {w}}}; }}",
@@ -723,5 +824,6 @@ pub unsafe fn probe_st_v4(addr: u32, active: u32, v: [u32; 4]) {
 #[cfg(feature = "panic-handler")]
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo) -> ! {
+    // SAFETY: `trap` has no preconditions: it aborts the launch.
     unsafe { core::arch::nvptx::trap() }
 }

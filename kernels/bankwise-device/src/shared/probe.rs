@@ -34,6 +34,9 @@ pub fn base_address() -> u32 {
 #[inline(always)]
 #[track_caller]
 pub unsafe fn load_u8(addr: u32, active: u32) -> u32 {
+    // SAFETY: this function's contract (the module docs' "Safety (every access)": where
+    // `active`, an aligned address inside the allocation, accessed without a race) is the
+    // backend's, which documents it as this one's.
     unsafe { backend::probe_ld_u8(addr, active) }
 }
 
@@ -44,6 +47,9 @@ pub unsafe fn load_u8(addr: u32, active: u32) -> u32 {
 #[inline(always)]
 #[track_caller]
 pub unsafe fn load_u16(addr: u32, active: u32) -> u32 {
+    // SAFETY: this function's contract (the module docs' "Safety (every access)": where
+    // `active`, an aligned address inside the allocation, accessed without a race) is the
+    // backend's, which documents it as this one's.
     unsafe { backend::probe_ld_u16(addr, active) }
 }
 
@@ -54,6 +60,9 @@ pub unsafe fn load_u16(addr: u32, active: u32) -> u32 {
 #[inline(always)]
 #[track_caller]
 pub unsafe fn load_u32(addr: u32, active: u32) -> u32 {
+    // SAFETY: this function's contract (the module docs' "Safety (every access)": where
+    // `active`, an aligned address inside the allocation, accessed without a race) is the
+    // backend's, which documents it as this one's.
     unsafe { backend::probe_ld_u32(addr, active) }
 }
 
@@ -64,6 +73,9 @@ pub unsafe fn load_u32(addr: u32, active: u32) -> u32 {
 #[inline(always)]
 #[track_caller]
 pub unsafe fn store_u8(addr: u32, active: u32, v: u32) {
+    // SAFETY: this function's contract (the module docs' "Safety (every access)": where
+    // `active`, an aligned address inside the allocation, accessed without a race) is the
+    // backend's, which documents it as this one's.
     unsafe { backend::probe_st_u8(addr, active, v) }
 }
 
@@ -74,6 +86,9 @@ pub unsafe fn store_u8(addr: u32, active: u32, v: u32) {
 #[inline(always)]
 #[track_caller]
 pub unsafe fn store_u16(addr: u32, active: u32, v: u32) {
+    // SAFETY: this function's contract (the module docs' "Safety (every access)": where
+    // `active`, an aligned address inside the allocation, accessed without a race) is the
+    // backend's, which documents it as this one's.
     unsafe { backend::probe_st_u16(addr, active, v) }
 }
 
@@ -84,6 +99,9 @@ pub unsafe fn store_u16(addr: u32, active: u32, v: u32) {
 #[inline(always)]
 #[track_caller]
 pub unsafe fn store_u32(addr: u32, active: u32, v: u32) {
+    // SAFETY: this function's contract (the module docs' "Safety (every access)": where
+    // `active`, an aligned address inside the allocation, accessed without a race) is the
+    // backend's, which documents it as this one's.
     unsafe { backend::probe_st_u32(addr, active, v) }
 }
 
@@ -94,6 +112,9 @@ pub unsafe fn store_u32(addr: u32, active: u32, v: u32) {
 #[inline(always)]
 #[track_caller]
 pub unsafe fn load_v2(addr: u32, active: u32) -> [u32; 2] {
+    // SAFETY: this function's contract (the module docs' "Safety (every access)": where
+    // `active`, an aligned address inside the allocation, accessed without a race) is the
+    // backend's, which documents it as this one's.
     unsafe { backend::probe_ld_v2(addr, active) }
 }
 
@@ -104,6 +125,9 @@ pub unsafe fn load_v2(addr: u32, active: u32) -> [u32; 2] {
 #[inline(always)]
 #[track_caller]
 pub unsafe fn store_v2(addr: u32, active: u32, v: [u32; 2]) {
+    // SAFETY: this function's contract (the module docs' "Safety (every access)": where
+    // `active`, an aligned address inside the allocation, accessed without a race) is the
+    // backend's, which documents it as this one's.
     unsafe { backend::probe_st_v2(addr, active, v) }
 }
 
@@ -114,6 +138,9 @@ pub unsafe fn store_v2(addr: u32, active: u32, v: [u32; 2]) {
 #[inline(always)]
 #[track_caller]
 pub unsafe fn load_v4(addr: u32, active: u32) -> [u32; 4] {
+    // SAFETY: this function's contract (the module docs' "Safety (every access)": where
+    // `active`, an aligned address inside the allocation, accessed without a race) is the
+    // backend's, which documents it as this one's.
     unsafe { backend::probe_ld_v4(addr, active) }
 }
 
@@ -124,5 +151,8 @@ pub unsafe fn load_v4(addr: u32, active: u32) -> [u32; 4] {
 #[inline(always)]
 #[track_caller]
 pub unsafe fn store_v4(addr: u32, active: u32, v: [u32; 4]) {
+    // SAFETY: this function's contract (the module docs' "Safety (every access)": where
+    // `active`, an aligned address inside the allocation, accessed without a race) is the
+    // backend's, which documents it as this one's.
     unsafe { backend::probe_st_v4(addr, active, v) }
 }
