@@ -503,8 +503,10 @@ macro_rules! tuned_matmul_entries {
                 bankwise_layout::matmul::$tiles(size_of::<$t>() as u32, $wide).threads(),
                 bankwise_layout::matmul::$tiles(size_of::<$t>() as u32, $wide).min_blocks,
             ),
-            shared = bankwise_layout::matmul::$tiles(size_of::<$t>() as u32, $wide).shared_elements()
-                * size_of::<$t>() as u32,
+            shared = {
+                let bytes = size_of::<$t>() as u32;
+                bankwise_layout::matmul::$tiles(bytes, $wide).shared_elements() * bytes
+            },
         )]
         #[allow(clippy::too_many_arguments)]
         pub unsafe fn $name(
