@@ -144,7 +144,8 @@ mod tests {
 
     #[test]
     fn both_passes_reduce_warps_by_shuffles_and_the_block_through_shared_memory() {
-        assert_eq!(ENTRIES, "argmax_blocks(ptr, ptr, u64)\nargmax_partials(ptr, ptr, u32)\n");
+        // Each records the 64 bytes of shared memory it declares (a candidate per warp).
+        assert_eq!(ENTRIES, "argmax_blocks(ptr, ptr, u64) shared 64\nargmax_partials(ptr, ptr, u32) shared 64\n");
         let kernels = bankwise::tools::inspect(PTX, "sm_90").unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(kernels.len(), 2);
         for k in &kernels {

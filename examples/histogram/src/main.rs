@@ -84,7 +84,8 @@ mod tests {
 
     #[test]
     fn counts_go_to_shared_atomics_and_bins_to_global_reductions() {
-        assert_eq!(ENTRIES, "histogram(ptr, ptr, u64)\n");
+        // The 256 counters of shared memory it declares are in the manifest.
+        assert_eq!(ENTRIES, "histogram(ptr, ptr, u64) shared 1024\n");
         let kernels = bankwise::tools::inspect(PTX, "sm_90").unwrap_or_else(|e| panic!("{e}"));
         let k = &kernels[0];
         assert_eq!((k.resources.stack_bytes, k.resources.spill_stores), (0, 0), "{:?}", k.resources);
