@@ -103,18 +103,48 @@ fn register_budget(kernel: &str) -> u32 {
     if big_tiles.iter().any(|p| kernel.starts_with(p)) && !capped { 255 } else { 128 }
 }
 
+/// The tuned and multistage entries' names, by type (`[f32, f64]`) where both have them, then
+/// by the `op`s (NN, NT, TN, TT).
+struct TunedNames {
+    tuned: [[&'static str; 4]; 2],
+    tuned_whole: [&'static str; 4],
+    tuned_wide: [&'static str; 4],
+    tuned_wide_whole: [&'static str; 4],
+    multistage: [[&'static str; 4]; 2],
+    multistage_wide: [[&'static str; 4]; 2],
+    multistage_wide_whole: [&'static str; 4],
+}
+
+impl TunedNames {
+    /// The names in `bankwise::kernels`' typed tables.
+    fn of_the_module() -> Self {
+        use bankwise::kernels::{MATMUL_F32 as F32, MATMUL_F64 as F64, PerOps};
+        fn names<T>(table: &PerOps<T>) -> [&'static str; 4] {
+            table.map(|e| e.map_or("", |e| e.name()))
+        }
+        TunedNames {
+            tuned: [names(&F32.tuned), names(&F64.tuned)],
+            tuned_whole: names(&F32.tuned_whole),
+            tuned_wide: names(&F32.tuned_wide),
+            tuned_wide_whole: names(&F32.tuned_wide_whole),
+            multistage: [names(&F32.multistage), names(&F64.multistage)],
+            multistage_wide: [names(&F32.multistage_wide), names(&F64.multistage_wide)],
+            multistage_wide_whole: names(&F64.multistage_wide_whole),
+        }
+    }
+}
+
 #[test]
 fn launch_bounds_reach_the_ptx() {
-    use bankwise::kernels::{MATMUL_F32 as F32, MATMUL_F64 as F64, PerOps};
-    /// The entries' names, by the `op`s.
-    fn names<T>(table: &PerOps<T>) -> [&'static str; 4] {
-        table.map(|e| e.map_or("", |e| e.name()))
-    }
-    let (tuned, tuned_whole) = ([names(&F32.tuned), names(&F64.tuned)], names(&F32.tuned_whole));
-    let (tuned_wide, tuned_wide_whole) = (names(&F32.tuned_wide), names(&F32.tuned_wide_whole));
-    let (multistage, multistage_wide) =
-        ([names(&F32.multistage), names(&F64.multistage)], [names(&F32.multistage_wide), names(&F64.multistage_wide)]);
-    let multistage_wide_whole = names(&F64.multistage_wide_whole);
+    let TunedNames {
+        tuned,
+        tuned_whole,
+        tuned_wide,
+        tuned_wide_whole,
+        multistage,
+        multistage_wide,
+        multistage_wide_whole,
+    } = TunedNames::of_the_module();
     // `#[kernel(launch_bounds(256, 2))]` on the tuned f32 entries, `(256, 1)` on the f64 ones,
     // on the wide tiles' and on every multistage entry.
     for (entries, blocks) in [
@@ -144,16 +174,15 @@ fn launch_bounds_reach_the_ptx() {
 
 #[test]
 fn matmul_rungs_fuse_multiply_adds_and_the_vectorized_ones_move_16_byte_vectors() {
-    use bankwise::kernels::{MATMUL_F32 as F32, MATMUL_F64 as F64, PerOps};
-    /// The entries' names, by the `op`s.
-    fn names<T>(table: &PerOps<T>) -> [&'static str; 4] {
-        table.map(|e| e.map_or("", |e| e.name()))
-    }
-    let (tuned, tuned_whole) = ([names(&F32.tuned), names(&F64.tuned)], names(&F32.tuned_whole));
-    let (tuned_wide, tuned_wide_whole) = (names(&F32.tuned_wide), names(&F32.tuned_wide_whole));
-    let (multistage, multistage_wide) =
-        ([names(&F32.multistage), names(&F64.multistage)], [names(&F32.multistage_wide), names(&F64.multistage_wide)]);
-    let multistage_wide_whole = names(&F64.multistage_wide_whole);
+    let TunedNames {
+        tuned,
+        tuned_whole,
+        tuned_wide,
+        tuned_wide_whole,
+        multistage,
+        multistage_wide,
+        multistage_wide_whole,
+    } = TunedNames::of_the_module();
     use bankwise::matmul::MatmulKernel;
     for rung in MatmulKernel::ALL {
         let mut entries = vec![(rung.entries()[0], "FFMA", "FMUL"), (rung.entries()[1], "DFMA", "DMUL")];
