@@ -36,10 +36,7 @@ pub fn apply(ptx: &str) -> Result<String, String> {
                 b.max_threads, b.min_blocks
             ));
         }
-        let head = format!(".entry {entry}(");
-        let start = out
-            .iter()
-            .position(|l| l.trim_start().starts_with(".visible .entry ") && l.contains(&head))
+        let start = crate::statics::entry_line(&out, entry)
             .ok_or_else(|| format!("launch bounds are given for {entry}, which is not an entry of the module"))?;
         // The parameter list ends on the first line that ends with `)`: `.entry k()` itself,
         // or the `)` after the last parameter.

@@ -19,8 +19,7 @@ pub fn extract(ptx: &str) -> Result<(String, Vec<(String, u32)>), String> {
         }
     }
     for (entry, _) in &declared {
-        let head = format!(".entry {entry}(");
-        if !kept.iter().any(|l| l.trim_start().starts_with(".visible .entry ") && l.contains(&head)) {
+        if crate::statics::entry_line(&kept, entry).is_none() {
             return Err(format!("shared memory is declared for {entry}, which is not an entry of the module"));
         }
     }

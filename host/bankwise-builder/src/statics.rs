@@ -38,6 +38,15 @@ pub(crate) fn read(line: &str, prefix: &str) -> Option<Result<(String, [u32; 2])
     })
 }
 
+/// The index of the line of `lines` that opens entry `entry` (`.visible .entry <entry>(`).
+pub(crate) fn entry_line<S: AsRef<str>>(lines: &[S], entry: &str) -> Option<usize> {
+    let head = format!(".entry {entry}(");
+    lines.iter().position(|l| {
+        let l = l.as_ref();
+        l.trim_start().starts_with(".visible .entry ") && l.contains(&head)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -58,5 +67,14 @@ mod tests {
         assert_eq!(read(".visible .global .align 4 .b8 __p_k[8] = {1, 2, 3, 4, 5, 6, 7, 8, 9};", p), Some(Err(())));
         assert_eq!(read(".visible .global .align 4 .b8 other[8] = {1};", p), None);
         assert_eq!(read("\tld.param.u64 %rd1, [__p_k];", p), None);
+    }
+
+    #[test]
+    fn entries_are_found_by_their_opening_line() {
+        let lines = [".visible .global .b8 x[1];", ".visible .entry kk(", ".visible .entry k()", "\tcall k("];
+        assert_eq!(
+            (entry_line(&lines, "k"), entry_line(&lines, "kk"), entry_line(&lines, "x")),
+            (Some(2), Some(1), None)
+        );
     }
 }

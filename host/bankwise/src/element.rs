@@ -95,20 +95,17 @@ pub(crate) fn view_mut<T: Element, U>(
     unsafe { slice.cast() }
 }
 
-/// `slice`'s elements as the kernels' words of the same width. Sound for every [`Element`]: all
-/// are plain numbers, valid for any bits a kernel leaves.
+/// `slice`'s elements as the kernels' words of the same width ([`view`] as `T::Word`, which has
+/// `T`'s size and alignment: the `element!` macro pairs them by width).
 pub(crate) fn words<T: Element>(
     slice: bankwise_runtime::DeviceSlice<'_, T>,
 ) -> bankwise_runtime::DeviceSlice<'_, T::Word> {
-    // SAFETY: `Word` has `T`'s size and alignment (the macro pairs them by width), and any
-    // bits are a valid `T`.
-    unsafe { slice.cast() }.expect("an element and its word have one size and alignment")
+    view(slice).expect("an element and its word have one size and alignment")
 }
 
 /// [`words`], for a slice a kernel writes.
 pub(crate) fn words_mut<T: Element>(
     slice: bankwise_runtime::DeviceSliceMut<'_, T>,
 ) -> bankwise_runtime::DeviceSliceMut<'_, T::Word> {
-    // SAFETY: as for `words`.
-    unsafe { slice.cast() }.expect("an element and its word have one size and alignment")
+    view_mut(slice).expect("an element and its word have one size and alignment")
 }

@@ -27,9 +27,8 @@ pub enum LoadedImage {
     Emulator,
 }
 
-/// The entries of bankwise's modules (name and parameters of every kernel), known without a
-/// GPU from the manifests the build wrote: plans look reduction kernels up in it, and
-/// [`Gpu::new`] loads each one the GPU runs.
+/// The entries of bankwise's modules (name, parameters and declared shared memory of every
+/// kernel), known without a GPU from the manifests the build wrote.
 pub fn module_entries() -> &'static Entries {
     static ENTRIES: OnceLock<Entries> = OnceLock::new();
     ENTRIES.get_or_init(|| {

@@ -163,7 +163,7 @@ pub fn plan<T: Element>(
     let entry = kernel.entry::<T::Word>();
     if kernel == TransposeKernel::Tuned {
         // The tiles' shared memory is what each entry declares.
-        let one_per_block = |kernel: Option<KernelEntry<_>>, tiles: tuned::Tiles, block, _tile_bytes: u32, resident| {
+        let one_per_block = |kernel: Option<KernelEntry<_>>, tiles: tuned::Tiles, block, resident| {
             let kernel = kernel?;
             tiles.fits().then_some(Launch { kernel, grid: tiles.grid(), block, shared_bytes: 0, resident })
         };
@@ -174,17 +174,17 @@ pub fn plan<T: Element>(
             let block = (TILE, tuned::small::BLOCK_ROWS, 1);
             let small =
                 if elements <= tuned::small::STREAMING_UP_TO { T::Word::SMALL_STREAMING } else { T::Word::SMALL };
-            one_per_block(small, tiles, block, TileLayout::Padded.tile_bytes(bytes), None)
+            one_per_block(small, tiles, block, None)
         } else if bytes == 8 {
             let tiles = tuned::Tiles::rect(tuned::scalar::ROWS, tuned::scalar::COLS, rows, cols, batch);
-            one_per_block(Some(entry), tiles, threads, tuned::scalar::tile_bytes(bytes), None)
+            one_per_block(Some(entry), tiles, threads, None)
         } else if tuned::aligned(rows, cols, bytes) {
             let (tiles, resident) = (square(tuned::side(bytes)), tuned::residency(bytes, elements));
-            one_per_block(Some(entry), tiles, threads, tuned::tile_bytes(bytes), resident)
+            one_per_block(Some(entry), tiles, threads, resident)
         } else if bytes == 4 {
             let tiles = square(tuned::side(bytes));
             let unaligned = T::Word::UNALIGNED;
-            one_per_block(unaligned, tiles, threads, tuned::unaligned::tile_bytes(bytes), None)
+            one_per_block(unaligned, tiles, threads, None)
         } else {
             // Measured fastest for 1- and 2-byte elements of shapes with misaligned rows.
             None

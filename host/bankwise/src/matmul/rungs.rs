@@ -95,19 +95,18 @@ impl MatmulKernel {
     /// The rung's entry names for `f32` and `f64` (for the tuned rungs, those of square tiles
     /// and `op`s N, N: [`TunedTile::entry`](super::TunedTile::entry) gives the others).
     pub fn entries(self) -> [&'static str; 2] {
-        [self.entry_names::<f32>()[0], self.entry_names::<f64>()[0]]
+        [self.entry_name::<f32>(), self.entry_name::<f64>()]
     }
 
-    /// The rung's entry name for `T` (square tiles and `op`s N, N for the tuned rungs), in a
-    /// one-element array.
-    pub fn entry_names<T: Float>(self) -> [&'static str; 1] {
+    /// The rung's entry name for `T` (square tiles and `op`s N, N for the tuned rungs).
+    pub fn entry_name<T: Float>(self) -> &'static str {
         let e = T::ENTRIES;
         let tuned = |t: &kernels::PerOps<T>| t[0].map_or("", |e| e.name());
-        [match self.ladder_index() {
+        match self.ladder_index() {
             Some(i) => e.ladder[i].name(),
             None if self == MatmulKernel::Tuned => tuned(&e.tuned),
             None => tuned(&e.multistage),
-        }]
+        }
     }
 
     /// The rung's place in [`kernels::MatmulEntries::ladder`] (`None` for the tuned rungs).
