@@ -91,6 +91,28 @@ impl LaunchConfig {
     }
 }
 
+/// `config` for kernel `name` declaring `declared` bytes of shared memory: each block gets the
+/// declared bytes, and where the launch asks for dynamic bytes too, those after the declared ones
+/// rounded up to 16 (so that they start aligned). [`Error::DeclaredSharedTooLarge`] where the
+/// sum passes `max`, what a block can have.
+pub fn with_declared_shared(name: &str, declared: u32, config: LaunchConfig, max: u32) -> Result<LaunchConfig> {
+    if declared == 0 {
+        return Ok(config);
+    }
+    let start = if config.shared_bytes == 0 { declared } else { declared.next_multiple_of(16) };
+    // Saturating: a sum past u32 is past the maximum too.
+    let bytes = start.saturating_add(config.shared_bytes);
+    if bytes > max {
+        return Err(Error::DeclaredSharedTooLarge {
+            kernel: name.to_string(),
+            declared,
+            dynamic: config.shared_bytes,
+            max,
+        });
+    }
+    Ok(LaunchConfig { shared_bytes: bytes, ..config })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -170,5 +192,28 @@ mod tests {
         assert_eq!(LaunchConfig::for_elements(1000, 256).grid, (4, 1, 1));
         assert_eq!(LaunchConfig::for_elements(0, 256).grid, (1, 1, 1));
         assert_eq!(LaunchConfig::for_elements(u64::MAX, 256).grid.0, i32::MAX as u32);
+    }
+
+    #[test]
+    fn declared_shared_memory_comes_first_and_dynamic_bytes_after_it_aligned() {
+        let config = LaunchConfig::linear(4, 256);
+        let with = |declared, dynamic| with_declared_shared("k", declared, config.with_shared_bytes(dynamic), 1000);
+        assert_eq!(with(0, 40).unwrap().shared_bytes, 40);
+        assert_eq!(with(100, 0).unwrap().shared_bytes, 100);
+        assert_eq!(with(100, 40).unwrap().shared_bytes, 112 + 40);
+        assert_eq!(with(1000, 0).unwrap().shared_bytes, 1000);
+        for (declared, dynamic) in [(1001, 0), (995, 10), (100, u32::MAX)] {
+            match with(declared, dynamic) {
+                Err(Error::DeclaredSharedTooLarge { declared: d, dynamic: y, max: 1000, .. }) => {
+                    assert_eq!((d, y), (declared, dynamic))
+                }
+                other => panic!("{declared} + {dynamic}: {other:?}"),
+            }
+        }
+        // 995 rounds up to 1008 before the dynamic bytes: past the maximum though 995 + 5 is not.
+        assert_eq!(with(995, 0).unwrap().shared_bytes, 995);
+        assert!(with(995, 5).is_err());
+        let err = with(995, 10).unwrap_err().to_string();
+        assert!(err.contains("kernel `k` declares 995 bytes") && err.contains("maximum of 1000"), "{err}");
     }
 }

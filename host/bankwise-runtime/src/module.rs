@@ -520,27 +520,9 @@ impl Kernel {
         self.declared
     }
 
-    /// `config` with the kernel's declared shared memory added: the block gets the declared
-    /// bytes, and where the launch asks for dynamic bytes too, those after the declared ones
-    /// rounded up to 16 (so that they start aligned).
-    /// [`Error::SharedMemoryTooLarge`] where the sum passes what a block can have.
+    /// `config` with the kernel's declared shared memory added ([`with_declared_shared`](crate::launch::with_declared_shared)).
     pub fn full_config(&self, config: LaunchConfig) -> Result<LaunchConfig> {
-        if self.declared == 0 {
-            return Ok(config);
-        }
-        let max = self.info.shared_per_block_max;
-        let declared = if config.shared_bytes == 0 { self.declared } else { self.declared.next_multiple_of(16) };
-        let bytes =
-            declared.checked_add(config.shared_bytes).ok_or(Error::SharedMemoryTooLarge { bytes: u32::MAX, max })?;
-        if bytes > max {
-            return Err(Error::DeclaredSharedTooLarge {
-                kernel: self.name.clone(),
-                declared: self.declared,
-                dynamic: config.shared_bytes,
-                max,
-            });
-        }
-        Ok(LaunchConfig { shared_bytes: bytes, ..config })
+        crate::launch::with_declared_shared(&self.name, self.declared, config, self.info.shared_per_block_max)
     }
 
     /// Checks `config` (with the declared shared memory, [`Kernel::full_config`]) against the
