@@ -23,3 +23,5 @@ chapters!(
     from_rust_cuda = "from-rust-cuda.md",
     articles = "articles.md",
 );
+
+pub mod samples;
