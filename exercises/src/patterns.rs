@@ -79,6 +79,7 @@ fn load_sectors(reports: &[Report]) -> u64 {
 fn loads_within(reports: &[Report], input: u64, limit: f64, why: &str) -> Result<()> {
     let loaded = load_sectors(reports);
     let ratio = loaded as f64 / input.max(1) as f64;
+    eprintln!("TEMP ratio {ratio:.3} {loaded} {input}");
     if ratio > limit {
         bail!(
             "global memory moved each sector of input {ratio:.2} times ({loaded} sectors loaded for {input} sectors of \
@@ -86,6 +87,20 @@ fn loads_within(reports: &[Report], input: u64, limit: f64, why: &str) -> Result
         );
     }
     Ok(())
+}
+
+/// Every global store coalesced. The loads of a tile with a halo are judged by
+/// [`loads_within`] instead: a halo column costs a sector per element however its loads are
+/// grouped into requests, and the per-request rule would fail a warp that fetches a column in
+/// one request while passing one lane per request, for the same sectors.
+fn stores_coalesced(reports: &[Report]) -> Result<()> {
+    let stores: Vec<Report> = (reports.iter().cloned())
+        .map(|mut r| {
+            r.global.retain(|s| s.op == AccessOp::Store);
+            r
+        })
+        .collect();
+    coalesced(&stores)
 }
 
 /// The 32-byte sectors that `n` 4-byte elements fill.
@@ -116,7 +131,7 @@ pub(crate) fn convolution(dev: &Device, module: &Module) -> Result<()> {
     if !dev.is_emulator() {
         return Ok(());
     }
-    coalesced(&seen)?;
+    stores_coalesced(&seen)?;
     loads_within(&seen, input, 1.5, "each block loads its inputs and its halo once, and reads them from shared memory")
 }
 
@@ -151,7 +166,7 @@ pub(crate) fn stencil(dev: &Device, module: &Module) -> Result<()> {
     if !dev.is_emulator() {
         return Ok(());
     }
-    coalesced(&seen)?;
+    stores_coalesced(&seen)?;
     loads_within(
         &seen,
         input,

@@ -9,8 +9,8 @@
 //! halo), so that global memory gives each block its inputs once.
 //!
 //! Checked: every element for lengths 1, 31, 32, 33, 256, 257, 1009 and 100 003 (blocks of 256
-//! threads); no race; every global access coalesced; and the global sectors loaded per sector
-//! of input, at most 1.5 (the halo's few words are read by two blocks).
+//! threads); no race; every global store coalesced; and the global sectors loaded per sector
+//! of input: at most 1.5 (the halo's few words are read by two blocks).
 
 use bankwise_device::shared;
 use bankwise_device::thread::{block_x, index_1d, sync_threads, thread_x};

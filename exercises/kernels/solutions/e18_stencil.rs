@@ -9,8 +9,8 @@
 //! there that nobody wrote, and have the block fetch it, with coalesced reads.
 //!
 //! Checked: every element of 1 × 1, 31 × 33, 33 × 65, 64 × 64 and 257 × 301 (partial blocks at
-//! the right and bottom); no race; every global access coalesced; and the global sectors
-//! loaded per sector of input, at most 2.5 (a halo column costs a sector per row).
+//! the right and bottom); no race; every global store coalesced; and the global sectors
+//! loaded per sector of input: at most 2.5 (a halo column costs a sector per row).
 
 use bankwise_device::shared;
 use bankwise_device::thread::{block_x, block_y, sync_threads, thread_x, thread_y};
