@@ -79,7 +79,6 @@ fn load_sectors(reports: &[Report]) -> u64 {
 fn loads_within(reports: &[Report], input: u64, limit: f64, why: &str) -> Result<()> {
     let loaded = load_sectors(reports);
     let ratio = loaded as f64 / input.max(1) as f64;
-    eprintln!("TEMP ratio {ratio:.3} {loaded} {input}");
     if ratio > limit {
         bail!(
             "global memory moved each sector of input {ratio:.2} times ({loaded} sectors loaded for {input} sectors of \
