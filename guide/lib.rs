@@ -18,6 +18,7 @@ chapters!(
     transpose = "transpose.md",
     reduction = "reduction.md",
     matmul = "matmul.md",
+    patterns = "patterns.md",
     measuring = "measuring.md",
     exercises = "exercises.md",
     from_rust_cuda = "from-rust-cuda.md",

@@ -14,14 +14,14 @@ use bankwise_runtime::{Device, DeviceBuffer, DeviceRepr, KernelEntry, LaunchArgs
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 
 /// Random data, the same on every run.
-fn random<T>(n: usize, seed: u64, mut f: impl FnMut(&mut SmallRng) -> T) -> Vec<T> {
+pub(crate) fn random<T>(n: usize, seed: u64, mut f: impl FnMut(&mut SmallRng) -> T) -> Vec<T> {
     let mut rng = SmallRng::seed_from_u64(seed);
     (0..n).map(|_| f(&mut rng)).collect()
 }
 
 /// An output buffer of `n` elements filled with `0xFF` bytes: an element the kernel does not
 /// write cannot pass.
-fn poisoned<T: DeviceRepr>(dev: &Device, n: usize) -> Result<DeviceBuffer<T>> {
+pub(crate) fn poisoned<T: DeviceRepr>(dev: &Device, n: usize) -> Result<DeviceBuffer<T>> {
     // Safety: every byte is written by the fill before anything reads the buffer.
     let mut buf = unsafe { dev.alloc_uninit::<T>(n)? };
     dev.fill_bytes(&mut buf, 0xFF)?;
@@ -31,7 +31,7 @@ fn poisoned<T: DeviceRepr>(dev: &Device, n: usize) -> Result<DeviceBuffer<T>> {
 /// Launches `entry` (the kernel crate's host-form constant) from `module` on `dev`'s stream:
 /// the compiler checks `args` against the kernel's parameters, and each block gets the shared
 /// memory the kernel declares plus the dynamic bytes `config` asks for.
-fn launch<P, A: LaunchArgs<P>>(
+pub(crate) fn launch<P, A: LaunchArgs<P>>(
     dev: &Device,
     module: &Module,
     entry: KernelEntry<P>,
@@ -47,7 +47,7 @@ fn launch<P, A: LaunchArgs<P>>(
 }
 
 /// `got` against `want`, element for element, naming the case.
-fn compare<T: Exact>(case: &str, got: &[T], want: &[T]) -> Result<()> {
+pub(crate) fn compare<T: Exact>(case: &str, got: &[T], want: &[T]) -> Result<()> {
     let report = verify::exact(got, want)?;
     if !report.passed() {
         // Safety: the elements are plain numbers; their bytes are read, not interpreted.
@@ -75,7 +75,7 @@ pub(crate) fn take_seen() -> Vec<Report> {
 }
 
 /// The reports of every launch on `dev` since the check began, or `None` on a GPU.
-fn reports(dev: &Device) -> Option<Vec<Report>> {
+pub(crate) fn reports(dev: &Device) -> Option<Vec<Report>> {
     let reports: Vec<Report> =
         dev.is_emulator().then(|| dev.take_emulator_reports().into_iter().map(|l| l.report).collect())?;
     SEEN.with(|seen| seen.borrow_mut().extend(reports.iter().cloned()));
@@ -83,7 +83,7 @@ fn reports(dev: &Device) -> Option<Vec<Report>> {
 }
 
 /// No race in any launch.
-fn no_race(reports: &[Report]) -> Result<()> {
+pub(crate) fn no_race(reports: &[Report]) -> Result<()> {
     if let Some(race) = reports.iter().flat_map(|r| &r.races).next() {
         bail!("a race: {race}");
     }
@@ -92,7 +92,7 @@ fn no_race(reports: &[Report]) -> Result<()> {
 
 /// Every shared-memory access of `op` (loads, stores, or both where `None`) at no more than
 /// `limit` wavefronts per request.
-fn shared_within(reports: &[Report], op: Option<AccessOp>, limit: f64) -> Result<()> {
+pub(crate) fn shared_within(reports: &[Report], op: Option<AccessOp>, limit: f64) -> Result<()> {
     // Each site over every launch of the check: (requests, wavefronts).
     let mut sites: BTreeMap<(String, AccessOp), (u64, u64)> = BTreeMap::new();
     for s in reports.iter().flat_map(|r| &r.sites).filter(|s| op.is_none_or(|op| s.op == op)) {
@@ -118,7 +118,7 @@ fn shared_within(reports: &[Report], op: Option<AccessOp>, limit: f64) -> Result
 
 /// Every global access coalesced: each request touches no more 32-byte sectors than its bytes
 /// fill from where they start.
-fn coalesced(reports: &[Report]) -> Result<()> {
+pub(crate) fn coalesced(reports: &[Report]) -> Result<()> {
     // Each site over every launch of the check.
     let mut sites: BTreeMap<(String, AccessOp), GlobalSiteStats> = BTreeMap::new();
     for s in reports.iter().flat_map(|r| &r.global) {
@@ -156,7 +156,7 @@ fn ptx_entry<P>(entry: KernelEntry<P>) -> Option<&'static str> {
 
 /// A launch's `blocks` along x of `threads` threads, with no dynamic shared memory: the kernels
 /// declare theirs (exercise 8's, whose size follows the block's, is added where it launches).
-fn blocks(blocks: u64, threads: u32) -> LaunchConfig {
+pub(crate) fn blocks(blocks: u64, threads: u32) -> LaunchConfig {
     LaunchConfig::linear(blocks.max(1) as u32, threads)
 }
 

@@ -14,6 +14,8 @@ use bankwise_runtime::{Device, Module, ModuleImage};
 // The checks launch each kernel by its host-form constant in `bankwise_exercises_kernels`
 // (`module.kernel(kernels::e01_vector_add::vector_add)`), which the emulator also runs.
 mod checks;
+// Exercises 15–20's checks, with checks.rs's helpers.
+mod patterns;
 
 /// The PTX that `build.rs` made from `kernels/` (or from `kernels/solutions/`), and its entries.
 pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/bankwise-exercises-kernels.ptx"));
@@ -152,6 +154,42 @@ pub const EXERCISES: &[Exercise] = &[
         chapter: "The matrix multiply ladder",
         teaches: "the tiled matrix multiply's two barriers",
         check: checks::tiled_matmul,
+    },
+    Exercise {
+        name: "e15_warp_scan",
+        chapter: "After reductions: scans, stencils, convolutions, histograms",
+        teaches: "a warp's inclusive scan with shuffles",
+        check: patterns::warp_scan,
+    },
+    Exercise {
+        name: "e16_block_scan",
+        chapter: "After reductions: scans, stencils, convolutions, histograms",
+        teaches: "a block's scan: warp scans, then the warps' totals",
+        check: patterns::block_scan,
+    },
+    Exercise {
+        name: "e17_convolution",
+        chapter: "After reductions: scans, stencils, convolutions, histograms",
+        teaches: "a shared tile and its halo: each input loaded once",
+        check: patterns::convolution,
+    },
+    Exercise {
+        name: "e18_stencil",
+        chapter: "After reductions: scans, stencils, convolutions, histograms",
+        teaches: "a 2-D stencil's halo, at every edge",
+        check: patterns::stencil,
+    },
+    Exercise {
+        name: "e19_private_histogram",
+        chapter: "After reductions: scans, stencils, convolutions, histograms",
+        teaches: "private counters laid out across the banks",
+        check: patterns::private_histogram,
+    },
+    Exercise {
+        name: "e20_transpose_wide",
+        chapter: "After reductions: scans, stencils, convolutions, histograms",
+        teaches: "a non-square tile through shared memory",
+        check: patterns::transpose_wide,
     },
 ];
 

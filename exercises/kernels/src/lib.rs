@@ -39,3 +39,15 @@ pub mod e12_conflicted_sum;
 pub mod e13_warp_sum;
 #[cfg_attr(feature = "solutions", path = "../solutions/e14_tiled_matmul.rs")]
 pub mod e14_tiled_matmul;
+#[cfg_attr(feature = "solutions", path = "../solutions/e15_warp_scan.rs")]
+pub mod e15_warp_scan;
+#[cfg_attr(feature = "solutions", path = "../solutions/e16_block_scan.rs")]
+pub mod e16_block_scan;
+#[cfg_attr(feature = "solutions", path = "../solutions/e17_convolution.rs")]
+pub mod e17_convolution;
+#[cfg_attr(feature = "solutions", path = "../solutions/e18_stencil.rs")]
+pub mod e18_stencil;
+#[cfg_attr(feature = "solutions", path = "../solutions/e19_private_histogram.rs")]
+pub mod e19_private_histogram;
+#[cfg_attr(feature = "solutions", path = "../solutions/e20_transpose_wide.rs")]
+pub mod e20_transpose_wide;

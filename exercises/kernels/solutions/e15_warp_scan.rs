@@ -1,0 +1,45 @@
+//! Exercise 15, a warp's inclusive scan
+//! (guide: "After reductions: scans, stencils, convolutions, histograms").
+//!
+//! `warp_scans` writes, for every element, the (wrapping) sum of its warp's elements up to and
+//! including it: `out[i] = data[32·w] + … + data[i]` for the warp `w = i / 32`. A reduction
+//! leaves one lane with everything; a scan leaves every lane with its own prefix, so every
+//! lane must keep what it has gathered and gather more. Do it in registers, with the warp's
+//! shuffles (`bankwise_device::warp`), in as many steps as a warp reduction takes.
+//!
+//! Checked: every element for lengths 1, 31, 32, 33, 997 and 4099 (blocks of 256 threads, the
+//! last warp partial), and no shared-memory access.
+
+use bankwise_device::thread::{index_1d, lane_id};
+use bankwise_device::{global, kernel, warp};
+
+/// Every lane of the warp takes part in each shuffle.
+pub const FULL: u32 = u32::MAX;
+
+/// `out[i]` = the (wrapping) sum of `data[32·(i / 32) ..= i]`, for `i < n`.
+///
+/// # Safety
+/// `data` and `out` hold `n` elements; blocks of a multiple of 32 threads.
+#[kernel]
+pub unsafe fn warp_scans(out: *mut u32, data: *const u32, n: u64) {
+    let i = index_1d();
+    // Lanes past the end take part with 0: every lane must reach every shuffle.
+    // SAFETY: `i < n`, and `data` holds `n` elements (this kernel's contract).
+    let mut v = if i < n { unsafe { global::read(data.add(i as usize)) } } else { 0 };
+    let lane = lane_id();
+    // Hillis–Steele: after the step of distance `d`, lane `l` holds the sum of lanes
+    // `l + 1 − 2d ..= l` (those that exist). Lanes below `d` get their own value back from the
+    // shuffle and must not add it.
+    let mut d = 1;
+    while d < 32 {
+        let below = warp::shfl_up(FULL, v, d);
+        if lane >= d {
+            v = v.wrapping_add(below);
+        }
+        d *= 2;
+    }
+    if i < n {
+        // SAFETY: `i < n`: inside `out` (this kernel's contract), this thread's element alone.
+        unsafe { global::write(out.add(i as usize), v) };
+    }
+}
