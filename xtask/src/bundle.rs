@@ -1,6 +1,7 @@
 //! `cargo xtask bundle DIR`: the executables a GPU machine without Rust needs, and a `run.sh`
 //! that runs them: the GPU tests of the library, the runtime and the device primitives, the
-//! examples, the `bankwise` command and the criterion benches.
+//! examples, the exercises' reference solutions, the `bankwise` command and the criterion
+//! benches.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -40,6 +41,13 @@ pub fn run(root: &Path, dir: &Path) -> Result<()> {
     for &(_, bin) in EXAMPLES {
         files.push((root.join("target/release").join(bin), bin.into()));
     }
+    // The exercises' checker built with the reference solutions, so that every solution runs on
+    // the GPU (and under the sanitizers) as well as on the emulator. Copied now: a build without
+    // the feature would replace it.
+    cargo(root, &["build", "--release", "-p", "bankwise-exercises", "--features", "solutions"])?;
+    let solutions = dir.join("exercise-solutions");
+    std::fs::copy(root.join("target/release/bankwise-exercises"), &solutions)
+        .with_context(|| format!("copying the exercises' checker to {}", solutions.display()))?;
     for (from, to) in files {
         std::fs::copy(&from, dir.join(&to)).with_context(|| format!("copying {}", from.display()))?;
     }
@@ -83,6 +91,8 @@ const RUN_SH: &str = r#"#!/usr/bin/env bash
 #   ./run.sh toolkit           the runtime's and the device primitives' GPU tests, and the examples
 #   ./run.sh sanitize [ARGS]   the library's GPU tests under compute-sanitizer memcheck, racecheck, synccheck
 #   ./run.sh sanitize-toolkit  the toolkit tests and the examples under memcheck and racecheck
+#   ./run.sh exercises         every exercise's reference solution on the GPU (and the emulator),
+#                              then under memcheck and racecheck
 #   ./run.sh startup [RUNS]    Gpu::new() in fresh processes, JIT cache disabled and enabled
 #   ./run.sh bench [ARGS]      the benchmark table (ARGS: copy, transpose, --quick, --markdown FILE)
 #   ./run.sh criterion [ARGS]  the criterion benchmarks
@@ -130,6 +140,14 @@ sanitize_toolkit() {
     done
   done
 }
+exercises() {
+  # `verify` checks each solution on the emulator and on the GPU where there is one.
+  ./exercise-solutions verify
+  for tool in memcheck racecheck; do
+    echo "== compute-sanitizer --tool $tool: exercises"
+    compute-sanitizer --tool "$tool" --error-exitcode 1 --print-limit 20 ./exercise-solutions verify
+  done
+}
 startup() {
   local runs="${1:-5}"
   for i in $(seq "$runs"); do CUDA_CACHE_DISABLE=1 ./bankwise startup; done
@@ -141,11 +159,12 @@ case "$mode" in
   toolkit) toolkit ;;
   sanitize) sanitize "$@" ;;
   sanitize-toolkit) sanitize_toolkit ;;
+  exercises) exercises ;;
   startup) startup "$@" ;;
   bench) ./bankwise bench "$@" ;;
   criterion) ./criterion-benches --bench "$@" ;;
   probe) ./bankwise probe "$@" ;;
-  all) ./gpu-tests; toolkit; sanitize --skip past_2; sanitize_toolkit; startup; ./bankwise bench ;;
-  *) echo "usage: ./run.sh [test|toolkit|sanitize|sanitize-toolkit|startup|bench|criterion|probe|all] [ARGS]" >&2; exit 2 ;;
+  all) ./gpu-tests; toolkit; sanitize --skip past_2; sanitize_toolkit; exercises; startup; ./bankwise bench ;;
+  *) echo "usage: ./run.sh [test|toolkit|sanitize|sanitize-toolkit|exercises|startup|bench|criterion|probe|all] [ARGS]" >&2; exit 2 ;;
 esac
 "#;
