@@ -77,7 +77,9 @@ fn check_name(name: &str) -> Result<()> {
     let valid = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
     if !valid {
-        bail!("{name:?} cannot name a crate: use ASCII letters, digits, `-` and `_`, starting with a letter (--name NAME)");
+        bail!(
+            "{name:?} cannot name a crate: use ASCII letters, digits, `-` and `_`, starting with a letter (--name NAME)"
+        );
     }
     const RESERVED: &[&str] = &["core", "std", "alloc", "test", "proc_macro", "self", "super", "crate", "build"];
     if RESERVED.contains(&name) {
@@ -143,11 +145,7 @@ mod tests {
 
     /// Every `path = "…"` in a manifest.
     fn path_values(manifest: &str) -> Vec<String> {
-        manifest
-            .split("path = \"")
-            .skip(1)
-            .map(|rest| rest.split('"').next().unwrap().to_string())
-            .collect()
+        manifest.split("path = \"").skip(1).map(|rest| rest.split('"').next().unwrap().to_string()).collect()
     }
 
     /// The `name = "…"` of a manifest's `[package]`.
@@ -178,7 +176,12 @@ mod tests {
             .into_iter()
             .map(|p| (p.clone(), package_name(&std::fs::read_to_string(project.join(&p).join("Cargo.toml")).unwrap())))
             .chain(path_values(&kernels).into_iter().map(|p| {
-                (p.clone(), package_name(&std::fs::read_to_string(project.join("kernels").join(&p).join("Cargo.toml")).unwrap()))
+                (
+                    p.clone(),
+                    package_name(
+                        &std::fs::read_to_string(project.join("kernels").join(&p).join("Cargo.toml")).unwrap(),
+                    ),
+                )
             }))
             .collect();
         let names: Vec<&str> = deps.iter().map(|(_, n)| n.as_str()).collect();
@@ -201,7 +204,10 @@ mod tests {
         let files = render("k", &Source::Path("../bankwise".into()));
         let kernels = &files.iter().find(|(f, _)| *f == "kernels/Cargo.toml").unwrap().1;
         // One folder deeper than the host crate, so one more `..`.
-        assert!(kernels.contains("bankwise-device = { path = \"../../bankwise/kernels/bankwise-device\" }"), "{kernels}");
+        assert!(
+            kernels.contains("bankwise-device = { path = \"../../bankwise/kernels/bankwise-device\" }"),
+            "{kernels}"
+        );
     }
 
     #[test]
