@@ -191,7 +191,7 @@ fn main() -> Result<()> {
             println!(
                 "xtask: wrote {0}/ (host crate {name}) and {0}/kernels/ (kernel crate {name}-kernels); then:\n  \
                  cd {0} && cargo test        # builds the kernels with {TOOLCHAIN}, runs conv1d on the CPU emulator\n  \
-                 BANKWISE_EMULATOR=1 cargo run --release -- --report   # the emulator's report of each launch",
+                 BANKWISE_EMULATOR=1 cargo run -- --report   # the emulator's report of its launch",
                 path.display()
             );
             Ok(())

@@ -1,8 +1,8 @@
 //! {{name}}: launches the kernel of `kernels/` (built into PTX by `build.rs`) and checks every
 //! element against the CPU.
 //!
-//! `cargo run --release [N]` on a GPU; `BANKWISE_EMULATOR=1 cargo run --release [N] [--report]`
-//! on bankwise's CPU emulator, where `--report` prints what the emulator saw of each launch.
+//! `cargo run --release [N]` on a GPU; `BANKWISE_EMULATOR=1 cargo run [N] [--report]` on
+//! bankwise's CPU emulator, where `--report` prints what the emulator saw of each launch.
 //! `cargo test` runs it on the emulator.
 
 use std::process::ExitCode;
