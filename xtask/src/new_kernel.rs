@@ -12,12 +12,14 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
-/// Each generated file: its path in the project, and its template.
+/// Each generated file: its path in the project, and its template. The manifests' templates are
+/// named `Cargo.toml.template`: they are not valid TOML until rendered, and a tool that looks for
+/// packages in the repository (cargo reading a git dependency) must not take them for packages.
 const TEMPLATES: &[(&str, &str)] = &[
-    ("Cargo.toml", include_str!("../templates/new-kernel/Cargo.toml")),
+    ("Cargo.toml", include_str!("../templates/new-kernel/Cargo.toml.template")),
     ("build.rs", include_str!("../templates/new-kernel/build.rs")),
     ("src/main.rs", include_str!("../templates/new-kernel/src/main.rs")),
-    ("kernels/Cargo.toml", include_str!("../templates/new-kernel/kernels/Cargo.toml")),
+    ("kernels/Cargo.toml", include_str!("../templates/new-kernel/kernels/Cargo.toml.template")),
     ("kernels/rust-toolchain.toml", include_str!("../templates/new-kernel/kernels/rust-toolchain.toml")),
     ("kernels/.cargo/config.toml", include_str!("../templates/new-kernel/kernels/.cargo/config.toml")),
     ("kernels/src/lib.rs", include_str!("../templates/new-kernel/kernels/src/lib.rs")),
