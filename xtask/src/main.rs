@@ -17,6 +17,7 @@ use clap::{Parser, Subcommand};
 mod bundle;
 mod guide;
 mod kernels;
+mod new_kernel;
 mod package;
 mod test;
 mod tidy;
@@ -109,6 +110,19 @@ enum Cmd {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+    /// Write a project of your own at PATH: a host crate and its kernel crate (PATH/kernels), a
+    /// shared-memory kernel with a program that verifies it and a test on the CPU emulator,
+    /// wired to this clone by path (or to a git repository).
+    NewKernel {
+        /// The project's folder; must not exist, or be empty.
+        path: PathBuf,
+        /// The host crate's name (the kernel crate's is NAME-kernels); default: PATH's last part.
+        #[arg(long)]
+        name: Option<String>,
+        /// Depend on bankwise's crates from this git repository instead of this clone.
+        #[arg(long, value_name = "URL")]
+        git: Option<String>,
+    },
     /// Build the GPU tests, the `bankwise` command and the criterion benches into DIR with a
     /// `run.sh`, for a GPU machine that has no Rust toolchain.
     Bundle {
@@ -165,6 +179,23 @@ fn main() -> Result<()> {
         Cmd::Guide => guide::build(&root),
         Cmd::Probe { args } => cli(&root, "probe", &args),
         Cmd::Bundle { dir } => bundle::run(&root, &dir),
+        Cmd::NewKernel { path, name, git } => {
+            let source = match git {
+                Some(url) => new_kernel::Source::Git(url),
+                None => new_kernel::Source::Path(root.canonicalize().context("finding this clone's folder")?),
+            };
+            let name = new_kernel::create(&path, name.as_deref(), &source)?;
+            // The kernel crate's build needs the pinned nightly: installed now, not at the
+            // first build.
+            install_toolchain()?;
+            println!(
+                "xtask: wrote {0}/ (host crate {name}) and {0}/kernels/ (kernel crate {name}-kernels); then:\n  \
+                 cd {0} && cargo test        # builds the kernels with {TOOLCHAIN}, runs conv1d on the CPU emulator\n  \
+                 BANKWISE_EMULATOR=1 cargo run -- --report   # the emulator's report of its launch",
+                path.display()
+            );
+            Ok(())
+        }
     }
 }
 

@@ -27,6 +27,7 @@
 // The example above is a build script: its `fn main` is the point.
 #![allow(clippy::needless_doctest_main)]
 
+mod failure;
 pub mod launch_bounds;
 pub mod manifest;
 pub mod shared_bytes;
@@ -188,14 +189,36 @@ impl BuildError {
     /// Reports the error to cargo (`cargo::error=`) and exits the build script: for
     /// `build().unwrap_or_else(|e| e.fail())`. The first line is the sentence that names the
     /// fix; the compiler's own messages follow on stderr, which cargo shows for a failed script.
+    /// Where the script's package depends on the kernel crate, cargo compiles its host form too
+    /// and prints those messages itself; then only each error's first line and location follow,
+    /// so that no error is shown twice.
     pub fn fail(&self) -> ! {
-        let text = self.to_string();
+        let host_form_built = env::var_os("CARGO_MANIFEST_DIR")
+            .is_some_and(|dir| matches!(self, BuildError::Compile { manifest, .. } if failure::host_form_is_built(manifest, Path::new(&dir))));
+        let text = self.report(host_form_built);
         let mut lines = text.lines();
         println!("cargo::error={}", lines.next().unwrap_or(""));
         for line in lines {
             eprintln!("{line}");
         }
         std::process::exit(1)
+    }
+
+    /// What [`fail`](Self::fail) prints: the [`Display`](fmt::Display) text, except for a
+    /// compile error whose messages cargo also shows from the kernel crate's host form.
+    fn report(&self, host_form_built: bool) -> String {
+        match self {
+            BuildError::Compile { manifest, toolchain, messages } if host_form_built => {
+                let dir = manifest.parent().unwrap_or(manifest);
+                format!(
+                    "compiling the GPU kernels of {} with {toolchain} failed; fix the errors below (cargo's build of the kernel crate for the host shows them in full above, where it meets them too; `cargo check` in {} shows the GPU build's in full):\n{}",
+                    manifest.display(),
+                    dir.display(),
+                    failure::headlines(messages)
+                )
+            }
+            _ => self.to_string(),
+        }
     }
 }
 
@@ -505,6 +528,28 @@ mod tests {
         assert!(is_cdylib(toml));
         assert!(!is_cdylib("[package]\nname = \"x\"\n"));
         assert!(!is_cdylib("[package]\nname = \"x\"\n[lib]\ncrate-type = [\"rlib\"]\n"));
+    }
+
+    #[test]
+    fn a_compile_error_is_told_once() {
+        let messages = "error[E0308]: mismatched types\n  --> src/lib.rs:3:9\n   |\n3  |     let x: u32 = 0.0;\n\nerror: could not compile `k` (lib) due to 1 previous error";
+        let err = BuildError::Compile {
+            manifest: PathBuf::from("/p/kernels/Cargo.toml"),
+            toolchain: "nightly-2026-05-20".into(),
+            messages: messages.into(),
+        };
+        // Where cargo builds the host form, which prints the messages in full: each error's
+        // first line and location, once.
+        let short = err.report(true);
+        assert!(short.starts_with("compiling the GPU kernels of /p/kernels/Cargo.toml with nightly-2026-05-20 failed"));
+        assert!(short.contains("`cargo check` in /p/kernels shows"), "{short}");
+        assert!(short.ends_with("\nerror[E0308]: mismatched types\n  --> src/lib.rs:3:9"), "{short}");
+        assert!(!short.contains("let x"), "{short}");
+        // Where nothing else shows them: the messages in full, once.
+        let full = err.report(false);
+        assert_eq!(full, err.to_string());
+        assert_eq!(full.matches("mismatched types").count(), 1, "{full}");
+        assert!(full.contains("let x: u32 = 0.0;"), "{full}");
     }
 
     #[test]
