@@ -39,3 +39,8 @@ pub mod e12_conflicted_sum;
 pub mod e13_warp_sum;
 #[cfg_attr(feature = "solutions", path = "../solutions/e14_tiled_matmul.rs")]
 pub mod e14_tiled_matmul;
+
+// Common mistakes, for the checks' tests (not an exercise).
+#[doc(hidden)]
+#[path = "../mistakes/mod.rs"]
+pub mod mistakes;
