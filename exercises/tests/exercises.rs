@@ -33,6 +33,14 @@ fn exercises_are_numbered_in_order_each_with_its_file_and_solution() {
     assert!(find("0").is_none() && find(&(EXERCISES.len() + 1).to_string()).is_none() && find("e99_x").is_none());
 }
 
+#[test]
+fn every_exercise_has_three_hints() {
+    for e in EXERCISES {
+        let hints = e.hints().unwrap_or_else(|err| panic!("{}: {err:#}", e.name));
+        assert!(hints.iter().all(|h| !h.trim().is_empty()), "{}", e.name);
+    }
+}
+
 #[cfg(feature = "solutions")]
 #[test]
 fn every_reference_solution_passes_on_the_emulator() {
