@@ -48,3 +48,37 @@ fn every_reference_solution_passes_on_the_emulator() {
         e.check(None).unwrap_or_else(|err| panic!("{}: {err:#}", e.name));
     }
 }
+
+/// An exercise file's header as one line: its `//!` lines joined by spaces.
+#[cfg(not(feature = "solutions"))]
+fn header(text: &str) -> String {
+    let lines = text.lines().map_while(|l| l.strip_prefix("//!")).map(str::trim);
+    lines.filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" ")
+}
+
+/// What an exercise's header says its failing check prints, in `The check prints `…``, as
+/// shipped, agrees with what the check prints.
+#[cfg(not(feature = "solutions"))]
+#[test]
+fn what_the_files_say_the_checks_print_is_what_they_print() {
+    let mut quoted = 0;
+    for e in EXERCISES {
+        let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels/src").join(format!("{}.rs", e.name));
+        let header = header(&std::fs::read_to_string(&file).unwrap());
+        let text = header.as_str();
+        let quotes: Vec<&str> = ["The check prints `", "As shipped, the check prints `"]
+            .iter()
+            .flat_map(|lead| text.match_indices(lead).map(move |(at, _)| &text[at + lead.len()..]))
+            .map(|rest| &rest[..rest.find('`').expect("a closing backquote")])
+            .collect();
+        if quotes.is_empty() {
+            continue;
+        }
+        let err = format!("{:#}", e.check(None).expect_err("every exercise fails as shipped"));
+        for quote in quotes {
+            assert!(err.contains(quote), "{} quotes `{quote}`; its check prints: {err}", e.name);
+            quoted += 1;
+        }
+    }
+    assert!(quoted >= 7, "exercises 4 and 7 to 12 quote their checks: {quoted} quotes");
+}
