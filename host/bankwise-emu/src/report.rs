@@ -81,6 +81,19 @@ impl SiteStats {
     }
 }
 
+/// Whether a request of `wavefronts` at `access` should replace `worst` (of `worst_wavefronts`)
+/// as a site's costliest: it costs more, or as much with lower addresses. The tie-break makes the
+/// request kept the same whatever order the emulator's workers run the blocks in, so that a
+/// drawing of it does not change from run to run.
+fn costlier(wavefronts: u32, access: &Access, worst_wavefronts: u32, worst: Option<&Access>) -> bool {
+    match worst {
+        None => true,
+        Some(worst) => {
+            (wavefronts, std::cmp::Reverse(&access.addresses)) > (worst_wavefronts, std::cmp::Reverse(&worst.addresses))
+        }
+    }
+}
+
 /// The bytes of global memory the hardware moves for one request: 32-byte sectors.
 pub const SECTOR_BYTES: u64 = 32;
 
@@ -279,7 +292,9 @@ impl Report {
                 None => shared.push(s.clone()),
                 Some(m) => {
                     (m.requests, m.wavefronts) = (m.requests + s.requests, m.wavefronts + s.wavefronts);
-                    if s.worst_wavefronts > m.worst_wavefronts {
+                    if let Some(worst) = &s.worst
+                        && costlier(s.worst_wavefronts, worst, m.worst_wavefronts, m.worst.as_ref())
+                    {
                         (m.worst, m.worst_wavefronts) = (s.worst.clone(), s.worst_wavefronts);
                     }
                 }
@@ -383,7 +398,7 @@ impl Report {
         });
         s.requests += 1;
         s.wavefronts += u64::from(wavefronts);
-        if s.worst.is_none() || wavefronts > s.worst_wavefronts {
+        if costlier(wavefronts, &access, s.worst_wavefronts, s.worst.as_ref()) {
             s.worst = Some(access);
             s.worst_wavefronts = wavefronts;
         }
@@ -439,7 +454,9 @@ impl Report {
                 Some(mine) => {
                     mine.requests += s.requests;
                     mine.wavefronts += s.wavefronts;
-                    if s.worst_wavefronts > mine.worst_wavefronts {
+                    if let Some(worst) = &s.worst
+                        && costlier(s.worst_wavefronts, worst, mine.worst_wavefronts, mine.worst.as_ref())
+                    {
                         mine.worst = s.worst;
                         mine.worst_wavefronts = s.worst_wavefronts;
                     }
