@@ -6,9 +6,9 @@
 use std::collections::BTreeMap;
 use std::collections::btree_map::Entry;
 
-use anyhow::{Result, bail};
+use anyhow::{Result, anyhow, bail};
 use bankwise_exercises_kernels as kernels;
-use bankwise_runtime::bankwise_emu::{AccessOp, GlobalSiteStats, Report};
+use bankwise_runtime::bankwise_emu::{AccessOp, Fault, GlobalSiteStats, Report};
 use bankwise_runtime::verify::{self, Exact};
 use bankwise_runtime::{Device, DeviceBuffer, DeviceRepr, KernelEntry, LaunchArgs, LaunchConfig, Module};
 use rand::{Rng, SeedableRng, rngs::SmallRng};
@@ -41,9 +41,51 @@ pub(crate) fn launch<P, A: LaunchArgs<P>>(
     let kernel = module.kernel(entry)?;
     // Safety: each check passes the arguments its kernel's doc comment names, with buffers of
     // the lengths it states, for the launch it states.
-    unsafe { kernel.launch(dev.stream(), config, args)? };
+    unsafe { kernel.launch(dev.stream(), config, args) }.map_err(explain_collective)?;
     dev.synchronize()?;
     Ok(())
+}
+
+/// `lanes` (bit `i` = lane `i`) as runs: `lanes 8–31`, `lane 5`.
+fn lane_list(lanes: u32) -> String {
+    let mut runs = Vec::new();
+    let mut lane = 0;
+    while lane < 32 {
+        if lanes >> lane & 1 == 0 {
+            lane += 1;
+            continue;
+        }
+        let start = lane;
+        while lane < 31 && lanes >> (lane + 1) & 1 == 1 {
+            lane += 1;
+        }
+        runs.push(if start == lane { start.to_string() } else { format!("{start}–{lane}") });
+        lane += 1;
+    }
+    format!("{} {}", if lanes.count_ones() == 1 { "lane" } else { "lanes" }, runs.join(", "))
+}
+
+/// A launch's error, with a warp collective (a shuffle, a vote, `sync_warp`) whose mask names
+/// lanes that never join it explained for a learner: which lanes, and why each lane the mask
+/// names must call it. Other errors as they are (the emulator's faults name their site).
+fn explain_collective(err: bankwise_runtime::Error) -> anyhow::Error {
+    let bankwise_runtime::Error::Emulated { fault, .. } = &err else { return err.into() };
+    match fault {
+        Fault::WarpDivergence { thread, site, collective, mask, missing, detail } => anyhow!(
+            "{collective} that not every lane it names joins: at {site}, {thread} calls it with mask {mask:#010x} \
+             ({}), and {} never call it ({detail}). The lanes a mask names exchange values in the call, so each \
+             of them must make it, with the same mask: a lane that skips it leaves the others reading a value \
+             never sent (on a GPU, garbage or a hang). Let every lane the mask names reach the call (a lane with \
+             no element can take part with a value that changes nothing), or name only the lanes that do",
+            lane_list(*mask),
+            lane_list(*missing),
+        ),
+        Fault::WarpMismatch { thread, site, detail } => anyhow!(
+            "lanes disagree about a warp collective at {site} ({thread}): {detail}. Each lane a mask names must \
+             make the same call with the same mask, and a lane's mask must name the lane itself"
+        ),
+        _ => err.into(),
+    }
 }
 
 /// `got` against `want`, element for element, naming the case.
@@ -90,23 +132,37 @@ pub(crate) fn no_race(reports: &[Report]) -> Result<()> {
     Ok(())
 }
 
+/// The cost of a site's costliest request beside its average over every request of the check
+/// (which partial warps, and steps of different strides, pull below the costliest):
+/// `16 wavefronts in its costliest request, 11.17 per request on average`, or `1 wavefront per
+/// request` where every request cost the same.
+fn worst_and_average(worst: u64, total: u64, requests: u64, unit: &str) -> String {
+    let plural = if worst == 1 { "" } else { "s" };
+    if worst * requests == total {
+        format!("{worst} {unit}{plural} per request")
+    } else {
+        format!(
+            "{worst} {unit}{plural} in its costliest request, {:.2} per request on average",
+            total as f64 / requests.max(1) as f64
+        )
+    }
+}
+
 /// Every shared-memory access of `op` (loads, stores, or both where `None`) at no more than
-/// `limit` wavefronts per request.
-pub(crate) fn shared_within(reports: &[Report], op: Option<AccessOp>, limit: f64) -> Result<()> {
-    // Each site over every launch of the check: (requests, wavefronts).
-    let mut sites: BTreeMap<(String, AccessOp), (u64, u64)> = BTreeMap::new();
+/// `limit` wavefronts per request, in every request.
+pub(crate) fn shared_within(reports: &[Report], op: Option<AccessOp>, limit: u32) -> Result<()> {
+    // Each site over every launch of the check: (requests, wavefronts, its costliest request's).
+    let mut sites: BTreeMap<(String, AccessOp), (u64, u64, u32)> = BTreeMap::new();
     for s in reports.iter().flat_map(|r| &r.sites).filter(|s| op.is_none_or(|op| s.op == op)) {
         let e = sites.entry((s.site.to_string(), s.op)).or_default();
-        (e.0, e.1) = (e.0 + s.requests, e.1 + s.wavefronts);
+        (e.0, e.1, e.2) = (e.0 + s.requests, e.1 + s.wavefronts, e.2.max(s.worst_wavefronts));
     }
     let failing: Vec<String> = (sites.iter())
-        .filter(|((_, op), (requests, wavefronts))| {
-            *op != AccessOp::Atomic && *wavefronts as f64 > limit * *requests as f64
-        })
-        .map(|((site, op), (requests, wavefronts))| {
+        .filter(|((_, op), (_, _, worst))| *op != AccessOp::Atomic && *worst > limit)
+        .map(|((site, op), (requests, wavefronts, worst))| {
             format!(
-                "the shared {op} at {site} takes {:.2} wavefronts per request",
-                *wavefronts as f64 / *requests as f64
+                "the shared {op} at {site} takes {}",
+                worst_and_average(u64::from(*worst), *wavefronts, *requests, "wavefront")
             )
         })
         .collect();
@@ -133,10 +189,10 @@ pub(crate) fn coalesced(reports: &[Report]) -> Result<()> {
         .filter(|s| !s.is_coalesced())
         .map(|s| {
             format!(
-                "the global {} at {} touches {:.2} sectors per request where {:.2} would hold its bytes",
+                "the global {} at {} touches {}, where {:.2} per request would hold its bytes",
                 s.op,
                 s.site,
-                s.sectors_per_request(),
+                worst_and_average(u64::from(s.worst_sectors), s.sectors, s.requests, "sector"),
                 s.ideal_sectors as f64 / s.requests.max(1) as f64
             )
         })
@@ -193,13 +249,19 @@ pub(crate) fn bounds(dev: &Device, module: &Module) -> Result<()> {
 }
 
 pub(crate) fn grid_stride(dev: &Device, module: &Module) -> Result<()> {
+    fill_squares(dev, module, kernels::e03_grid_stride::fill_squares)
+}
+
+/// Exercise 3's check of `entry`: every element from a fixed grid, and every store coalesced
+/// (a contiguous chunk per thread is right and is not).
+fn fill_squares(dev: &Device, module: &Module, entry: KernelEntry<(*mut u64, u64)>) -> Result<()> {
     for n in [100usize, 512, 100_003] {
         let mut out = poisoned::<u64>(dev, n)?;
-        launch(dev, module, kernels::e03_grid_stride::fill_squares, blocks(4, 128), (&mut out, n as u64))?;
+        launch(dev, module, entry, blocks(4, 128), (&mut out, n as u64))?;
         let want: Vec<u64> = (0..n as u64).map(|i| i.wrapping_mul(i)).collect();
         compare(&format!("n = {n} from 4 blocks of 128 threads"), &dev.download(&out)?, &want)?;
     }
-    Ok(())
+    reports(dev).map_or(Ok(()), |r| coalesced(&r))
 }
 
 pub(crate) fn coalesced_copy(dev: &Device, module: &Module) -> Result<()> {
@@ -232,7 +294,7 @@ pub(crate) fn reverse_block(dev: &Device, module: &Module) -> Result<()> {
     compare("4 blocks of 256", &got, &want)
 }
 
-/// A block-sum kernel's parameters: `out` (one sum per block), `data`, `n`.
+/// A sum kernel's parameters: `out` (one sum per block, or per warp), `data`, `n`.
 type BlockSumParams = (*mut u32, *const u32, u64);
 
 /// Runs a block-sum kernel (256 threads, one element each) over `n` elements and checks each
@@ -269,15 +331,21 @@ pub(crate) fn conflicted_sum(dev: &Device, module: &Module) -> Result<()> {
     block_sums(dev, module, entry, 1000)?;
     let Some(reports) = reports(dev) else { return Ok(()) };
     no_race(&reports)?;
-    shared_within(&reports, None, 1.0)
+    shared_within(&reports, None, 1)
 }
 
 pub(crate) fn warp_sum(dev: &Device, module: &Module) -> Result<()> {
+    warp_sums(dev, module, kernels::e13_warp_sum::warp_sums)
+}
+
+/// Exercise 13's check of `entry`: every warp's sum, the last warp partly past the end, and no
+/// shared memory.
+fn warp_sums(dev: &Device, module: &Module, entry: KernelEntry<BlockSumParams>) -> Result<()> {
     for n in [32usize, 1000, 4099] {
         let data = random(n, 8, |r| r.random::<u32>());
         let mut out = poisoned::<u32>(dev, n.div_ceil(32))?;
         let config = LaunchConfig::for_elements(n as u64, 256);
-        launch(dev, module, kernels::e13_warp_sum::warp_sums, config, (&mut out, &dev.upload(&data)?, n as u64))?;
+        launch(dev, module, entry, config, (&mut out, &dev.upload(&data)?, n as u64))?;
         let want: Vec<u32> = data.chunks(32).map(|c| c.iter().fold(0u32, |s, x| s.wrapping_add(*x))).collect();
         compare(&format!("n = {n}"), &dev.download(&out)?, &want)?;
     }
@@ -298,7 +366,7 @@ pub(crate) fn row_stride(dev: &Device, module: &Module) -> Result<()> {
         let want: Vec<u32> = data.chunks(16).map(|c| c.iter().fold(0u32, |s, x| s.wrapping_add(*x))).collect();
         compare(&format!("{rows} rows"), &dev.download(&out)?, &want)?;
     }
-    reports(dev).map_or(Ok(()), |r| shared_within(&r, Some(AccessOp::Load), 1.0))
+    reports(dev).map_or(Ok(()), |r| shared_within(&r, Some(AccessOp::Load), 1))
 }
 
 /// A transpose kernel's parameters: `dst`, `src`, `rows`, `cols`.
@@ -321,7 +389,7 @@ fn transpose(dev: &Device, module: &Module, entry: KernelEntry<TransposeParams>)
     }
     let Some(reports) = reports(dev) else { return Ok(()) };
     no_race(&reports)?;
-    shared_within(&reports, None, 1.0)?;
+    shared_within(&reports, None, 1)?;
     coalesced(&reports)
 }
 
@@ -345,12 +413,13 @@ pub(crate) fn transpose_swizzled(dev: &Device, module: &Module) -> Result<()> {
 pub(crate) fn vector_reads(dev: &Device, module: &Module) -> Result<()> {
     const THREADS: u32 = 64;
     let quad_sums = kernels::e08_vector_reads::quad_sums;
+    // The warps that read a group: a block's warps past the end read nothing.
     let mut warps = 0;
     for quads in [32usize, 1000, 4099] {
         let data = random(4 * quads, 11, |r| r.random::<u32>());
         let mut out = poisoned::<u32>(dev, quads)?;
         let count = quads.div_ceil(THREADS as usize) as u64;
-        warps += count * u64::from(THREADS / 32);
+        warps += quads.div_ceil(32) as u64;
         // Dynamic shared memory: the kernel copies its block's words, `blockDim.x · 16` bytes.
         let config = blocks(count, THREADS).with_shared_bytes(THREADS * 16);
         launch(dev, module, quad_sums, config, (&mut out, &dev.upload(&data)?, quads as u64))?;
@@ -358,14 +427,20 @@ pub(crate) fn vector_reads(dev: &Device, module: &Module) -> Result<()> {
         compare(&format!("{quads} groups of 4"), &dev.download(&out)?, &want)?;
     }
     if let Some(reports) = reports(dev) {
-        let loads: u64 =
-            reports.iter().flat_map(|r| &r.sites).filter(|s| s.op == AccessOp::Load).map(|s| s.wavefronts).sum();
-        let per_warp = loads as f64 / warps as f64;
-        if per_warp > 4.0 {
+        // Each load site over the launches: (requests, wavefronts, its costliest request's).
+        let mut sites: BTreeMap<String, (u64, u64, u32)> = BTreeMap::new();
+        for s in reports.iter().flat_map(|r| &r.sites).filter(|s| s.op == AccessOp::Load) {
+            let e = sites.entry(s.site.to_string()).or_default();
+            (e.0, e.1, e.2) = (e.0 + s.requests, e.1 + s.wavefronts, e.2.max(s.worst_wavefronts));
+        }
+        let per_warp = sites.values().map(|s| s.1).sum::<u64>() as f64 / warps as f64;
+        // A full warp's: each site's costliest request, as often as a warp makes it.
+        let full_warp: u64 = sites.values().map(|s| u64::from(s.2) * s.0.div_ceil(warps)).sum();
+        if full_warp > 4 {
             bail!(
-                "bank conflicts: the warps' reads of their groups took {per_warp:.1} wavefronts per warp (on average; \
-                 a warp past the end reads nothing); a warp's 512 bytes need only 4 (one per quarter-warp of 16-byte \
-                 reads)"
+                "bank conflicts: the reads of the groups take {full_warp} wavefronts per full warp ({per_warp:.2} per \
+                 warp on average: the last warp of a length has fewer lanes); a warp's 512 bytes need only 4 (a \
+                 wavefront moves at most 128 bytes, one word per bank)"
             );
         }
     }
@@ -418,4 +493,56 @@ pub(crate) fn tiled_matmul(dev: &Device, module: &Module) -> Result<()> {
         compare(&format!("{n} × {n}"), &got, &want)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use bankwise_runtime::ModuleImage;
+
+    use super::*;
+
+    /// The emulator and this build's module, for checking a common mistake's kernel.
+    fn emulator() -> (Device, Module) {
+        let dev = Device::emulator();
+        let module = dev.load_module(ModuleImage::Ptx(crate::PTX), Some(crate::ENTRIES)).expect("the module loads");
+        (dev, module)
+    }
+
+    #[test]
+    fn a_contiguous_chunk_per_thread_is_right_and_fails_exercise_3_as_uncoalesced() {
+        let (dev, module) = emulator();
+        let err = fill_squares(&dev, &module, kernels::mistakes::fill_squares_chunked).unwrap_err().to_string();
+        // 196 elements of 8 bytes per thread for n = 100,003: each lane's store its own sector.
+        assert!(err.starts_with("uncoalesced"), "{err}");
+        assert!(err.contains("mistakes/mod.rs") && err.contains("the global store"), "{err}");
+        assert!(err.contains("touches 32 sectors in its costliest request"), "{err}");
+    }
+
+    #[test]
+    fn shuffles_that_lanes_past_the_end_skip_fail_exercise_13_with_the_lanes_named() {
+        let (dev, module) = emulator();
+        let err = warp_sums(&dev, &module, kernels::mistakes::warp_sums_in_bounds_only).unwrap_err().to_string();
+        // n = 1000: the last warp's lanes 8–31 have no element and skip the shuffles.
+        assert!(err.contains("shuffle that not every lane it names joins"), "{err}");
+        assert!(err.contains("mask 0xffffffff (lanes 0–31), and lanes 8–31 never call it"), "{err}");
+        assert!(err.contains("each of them must make it"), "{err}");
+    }
+
+    #[test]
+    fn a_costliest_request_is_shown_beside_the_average() {
+        assert_eq!(worst_and_average(1, 5, 5, "wavefront"), "1 wavefront per request");
+        assert_eq!(worst_and_average(16, 32, 2, "wavefront"), "16 wavefronts per request");
+        assert_eq!(
+            worst_and_average(16, 17, 2, "wavefront"),
+            "16 wavefronts in its costliest request, 8.50 per request on average"
+        );
+    }
+
+    #[test]
+    fn lanes_are_listed_as_runs() {
+        assert_eq!(lane_list(u32::MAX), "lanes 0–31");
+        assert_eq!(lane_list(0xffff_ff00), "lanes 8–31");
+        assert_eq!(lane_list(1 << 5), "lane 5");
+        assert_eq!(lane_list(0b1011), "lanes 0–1, 3");
+    }
 }

@@ -5,7 +5,8 @@
 //! race, the warps a reduction keeps busy), as the emulator reports it.
 //!
 //! `cargo xtask exercise` checks them in order and stops at the first unsolved one;
-//! `cargo xtask exercise list` shows them all. The reference solutions
+//! `cargo xtask exercise list` shows them all; `cargo xtask exercise hint N` gives exercise
+//! N's hints, one at a time ([`hints`]). The reference solutions
 //! (`exercises/kernels/solutions/`) are checked instead with the `solutions` feature.
 
 use anyhow::Result;
@@ -16,6 +17,7 @@ use bankwise_runtime::{Device, Module, ModuleImage};
 mod checks;
 // Exercises 15–20's checks, with checks.rs's helpers.
 mod patterns;
+pub mod hints;
 
 /// The PTX that `build.rs` made from `kernels/` (or from `kernels/solutions/`), and its entries.
 pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/bankwise-exercises-kernels.ptx"));

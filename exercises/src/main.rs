@@ -1,11 +1,14 @@
 //! `cargo xtask exercise`: checks the exercises in order and stops at the first unsolved one,
-//! saying what is wrong, which file to edit and which guide chapter explains it.
+//! saying what is wrong, which file to edit and which guide chapter explains it; `hint N`
+//! gives an exercise's hints one at a time.
 
 use std::process::ExitCode;
 
+use bankwise_exercises::hints::TIERS;
 use bankwise_exercises::{EXERCISES, Exercise, SOLUTIONS, find};
 use bankwise_runtime::Device;
-use clap::{Parser, Subcommand};
+use bankwise_runtime::bankwise_emu::Report;
+use clap::{Parser, Subcommand, ValueEnum};
 
 #[derive(Parser)]
 #[command(
@@ -27,15 +30,33 @@ enum Cmd {
     Check {
         /// The exercise.
         name: String,
-        /// Also draw what the emulator saw in the check's launches: every shared access site
-        /// with the bank map of its costliest request, every global site with its sectors, and
-        /// the races.
-        #[arg(long)]
-        draw: bool,
+        /// Also draw what the emulator saw in the check's launches, on the emulator only:
+        /// `--draw` in short (each site's cost in one line, the costliest shared request's bank
+        /// map, the races), `--draw=full` every launch's every site with its bank map or sectors.
+        #[arg(long, value_enum, num_args = 0..=1, require_equals = true, default_missing_value = "compact")]
+        draw: Option<Draw>,
+    },
+    /// Print a hint for one exercise: the first of three (where to look) unless TIER is given
+    /// (2: the mechanism, 3: nearly the answer).
+    Hint {
+        /// The exercise, by name or number.
+        name: String,
+        /// Which hint, 1 to 3.
+        #[arg(default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=3))]
+        tier: u8,
     },
     /// For CI: every exercise must fail as shipped, and every reference solution pass (run
     /// with `--features solutions` for the latter).
     Verify,
+}
+
+/// How much `check --draw` draws.
+#[derive(Clone, Copy, ValueEnum)]
+enum Draw {
+    /// The legend once, each site in a line, the costliest shared request's bank map.
+    Compact,
+    /// Every launch's every site with its bank map or sectors.
+    Full,
 }
 
 fn main() -> ExitCode {
@@ -51,25 +72,60 @@ fn main() -> ExitCode {
         Cmd::Check { name, draw } => match find(&name) {
             Some(e) => {
                 // On the emulator only, so that the reports drawn are the emulator's.
-                let code = report(e, if draw { None } else { gpu.as_ref() });
-                if draw {
-                    for (i, r) in Exercise::last_reports().iter().enumerate() {
-                        println!(
-                            "\n--- launch {} ---\n{}",
-                            i + 1,
-                            r.draw(std::io::IsTerminal::is_terminal(&std::io::stdout()))
-                        );
+                let code = report(e, if draw.is_some() { None } else { gpu.as_ref() });
+                let color = std::io::IsTerminal::is_terminal(&std::io::stdout());
+                let reports = Exercise::last_reports();
+                match draw {
+                    None => {}
+                    Some(_) if reports.is_empty() => {
+                        println!("\nNothing to draw: the check stopped before it read the emulator's reports.")
+                    }
+                    Some(Draw::Compact) => print!("\n{}", Report::draw_compact(&reports, color)),
+                    Some(Draw::Full) => {
+                        for (i, r) in reports.iter().enumerate() {
+                            println!("\n--- launch {} ---\n{}", i + 1, r.draw(color));
+                        }
                     }
                 }
                 code
             }
-            None => {
-                eprintln!("no exercise `{name}`; `cargo xtask exercise list` lists them");
-                ExitCode::FAILURE
-            }
+            None => unknown(&name),
+        },
+        Cmd::Hint { name, tier } => match find(&name) {
+            Some(e) => hint(e, usize::from(tier)),
+            None => unknown(&name),
         },
         Cmd::Verify => verify(),
     }
+}
+
+fn unknown(name: &str) -> ExitCode {
+    eprintln!("no exercise `{name}`; `cargo xtask exercise list` lists them");
+    ExitCode::FAILURE
+}
+
+/// Prints hint `tier` (from 1) of `e`, and how to ask for the next.
+fn hint(e: &Exercise, tier: usize) -> ExitCode {
+    let hints = match e.hints() {
+        Ok(hints) => hints,
+        Err(err) => {
+            eprintln!("{err:#}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let n = e.number();
+    println!("Hint {tier} of {TIERS} for {} ({}):\n", e.name, e.teaches);
+    println!("{}\n", hints[tier - 1]);
+    if tier < TIERS {
+        println!("Still stuck? `cargo xtask exercise hint {n} {}` says more.", tier + 1);
+    } else {
+        println!(
+            "That was the last hint. The reference answer, for after you have tried: \
+             exercises/kernels/solutions/{}.rs",
+            e.name
+        );
+    }
+    ExitCode::SUCCESS
 }
 
 fn where_run(gpu: Option<&Device>) -> &'static str {
@@ -93,6 +149,7 @@ fn verdict(e: &Exercise, result: anyhow::Result<()>, gpu: Option<&Device>) -> Ex
             println!("  {err:#}\n");
             println!("  Edit {}; the guide's chapter \"{}\" explains it.", e.file(), e.chapter);
             println!("  Then run `cargo xtask exercise` again.");
+            println!("  Stuck? `cargo xtask exercise hint {}`", e.number());
             ExitCode::FAILURE
         }
     }

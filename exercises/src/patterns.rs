@@ -66,7 +66,7 @@ pub(crate) fn block_scan(dev: &Device, module: &Module) -> Result<()> {
         race_free(dev, &mut seen).with_context(|| format!("n = {n}"))?;
         compare(&format!("n = {n} (blocks of {BLOCK})"), &got, &segmented_scan(&data, BLOCK))?;
     }
-    shared_within(&seen, None, 1.0)
+    shared_within(&seen, None, 1)
 }
 
 /// The global sectors that `reports`' load sites touched, over every request.
@@ -202,7 +202,7 @@ pub(crate) fn private_histogram(dev: &Device, module: &Module) -> Result<()> {
             }
             compare(&format!("{n} values of {kind}"), &got, &want)?;
         }
-        shared_within(&seen, None, 1.0).with_context(|| format!("on {kind}"))?;
+        shared_within(&seen, None, 1).with_context(|| format!("on {kind}"))?;
     }
     Ok(())
 }
@@ -224,6 +224,6 @@ pub(crate) fn transpose_wide(dev: &Device, module: &Module) -> Result<()> {
         let want: Vec<u32> = (0..rows * cols).map(|i| src[(i % rows) * cols + i / rows]).collect();
         compare(&format!("{rows} × {cols}"), &got, &want)?;
     }
-    shared_within(&seen, None, 1.0)?;
+    shared_within(&seen, None, 1)?;
     coalesced(&seen)
 }

@@ -33,10 +33,77 @@ fn exercises_are_numbered_in_order_each_with_its_file_and_solution() {
     assert!(find("0").is_none() && find(&(EXERCISES.len() + 1).to_string()).is_none() && find("e99_x").is_none());
 }
 
+#[test]
+fn every_exercise_has_three_hints() {
+    for e in EXERCISES {
+        let hints = e.hints().unwrap_or_else(|err| panic!("{}: {err:#}", e.name));
+        assert!(hints.iter().all(|h| !h.trim().is_empty()), "{}", e.name);
+    }
+}
+
 #[cfg(feature = "solutions")]
 #[test]
 fn every_reference_solution_passes_on_the_emulator() {
     for e in EXERCISES {
         e.check(None).unwrap_or_else(|err| panic!("{}: {err:#}", e.name));
     }
+}
+
+/// An exercise file's header as one line: its `//!` lines joined by spaces.
+#[cfg(not(feature = "solutions"))]
+fn header(text: &str) -> String {
+    let lines = text.lines().map_while(|l| l.strip_prefix("//!")).map(str::trim);
+    lines.filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" ")
+}
+
+/// What an exercise's header says its failing check prints, in `The check prints `…``, as
+/// shipped, agrees with what the check prints.
+#[cfg(not(feature = "solutions"))]
+#[test]
+fn what_the_files_say_the_checks_print_is_what_they_print() {
+    let mut quoted = 0;
+    for e in EXERCISES {
+        let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels/src").join(format!("{}.rs", e.name));
+        let header = header(&std::fs::read_to_string(&file).unwrap());
+        let text = header.as_str();
+        let quotes: Vec<&str> = ["The check prints `", "As shipped, the check prints `"]
+            .iter()
+            .flat_map(|lead| text.match_indices(lead).map(move |(at, _)| &text[at + lead.len()..]))
+            .map(|rest| &rest[..rest.find('`').expect("a closing backquote")])
+            .collect();
+        if quotes.is_empty() {
+            continue;
+        }
+        let err = format!("{:#}", e.check(None).expect_err("every exercise fails as shipped"));
+        for quote in quotes {
+            assert!(err.contains(quote), "{} quotes `{quote}`; its check prints: {err}", e.name);
+            quoted += 1;
+        }
+    }
+    assert!(quoted >= 7, "exercises 4 and 7 to 12 quote their checks: {quoted} quotes");
+}
+
+/// Every sample output in the guide's chapter "Exercises" marked `<!-- checked: ARGS -->` is
+/// what `cargo xtask exercise ARGS` prints today.
+#[cfg(not(feature = "solutions"))]
+#[test]
+fn the_chapters_sample_outputs_are_what_the_checker_prints() {
+    let chapter = Path::new(env!("CARGO_MANIFEST_DIR")).join("../guide/chapters/exercises.md");
+    let text = std::fs::read_to_string(&chapter).unwrap();
+    let mut samples = 0;
+    for (at, _) in text.match_indices("<!-- checked: ") {
+        let rest = &text[at + "<!-- checked: ".len()..];
+        let args: Vec<&str> = rest[..rest.find(" -->").unwrap()].split_whitespace().collect();
+        let block = &rest[rest.find("```text\n").expect("a text block after the marker") + "```text\n".len()..];
+        let want = &block[..block.find("\n```").expect("the block's end")];
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_bankwise-exercises"))
+            .args(&args)
+            .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."))
+            .output()
+            .unwrap();
+        let got = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(got.trim_end(), want, "`cargo xtask exercise {}` in {}", args.join(" "), chapter.display());
+        samples += 1;
+    }
+    assert_eq!(samples, 3, "a failing check, a hint and a compact drawing");
 }

@@ -1,10 +1,14 @@
 //! Exercise 5, shared memory and barriers (guide: "Shared memory and barriers").
 //!
-//! `reverse_blocks` reverses each run of 256 elements in place: block `b` reads its 256
-//! elements into shared memory, then writes element `255 − t` of shared memory back to
-//! position `t`. One line is missing: thread `t` reads what thread `255 − t` wrote, and
-//! nothing makes it wait until that thread has written. The emulator reports the race (and the
-//! answer it gets is wrong: it runs each thread as far as it can go before starting the next).
+//! `reverse_blocks` reverses each run of 256 elements in place: block `b` reads its 256 elements
+//! into shared memory, then writes element `255 − t` of shared memory back to position `t`.
+//! Thread `t` reads what thread `255 − t` wrote, and nothing orders that read after the write:
+//! the emulator reports the race (and the answer it gets is wrong: it runs each thread as far as
+//! it can go before starting the next). Make every thread read the word only once its writer has
+//! written it, whatever order the threads run in.
+//!
+//! The answer is one line: a block barrier (`sync_threads()`) between the writes into shared
+//! memory and the reads, which no thread passes until every thread of the block has written.
 //!
 //! Checked: 4 blocks, every element, no race.
 

@@ -1,11 +1,14 @@
 //! Exercise 6, shared atomics (guide: "Shared memory and barriers").
 //!
-//! `histogram` counts bytes into 256 bins: each block counts into its own bins in shared
-//! memory, then adds them to the global bins. Counting with a read and a write
-//! (`bins[b] = bins[b] + 1`) is a race when two threads of the block count the same byte value
-//! at once: both read the old count, and one increment is lost. (The emulator runs threads
-//! one after another, so its counts come out right; it reports the race anyway, which is what
-//! makes the kernel wrong.) Count with an atomic add: `unsafe { local.at(b).atomic_add(1) }`.
+//! `histogram` counts bytes into 256 bins: each block counts into its own bins in shared memory,
+//! then adds them to the global bins. Counting with a read and a write (`bins[b] = bins[b] + 1`)
+//! is a race when two threads of the block count the same byte value at once: both read the old
+//! count, and one increment is lost. (The emulator runs threads one after another, so its counts
+//! come out right; it reports the race anyway, which is what makes the kernel wrong.) Make every
+//! count count, whatever the threads meet on, and keep the per-block bins in shared memory.
+//!
+//! The answer counts with an atomic add, `unsafe { local.at(b).atomic_add(1) }` (CUDA's
+//! `atomicAdd` on shared memory, SASS `ATOMS`): one indivisible read-modify-write.
 //!
 //! Checked: every bin, and no race.
 

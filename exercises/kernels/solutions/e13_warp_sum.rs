@@ -1,11 +1,17 @@
 //! Exercise 13, warp shuffles (guide: "The reduction ladder").
 //!
-//! `warp_sums` adds each warp's 32 elements without shared memory: a lane can read another
-//! lane's register with `warp::shfl_down(FULL, v, d)`, which gives lane `l` the value `v` of
-//! lane `l + d` (and its own where `l + d ≥ 32`). Add `v` across the warp in 5 steps
-//! (`d` = 16, 8, 4, 2, 1), after which lane 0 holds the sum, and lane 0 writes it.
+//! `warp_sums` adds each warp's 32 elements without shared memory: a lane can read another lane's
+//! register with `warp::shfl_down(FULL, v, d)`, which gives lane `l` the value `v` of lane `l + d`
+//! (and its own where `l + d ≥ 32`). Replace the `todo!()` so that lane 0 ends with the sum of its
+//! warp's 32 values, in as few shuffles as a tree takes, and writes it. Every lane a shuffle's mask
+//! names must make that shuffle, lanes past `n` too: where one does not, the check names the
+//! lanes and says why.
 //!
-//! Checked: every warp's sum (lengths 32, 1000 and 4099), and no shared-memory access.
+//! The answer adds `v` across the warp in 5 steps, `d` = 16, 8, 4, 2, 1, every lane taking part
+//! in each (a lane past `n` adds its 0), after which lane 0 holds the sum.
+//!
+//! Checked: every warp's sum (lengths 32, 1000 and 4099, whose last warps are partly past the
+//! end), no shared-memory access, and no shuffle that a lane its mask names skips.
 
 use bankwise_device::thread::{index_1d, lane_id};
 use bankwise_device::{global, kernel, warp};

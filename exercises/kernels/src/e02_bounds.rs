@@ -17,9 +17,9 @@ use bankwise_device::{global, kernel};
 #[kernel]
 pub unsafe fn add_scaled(y: *mut i32, x: *const i32, a: i32, n: u64) {
     let i = index_1d() as usize;
-    // SAFETY: element `i` of `x` and `y`, which hold `n` integers (this kernel's contract), only
-    // where `i < n`: threads past the end of the last block break that, which is what this exercise
-    // asks you to fix.
+    // SAFETY: element `i` of `x` and `y`, which hold `n` integers (this kernel's contract): sound for
+    // a thread that has an element, and not every thread of the launch has one (what this exercise
+    // is about).
     unsafe {
         let v = global::read(y.add(i)).wrapping_add(a.wrapping_mul(global::read(x.add(i))));
         global::write(y.add(i), v);

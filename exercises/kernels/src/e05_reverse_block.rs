@@ -1,10 +1,11 @@
 //! Exercise 5, shared memory and barriers (guide: "Shared memory and barriers").
 //!
-//! `reverse_blocks` reverses each run of 256 elements in place: block `b` reads its 256
-//! elements into shared memory, then writes element `255 − t` of shared memory back to
-//! position `t`. One line is missing: thread `t` reads what thread `255 − t` wrote, and
-//! nothing makes it wait until that thread has written. The emulator reports the race (and the
-//! answer it gets is wrong: it runs each thread as far as it can go before starting the next).
+//! `reverse_blocks` reverses each run of 256 elements in place: block `b` reads its 256 elements
+//! into shared memory, then writes element `255 − t` of shared memory back to position `t`.
+//! Thread `t` reads what thread `255 − t` wrote, and nothing orders that read after the write:
+//! the emulator reports the race (and the answer it gets is wrong: it runs each thread as far as
+//! it can go before starting the next). Make every thread read the word only once its writer has
+//! written it, whatever order the threads run in.
 //!
 //! Checked: 4 blocks, every element, no race.
 
@@ -30,7 +31,7 @@ pub unsafe fn reverse_blocks(data: *mut u32) {
     // kernel's contract).
     unsafe { s.write(t, global::read(data.add(at))) };
     // SAFETY: element `at` of `data`, this thread's alone, and word `BLOCK − 1 − t < BLOCK` of
-    // shared memory, which thread `BLOCK − 1 − t` writes: this read must be ordered after that
-    // write, and nothing orders it yet (the line this exercise asks for).
+    // shared memory, which thread `BLOCK − 1 − t` writes: sound once that write has happened
+    // (what this exercise is about).
     unsafe { global::write(data.add(at), s.read(BLOCK - 1 - t)) };
 }

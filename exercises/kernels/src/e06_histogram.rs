@@ -1,11 +1,11 @@
 //! Exercise 6, shared atomics (guide: "Shared memory and barriers").
 //!
-//! `histogram` counts bytes into 256 bins: each block counts into its own bins in shared
-//! memory, then adds them to the global bins. Counting with a read and a write
-//! (`bins[b] = bins[b] + 1`) is a race when two threads of the block count the same byte value
-//! at once: both read the old count, and one increment is lost. (The emulator runs threads
-//! one after another, so its counts come out right; it reports the race anyway, which is what
-//! makes the kernel wrong.) Count with an atomic add: `unsafe { local.at(b).atomic_add(1) }`.
+//! `histogram` counts bytes into 256 bins: each block counts into its own bins in shared memory,
+//! then adds them to the global bins. Counting with a read and a write (`bins[b] = bins[b] + 1`)
+//! is a race when two threads of the block count the same byte value at once: both read the old
+//! count, and one increment is lost. (The emulator runs threads one after another, so its counts
+//! come out right; it reports the race anyway, which is what makes the kernel wrong.) Make every
+//! count count, whatever the threads meet on, and keep the per-block bins in shared memory.
 //!
 //! Checked: every bin, and no race.
 
@@ -41,8 +41,7 @@ pub unsafe fn histogram(bins: *mut u32, data: *const u8, n: u64) {
         // SAFETY: `i < n`, and `data` holds `n` bytes (this kernel's contract).
         let byte = unsafe { global::read(data.add(i as usize)) };
         // SAFETY: `byte < 256 = BINS`: inside `local`. Not ordered with other threads counting the
-        // same byte value at once: both read the old count, a race (what this exercise asks you to
-        // fix).
+        // same byte value at once: a race (what this exercise is about).
         unsafe { local.write(byte as usize, local.read(byte as usize) + 1) };
         i += stride;
     }

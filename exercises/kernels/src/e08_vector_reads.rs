@@ -1,20 +1,16 @@
 //! Exercise 8, 16-byte shared loads (guide: "Bank conflicts").
 //!
-//! `quad_sums` adds each group of four consecutive words: a block copies its words into
-//! shared memory (coalesced), then thread `t` reads words `4t .. 4t + 4`. Read one at a time,
-//! each of the four reads strides 4 words across the warp, so `gcd(4, 32) = 4` lanes share
-//! each bank: 4 requests of 4 wavefronts, 16 per full warp. Read the four words as one
-//! 16-byte element instead (SASS `LDS.128`): the hardware serves a 16-byte request a
-//! quarter-warp at a time, 8 lanes × 16 bytes filling the 32 banks once, so the warp's 512
-//! bytes take 4 wavefronts in one request, the fewest possible. The element must be 16-byte
-//! aligned for the compiler to emit one instruction: `s.cast::<Align16<[u32; 4]>>()` (from
-//! `bankwise_device`), then element `t`; an `[u32; 4]` alone is 4-byte aligned and still
-//! becomes four `LDS` in the PTX. (ptxas 13.0 happens to merge this kernel's four scalar reads
-//! into an `LDS.128` on its own, because it can prove the address aligned; the emulator counts
-//! the reads the program asks for, and a 16-byte-aligned element makes the PTX ask for one.)
+//! `quad_sums` adds each group of four consecutive words: a block copies its words into shared
+//! memory (coalesced), then thread `t` reads words `4t .. 4t + 4`, one at a time. Each of those
+//! reads strides 4 words across the warp, so 4 lanes share each bank used: 4 requests of 4
+//! wavefronts. The check prints `the reads of the groups take 16 wavefronts per full warp (15.85
+//! per warp on average: the last warp of a length has fewer lanes)`. A wavefront moves at most
+//! 128 bytes, one word per bank, so a warp's 512 bytes need at least 4. Read each thread's four
+//! words so that a warp takes those 4, in the PTX the GPU runs as well as on the emulator (which
+//! counts the reads as the Rust code makes them; the GPU runs what ptxas makes of the PTX).
 //!
-//! Checked: every sum, at most 4 load wavefronts per warp over the kernel, and one 16-byte
-//! shared load (`ld.shared.v4`) in the PTX.
+//! Checked: every sum, at most 4 load wavefronts per full warp, and one 16-byte shared load
+//! (`ld.shared.v4`) in the PTX.
 
 use bankwise_device::shared;
 use bankwise_device::thread::{block_dim_x, block_x, sync_threads, thread_x};

@@ -1,10 +1,10 @@
 //! Exercise 14, the tiled matrix multiply (guide: "The matrix multiply ladder").
 //!
 //! `matmul_tiled` computes `C = A · B` for `n × n` matrices with the strategy of the article
-//! "2.2 CUDA-Memory (存储)": each block stages a 16 × 16 tile of `A` and one of `B` in shared memory,
-//! every thread computes from them, and the block moves on along `k`. One barrier is missing:
-//! nothing stops a fast thread from overwriting the tiles with the next step's while slower
-//! threads still read this step's. Find where, and add it.
+//! "2.2 CUDA-Memory (存储)": each block stages a 16 × 16 tile of `A` and one of `B` in shared
+//! memory, every thread computes from them, and the block moves on along `k`. The emulator
+//! reports a race between a write into the tiles and a read of them by another thread. Find what
+//! lets one thread's accesses overtake another's, and order them.
 //!
 //! Checked: every element of 1 × 1, 17 × 17 and 48 × 48 (integers, exact), and no race.
 
@@ -39,8 +39,8 @@ pub unsafe fn matmul_tiled(c: *mut u32, a: *const u32, b: *const u32, n: u64) {
         let b_in = k0 + ty < n && col < n;
         // SAFETY: `ty · TILE + tx < TILE²`: this thread's slot of each tile, and `A` and `B` are
         // read only inside them (`a_in`, `b_in`; this kernel's contract). The barrier below orders
-        // the writes before this step's reads; the reads of the step before must be ordered before
-        // them too, and nothing does that yet (what this exercise asks you to find).
+        // the writes before this step's reads (whether that is all they need is what this
+        // exercise is about).
         unsafe {
             a_tile.write(ty * TILE + tx, if a_in { global::read(a.add(row * n + k0 + tx)) } else { 0 });
             b_tile.write(ty * TILE + tx, if b_in { global::read(b.add((k0 + ty) * n + col)) } else { 0 });

@@ -51,3 +51,8 @@ pub mod e18_stencil;
 pub mod e19_private_histogram;
 #[cfg_attr(feature = "solutions", path = "../solutions/e20_transpose_wide.rs")]
 pub mod e20_transpose_wide;
+
+// Common mistakes, for the checks' tests (not an exercise).
+#[doc(hidden)]
+#[path = "../mistakes/mod.rs"]
+pub mod mistakes;

@@ -118,4 +118,4 @@ pub use geometry::{Broadcast, Geometry};
 pub use patterns::{NamedPattern, named_patterns};
 pub use render::summary;
 pub use render::svg::render_svg;
-pub use render::text::{legend_text, render_text};
+pub use render::text::{legend_text, render_map_text, render_text};

@@ -81,6 +81,19 @@ impl SiteStats {
     }
 }
 
+/// Whether a request of `wavefronts` at `access` should replace `worst` (of `worst_wavefronts`)
+/// as a site's costliest: it costs more, or as much with lower addresses. The tie-break makes the
+/// request kept the same whatever order the emulator's workers run the blocks in, so that a
+/// drawing of it does not change from run to run.
+fn costlier(wavefronts: u32, access: &Access, worst_wavefronts: u32, worst: Option<&Access>) -> bool {
+    match worst {
+        None => true,
+        Some(worst) => {
+            (wavefronts, std::cmp::Reverse(&access.addresses)) > (worst_wavefronts, std::cmp::Reverse(&worst.addresses))
+        }
+    }
+}
+
 /// The bytes of global memory the hardware moves for one request: 32-byte sectors.
 pub const SECTOR_BYTES: u64 = 32;
 
@@ -266,6 +279,111 @@ impl Report {
         out
     }
 
+    /// The reports of several launches (a check's, a program's) in short, each site summed over
+    /// them: a line for each shared load and store site (its requests, and wavefronts per
+    /// request: the costliest request's beside the average, which partial warps pull down), a
+    /// line for each global site (sectors per request beside as few as its bytes fill), the
+    /// races, then the bank map of the costliest shared request of all, and the legend once.
+    /// [`Report::draw`] draws every site of one launch in full.
+    pub fn draw_compact(reports: &[Report], color: bool) -> String {
+        let mut shared: Vec<SiteStats> = Vec::new();
+        for s in reports.iter().flat_map(|r| &r.sites).filter(|s| s.op != AccessOp::Atomic) {
+            match shared.iter_mut().find(|m| (m.site, m.op, m.bytes) == (s.site, s.op, s.bytes)) {
+                None => shared.push(s.clone()),
+                Some(m) => {
+                    (m.requests, m.wavefronts) = (m.requests + s.requests, m.wavefronts + s.wavefronts);
+                    if let Some(worst) = &s.worst
+                        && costlier(s.worst_wavefronts, worst, m.worst_wavefronts, m.worst.as_ref())
+                    {
+                        (m.worst, m.worst_wavefronts) = (s.worst.clone(), s.worst_wavefronts);
+                    }
+                }
+            }
+        }
+        shared.sort_by_key(|s| (s.site, s.op, s.bytes));
+        let mut global: Vec<GlobalSiteStats> = Vec::new();
+        for s in reports.iter().flat_map(|r| &r.global) {
+            match global.iter_mut().find(|m| (m.site, m.op, m.bytes) == (s.site, s.op, s.bytes)) {
+                None => global.push(s.clone()),
+                Some(m) => m.absorb(s),
+            }
+        }
+        global.sort_by_key(|s| (s.site, s.op, s.bytes));
+        let mut races: Vec<Race> = Vec::new();
+        for r in reports.iter().flat_map(|r| &r.races) {
+            match races.iter_mut().find(|m| (m.first, m.second, m.kind) == (r.first, r.second, r.kind)) {
+                None => races.push(r.clone()),
+                Some(m) => m.occurrences += r.occurrences,
+            }
+        }
+
+        let (blocks, threads) = reports.iter().fold((0, 0), |(b, t), r| (b + r.blocks, t + r.threads));
+        let plural = |n: u64, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+        let mut out = format!(
+            "{}: {}, {}\n",
+            plural(reports.len() as u64, "launch").replace("launchs", "launches"),
+            plural(blocks, "block"),
+            plural(threads, "thread")
+        );
+        let label = |site: &Site, op: AccessOp| format!("{site} {op}");
+        let width = (shared.iter().map(|s| label(&s.site, s.op)))
+            .chain(global.iter().map(|s| label(&s.site, s.op)))
+            .map(|l| l.chars().count())
+            .max()
+            .unwrap_or(0);
+        out += "shared memory, wavefronts per request (1 is conflict-free for up to 4 bytes a lane):\n";
+        if shared.is_empty() {
+            out += "  none\n";
+        }
+        for s in &shared {
+            let cost = if u64::from(s.worst_wavefronts) * s.requests == s.wavefronts {
+                format!("{} per request", s.worst_wavefronts)
+            } else {
+                format!("{} at worst, {:.2} on average", s.worst_wavefronts, s.wavefronts_per_request())
+            };
+            let requests = plural(s.requests, "request");
+            out += &format!("  {:<width$}  {}-byte, {requests}: {cost}\n", label(&s.site, s.op), s.bytes);
+        }
+        out += "global memory, 32-byte sectors per request (coalesced: as few as the request's bytes fill):\n";
+        if global.is_empty() {
+            out += "  none\n";
+        }
+        for s in &global {
+            let ideal = s.ideal_sectors as f64 / s.requests.max(1) as f64;
+            let verdict = if s.is_coalesced() { "coalesced" } else { "uncoalesced" };
+            let requests = plural(s.requests, "request");
+            out += &format!(
+                "  {:<width$}  {}-byte, {requests}: {:.2}, {ideal:.2} if coalesced ({verdict}; {} at worst)\n",
+                label(&s.site, s.op),
+                s.bytes,
+                s.sectors_per_request(),
+                s.worst_sectors
+            );
+        }
+        if races.is_empty() {
+            out += "races: none\n";
+        }
+        for r in &races {
+            out += &format!("RACE: {r}\n");
+        }
+        // The first site's costliest request where several cost the most.
+        let geometry = bankwise_banks::Geometry::MODERN;
+        let costliest = shared.iter().rev().max_by_key(|s| s.worst_wavefronts);
+        if let Some((s, analysis)) =
+            costliest.and_then(|s| Some((s, bankwise_banks::analyze(s.worst.as_ref()?, &geometry).ok()?)))
+        {
+            out += &format!(
+                "\nthe costliest shared request: the {} at {}, {}:\n",
+                s.op,
+                s.site,
+                plural(u64::from(s.worst_wavefronts), "wavefront")
+            );
+            out += &bankwise_banks::render_map_text(&analysis, &geometry, color);
+            out += &bankwise_banks::legend_text(color);
+        }
+        out
+    }
+
     /// Adds one request at a site.
     pub(crate) fn add_request(&mut self, site: Site, op: AccessOp, access: Access, wavefronts: u32) {
         let bytes = access.width.bytes();
@@ -280,7 +398,7 @@ impl Report {
         });
         s.requests += 1;
         s.wavefronts += u64::from(wavefronts);
-        if s.worst.is_none() || wavefronts > s.worst_wavefronts {
+        if costlier(wavefronts, &access, s.worst_wavefronts, s.worst.as_ref()) {
             s.worst = Some(access);
             s.worst_wavefronts = wavefronts;
         }
@@ -336,7 +454,9 @@ impl Report {
                 Some(mine) => {
                     mine.requests += s.requests;
                     mine.wavefronts += s.wavefronts;
-                    if s.worst_wavefronts > mine.worst_wavefronts {
+                    if let Some(worst) = &s.worst
+                        && costlier(s.worst_wavefronts, worst, mine.worst_wavefronts, mine.worst.as_ref())
+                    {
                         mine.worst = s.worst;
                         mine.worst_wavefronts = s.worst_wavefronts;
                     }
@@ -390,5 +510,49 @@ impl Report {
     /// The sites of `op` on source line `line` of a file whose path ends with `file`.
     pub fn sites_at(&self, file: &str, line: u32, op: AccessOp) -> Vec<&SiteStats> {
         self.sites.iter().filter(|s| s.site.file.ends_with(file) && s.site.line == line && s.op == op).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use bankwise_banks::Width;
+
+    use super::*;
+
+    fn site(line: u32) -> Site {
+        Site { file: "k.rs", line, column: 5 }
+    }
+
+    /// A launch: a store at line 1 (conflict-free), a load at line 2 whose one full-warp request
+    /// (stride `stride`) is followed by a one-lane one, a global load at line 3 (coalesced).
+    fn launch(stride: u64) -> Report {
+        let mut r = Report::default();
+        r.add_request(site(1), AccessOp::Store, Access::strided(Width::B4, 0, 1), 1);
+        let full = Access::strided(Width::B4, 0, stride);
+        let wavefronts = bankwise_banks::analyze(&full, &bankwise_banks::Geometry::MODERN).unwrap().wavefronts();
+        r.add_request(site(2), AccessOp::Load, full, wavefronts);
+        r.add_request(site(2), AccessOp::Load, Access::strided(Width::B4, 0, stride).with_mask(1), 1);
+        r.add_global_request(site(3), AccessOp::Load, 4, std::array::from_fn(|i| Some(4096 + 4 * i as u64)));
+        r.finish(1, 32);
+        r
+    }
+
+    #[test]
+    fn the_compact_drawing_sums_sites_over_launches_and_draws_one_map_and_one_legend() {
+        let reports = [launch(2), launch(16)];
+        let text = Report::draw_compact(&reports, false);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "2 launches: 2 blocks, 64 threads");
+        assert_eq!(lines[2], "  k.rs:1:5 store  4-byte, 2 requests: 1 per request");
+        // 2 + 1 + 16 + 1 wavefronts over 4 requests.
+        assert_eq!(lines[3], "  k.rs:2:5 load   4-byte, 4 requests: 16 at worst, 5.00 on average");
+        assert_eq!(lines[5], "  k.rs:3:5 load   4-byte, 2 requests: 4.00, 4.00 if coalesced (coalesced; 4 at worst)");
+        assert_eq!(lines[6], "races: none");
+        assert_eq!(lines[8], "the costliest shared request: the load at k.rs:2:5, 16 wavefronts:");
+        assert_eq!(text.matches("legend:").count(), 1);
+        assert_eq!(text.matches("│").count(), 1 + 16, "one map: its header and 16 wavefronts");
+        assert!(text.contains("16-way conflict"));
+        // The full drawing of one launch is as it was: every site, each map with its legend.
+        assert_eq!(reports[1].draw(false).matches("legend:").count(), 2);
     }
 }

@@ -28,6 +28,24 @@ pub fn legend_text(color: bool) -> String {
 /// lane served (`*` = broadcast to several lanes, `·` = idle bank), then [`legend_text`] and
 /// [`summary`]. With `color`, replays (conflict rows) are red and broadcast cells cyan.
 pub fn render_text(analysis: &Analysis, geometry: &Geometry, color: bool) -> String {
+    let mut out = map_rows(analysis, geometry, color);
+    out.push_str(&legend_text(color));
+    out.push_str(&summary(analysis, geometry));
+    out.push('\n');
+    out
+}
+
+/// [`render_text`] without the legend: the map, then [`summary`], for a page that draws several
+/// things and prints [`legend_text`] once.
+pub fn render_map_text(analysis: &Analysis, geometry: &Geometry, color: bool) -> String {
+    let mut out = map_rows(analysis, geometry, color);
+    out.push_str(&summary(analysis, geometry));
+    out.push('\n');
+    out
+}
+
+/// The map's header, rule and one row per wavefront.
+fn map_rows(analysis: &Analysis, geometry: &Geometry, color: bool) -> String {
     let col = 4;
     let mut out = String::new();
     let _ = write!(out, "{:>8} │", "wave");
@@ -61,9 +79,6 @@ pub fn render_text(analysis: &Analysis, geometry: &Geometry, color: bool) -> Str
         }
         out.push('\n');
     }
-    out.push_str(&legend_text(color));
-    out.push_str(&summary(analysis, geometry));
-    out.push('\n');
     out
 }
 
@@ -91,6 +106,17 @@ mod tests {
         let text = render_text(&b, &Geometry::HALF_WARP_16, true);
         assert!(text.contains(&format!("{CYAN}0*{RESET}")));
         assert!(text.contains("conflict-free; best case shown, worst case 2 wavefronts"));
+    }
+
+    #[test]
+    fn the_map_alone_is_the_full_rendering_less_its_legend() {
+        let a = run(&Access::strided(Width::B4, 0, 32), &Geometry::MODERN);
+        for color in [false, true] {
+            let map = render_map_text(&a, &Geometry::MODERN, color);
+            assert_eq!(map.lines().count(), 2 + 32 + 1, "header, rule, 32 wavefronts, the summary");
+            assert!(!map.contains("legend"));
+            assert_eq!(map, render_text(&a, &Geometry::MODERN, color).replace(&legend_text(color), ""));
+        }
     }
 
     #[test]
