@@ -15,7 +15,7 @@ use bankwise::reduce::{Operation, Reducible};
 use bankwise::runtime::LaunchReport;
 use bankwise::runtime::bankwise_emu::{AccessOp, GlobalSiteStats};
 use bankwise::runtime::verify::{self, Exact};
-use bankwise::{Element, Gpu, Max, Min, ReduceKernel, Shape, Sum, TransposeKernel, cpu};
+use bankwise::{Element, EmulatorChecks, Gpu, Max, Min, ReduceKernel, Shape, Sum, TransposeKernel, cpu};
 use bankwise_layout::reduce::{THREADS, elements_per_block};
 use rand::{RngCore, SeedableRng, rngs::SmallRng};
 
@@ -141,7 +141,9 @@ pub fn run(args: &Args) -> Result<()> {
         bail!("no kernel `{kernel}` to emulate; `bankwise emulate --list` lists them");
     }
     args.check_options_for(kernel)?;
-    let gpu = Gpu::emulator()?;
+    // Races are collected, not errors: this command shows them beside the sites (and exits
+    // non-zero where there is one).
+    let gpu = Gpu::emulator_with(EmulatorChecks::Collect)?;
     let outcome = emulate(&gpu, kernel, args)?;
     let sites = sites(&outcome.launches);
     let global = global_sites(&outcome.launches);
@@ -466,7 +468,8 @@ fn unsynced(gpu: &Gpu, n: usize) -> Result<Result<(), String>> {
 /// with its wavefronts per request on each shared-memory access site and its sectors per request
 /// on each global one.
 pub fn ladder_summary() -> Result<()> {
-    let gpu = Gpu::emulator()?;
+    // Races are collected, so that every rung is shown, a racy one marked, before it fails.
+    let gpu = Gpu::emulator_with(EmulatorChecks::Collect)?;
     println!("From the CPU emulator (not timings): every ladder rung, checked against the CPU reference,");
     println!("with the bank model's wavefronts per request at each shared-memory access site and the 32-byte");
     println!("sectors per request at each global one.\n");

@@ -63,7 +63,7 @@ impl Exercise {
 
     /// Checks the exercise on the emulator, then on `gpu` where given.
     pub fn check(&self, gpu: Option<&Device>) -> Result<()> {
-        self.check_on(&Device::emulator())?;
+        self.check_on(&Device::emulator_with(bankwise_runtime::EmulatorChecks::Collect))?;
         if let Some(gpu) = gpu {
             self.check_on(gpu).map_err(|e| e.context("on the GPU"))?;
         }

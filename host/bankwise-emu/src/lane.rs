@@ -379,8 +379,19 @@ fn shared_access_at(t: &Thread, site: Site, ptr: *const u8, bytes: usize, align:
             detail,
         })
     };
-    if addr < base || offset.saturating_add(bytes) > size {
-        out(format!("the launch gave the block {size} bytes of dynamic shared memory"));
+    if addr < base {
+        out(format!("{} bytes before the start of the block's {size} bytes of shared memory", base - addr));
+    }
+    if offset.saturating_add(bytes) > size {
+        let place = match offset.checked_sub(size) {
+            None => format!("runs {} bytes past the end", offset + bytes - size),
+            Some(0) => "right after the end".to_string(),
+            Some(past) => format!("{past} bytes past the end"),
+        };
+        out(format!(
+            "{place} of the block's {size} bytes of shared memory (what the kernel declares with \
+             #[kernel(shared = BYTES)] plus the launch's dynamic bytes, LaunchConfig::with_shared_bytes)"
+        ));
     }
     if addr.saturating_add(bytes) > view_end {
         let past = addr + bytes - view_end;

@@ -150,15 +150,16 @@ impl std::fmt::Display for Space {
 pub enum Fault {
     /// An access outside its allocation (memcheck's "Invalid __shared__/__global__ read/write").
     #[error(
-        "out-of-bounds {space} {} of {bytes} bytes at {address:#x} by {thread} at {site}: {detail}",
-        if *.write { "write" } else { "read" }
+        "out-of-bounds {space} {} of {bytes} bytes at {} by {thread} at {site}: {detail}",
+        if *.write { "write" } else { "read" }, address_of(*.space, *.address)
     )]
     OutOfBounds {
         /// Shared or global.
         space: Space,
         /// A write (or atomic) rather than a read.
         write: bool,
-        /// The address: a byte offset for shared memory, the host address for global.
+        /// The address: a byte offset for shared memory (wrapped, for an access before the
+        /// block's shared memory: read it as an `i64`), the host address for global.
         address: u64,
         /// Bytes accessed.
         bytes: u32,
@@ -281,6 +282,15 @@ pub enum Fault {
     /// The launch itself is malformed (a dimension of 0, more than 1024 threads per block).
     #[error("invalid launch: {0}")]
     InvalidLaunch(String),
+}
+
+/// An access's address as a fault writes it: hexadecimal, and a shared offset before the
+/// block's shared memory as a negative one (`-0x4`).
+fn address_of(space: Space, address: u64) -> String {
+    match space {
+        Space::Shared if (address as i64) < 0 => format!("-{:#x}", (address as i64).unsigned_abs()),
+        _ => format!("{address:#x}"),
+    }
 }
 
 /// How to mend a divergent block barrier, for the faults' messages.

@@ -95,18 +95,96 @@ pub(crate) fn snapshot() -> Vec<(usize, usize)> {
     LIVE.lock().unwrap_or_else(|e| e.into_inner()).iter().map(|(&s, &e)| (s, e)).collect()
 }
 
-/// The allocation containing `[addr, addr + bytes)`, if one does.
+/// Checks that one allocation contains `[addr, addr + bytes)`; else says where the access
+/// fell, by the allocation nearest to it: "4 bytes before the start of the 1024-byte
+/// allocation at 0x…", "runs 4 bytes past the end of …" (it starts inside), "12 bytes past the
+/// end of …". The nearest is the one with the smaller gap to the access (so reading one
+/// element before a buffer names that buffer, not whichever lies below it); a neighbour on the
+/// other side that is about as near (within [`NEAR_BYTES`] of the access) is named too, since
+/// either may be the one the kernel meant.
 pub(crate) fn containing(allocations: &[(usize, usize)], addr: usize, bytes: usize) -> Result<(), String> {
     let i = allocations.partition_point(|&(start, _)| start <= addr);
-    if i == 0 {
-        return Err("below every allocation".into());
+    let last = addr.saturating_add(bytes);
+    let below = i.checked_sub(1).map(|j| allocations[j]);
+    if let Some((start, end)) = below
+        && addr < end
+    {
+        if last <= end {
+            return Ok(());
+        }
+        return Err(format!("runs {} bytes past the end of the {}", last - end, allocation(start, end)));
     }
-    let (start, end) = allocations[i - 1];
-    if addr.checked_add(bytes).is_some_and(|last| last <= end) {
-        Ok(())
-    } else if addr < end {
-        Err(format!("runs past the end of the {}-byte allocation at {start:#x}", end - start))
-    } else {
-        Err(format!("{} bytes past the end of the {}-byte allocation at {start:#x}", addr - end, end - start))
+    let above = allocations.get(i).copied();
+    // Each side's gap: from the end of the allocation below to the access, and from the
+    // access's last byte to the start of the one above.
+    let past = below.map(|(start, end)| (addr - end, start, end));
+    let before = above.map(|(start, end)| (start.saturating_sub(last), start, end));
+    let say_past = |(gap, start, end): (usize, usize, usize)| match gap {
+        0 => format!("right after the end of the {}", allocation(start, end)),
+        _ => format!("{gap} bytes past the end of the {}", allocation(start, end)),
+    };
+    let say_before = |(_, start, end): (usize, usize, usize)| {
+        format!("{} bytes before the start of the {}", start - addr, allocation(start, end))
+    };
+    match (past, before) {
+        (None, None) => Err("no allocation is live".into()),
+        (Some(p), None) => Err(say_past(p)),
+        (None, Some(b)) => Err(say_before(b)),
+        (Some(p), Some(b)) if b.0 <= p.0 => {
+            Err(if p.0 <= NEAR_BYTES { format!("{} (and {})", say_before(b), say_past(p)) } else { say_before(b) })
+        }
+        (Some(p), Some(b)) => {
+            Err(if b.0 <= NEAR_BYTES { format!("{} (and {})", say_past(p), say_before(b)) } else { say_past(p) })
+        }
+    }
+}
+
+/// How near a second allocation must be to an access outside every allocation to be named
+/// beside the nearest: two 8-byte elements.
+pub const NEAR_BYTES: usize = 16;
+
+/// `1024-byte allocation at 0x7f…`.
+fn allocation(start: usize, end: usize) -> String {
+    format!("{}-byte allocation at {start:#x}", end - start)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::containing;
+
+    #[test]
+    fn an_access_outside_every_allocation_names_the_nearest_side() {
+        // Two allocations: 28 bytes at 0x1000, 64 at 0x1100.
+        let a = [(0x1000, 0x101c), (0x1100, 0x1140)];
+        assert_eq!(containing(&a, 0x1000, 28), Ok(()));
+        assert_eq!(containing(&a, 0x113c, 4), Ok(()));
+        // One 4-byte element before the second: its start, not the end of the first.
+        assert_eq!(
+            containing(&a, 0x10fc, 4),
+            Err("4 bytes before the start of the 64-byte allocation at 0x1100".into())
+        );
+        // One element past the first's end, and further on: the first.
+        assert_eq!(containing(&a, 0x101c, 4), Err("right after the end of the 28-byte allocation at 0x1000".into()));
+        assert_eq!(containing(&a, 0x1024, 4), Err("8 bytes past the end of the 28-byte allocation at 0x1000".into()));
+        // Starting inside, running out.
+        assert_eq!(
+            containing(&a, 0x1018, 8),
+            Err("runs 4 bytes past the end of the 28-byte allocation at 0x1000".into())
+        );
+        // Below every allocation, and past the last.
+        assert_eq!(
+            containing(&a, 0xff8, 8),
+            Err("8 bytes before the start of the 28-byte allocation at 0x1000".into())
+        );
+        assert_eq!(containing(&a, 0x1140, 4), Err("right after the end of the 64-byte allocation at 0x1100".into()));
+        assert_eq!(containing(&[], 0x1000, 4), Err("no allocation is live".into()));
+        // Both neighbours within a couple of elements: both named, the nearer first.
+        let b = [(0x1000, 0x10f8), (0x1100, 0x1140)];
+        assert_eq!(
+            containing(&b, 0x10fc, 4),
+            Err("4 bytes before the start of the 64-byte allocation at 0x1100 \
+                 (and 4 bytes past the end of the 248-byte allocation at 0x1000)"
+                .into())
+        );
     }
 }

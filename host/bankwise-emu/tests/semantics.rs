@@ -259,7 +259,60 @@ unsafe fn shared_past_the_launch(_: &[*mut c_void]) {
 fn a_shared_access_past_the_launch_is_a_fault() {
     let out = HostAllocation::zeroed(4).unwrap();
     match run(shared_past_the_launch, &out, 1, 32, 64) {
-        Err(Fault::OutOfBounds { space: Space::Shared, address: 64, thread, .. }) => assert_eq!(thread.thread.x, 16),
+        Err(fault @ Fault::OutOfBounds { space: Space::Shared, address: 64, thread, .. }) => {
+            assert_eq!(thread.thread.x, 16);
+            let text = fault.to_string();
+            assert!(text.contains("right after the end of the block's 64 bytes of shared memory"), "{text}");
+            assert!(text.contains("LaunchConfig::with_shared_bytes"), "{text}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+unsafe fn global_before_the_buffer(params: &[*mut c_void]) {
+    let out = out_of(params);
+    // Thread 3 reads the word before `out`, on purpose (an index computed as `i - 1` at 0).
+    let i = linear();
+    let at = if i == 3 { out.wrapping_sub(1) } else { out.wrapping_add(i as usize) };
+    // SAFETY: every `Plain` word is valid for any bits; the emulator checks the address.
+    let v: u32 = unsafe { lane::global_read(at, 4) };
+    lane::global_write(out.wrapping_add(i as usize), v + 1, 4);
+}
+
+#[test]
+fn a_read_before_a_buffer_names_its_start_not_the_allocation_below() {
+    // Allocations below `out` (this one, and those of tests beside it) must not be named as
+    // what the read ran past.
+    let _below = HostAllocation::zeroed(28).unwrap();
+    let out = HostAllocation::zeroed(32 * 4).unwrap();
+    match run(global_before_the_buffer, &out, 1, 32, 0) {
+        Err(fault @ Fault::OutOfBounds { space: Space::Global, write: false, thread, address, .. }) => {
+            assert_eq!(thread.thread.x, 3);
+            assert_eq!(address, out.as_ptr() as u64 - 4);
+            let text = fault.to_string();
+            let want = format!("4 bytes before the start of the 128-byte allocation at {:#x}", out.as_ptr() as usize);
+            assert!(text.contains(&format!(": {want}")), "{text}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+unsafe fn shared_before_the_block(_: &[*mut c_void]) {
+    // Thread 0 addresses the word before the block's shared memory, on purpose.
+    let t = lane::thread_idx().x as usize;
+    lane::shared_access(lane::shared_base().wrapping_add(4 * t).wrapping_sub(4), 4, usize::MAX, AccessOp::Load);
+}
+
+#[test]
+fn a_shared_access_before_the_block_is_a_fault_naming_its_start() {
+    let out = HostAllocation::zeroed(4).unwrap();
+    match run(shared_before_the_block, &out, 1, 32, 128) {
+        Err(fault @ Fault::OutOfBounds { space: Space::Shared, thread, address, .. }) => {
+            assert_eq!((thread.thread.x, address as i64), (0, -4));
+            let text = fault.to_string();
+            assert!(text.contains("of 4 bytes at -0x4 by"), "{text}");
+            assert!(text.contains("4 bytes before the start of the block's 128 bytes of shared memory"), "{text}");
+        }
         other => panic!("{other:?}"),
     }
 }

@@ -1,12 +1,13 @@
 //! Devices, streams and events: the context a launch runs in and the queues it is put on.
 
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 use cudarc::driver::sys::{CUdevice_attribute as Attr, CUevent_flags};
 use cudarc::driver::{
     CudaContext, CudaEvent, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, DriverError, ValidAsZeroBits,
 };
 
+use crate::emulator::{Emulated, EmulatorChecks, LaunchReport};
 use crate::error::{Error, Result};
 use crate::launch::DEFAULT_SHARED_PER_BLOCK;
 use crate::memory::{DeviceBuffer, DeviceSliceMut, Storage};
@@ -141,24 +142,6 @@ pub fn device_count() -> Result<usize> {
     }
 }
 
-/// What an emulated device keeps: the report of every launch since the last
-/// [`Device::take_emulator_reports`].
-#[derive(Debug, Default)]
-pub(crate) struct Emulated {
-    pub reports: Mutex<Vec<LaunchReport>>,
-}
-
-/// What one launch on the emulator saw (see [`bankwise_emu::Report`]).
-#[derive(Clone, Debug)]
-pub struct LaunchReport {
-    /// The kernel's entry name.
-    pub kernel: String,
-    /// Its launch configuration.
-    pub config: crate::LaunchConfig,
-    /// Shared-memory sites and races.
-    pub report: bankwise_emu::Report,
-}
-
 /// Where a device's work runs.
 pub(crate) enum Backend {
     /// A GPU, through the CUDA driver.
@@ -184,7 +167,7 @@ struct Inner {
 /// Work is asynchronous with respect to the host; [`Device::download`] and
 /// [`Device::synchronize`] wait for it and report any error it raised. On the emulator
 /// ([`Device::emulator`]) every launch runs to completion before `launch` returns, and returns
-/// the kernel's fault, if any, itself.
+/// the kernel's fault, if any, itself, and by default its races ([`EmulatorChecks`]).
 #[derive(Clone)]
 pub struct Device {
     inner: Arc<Inner>,
@@ -201,7 +184,9 @@ impl std::fmt::Debug for Device {
     }
 }
 
-/// The environment variable that [`Device::from_env`] reads: `1` for the CPU emulator.
+/// The environment variable that [`Device::from_env`] reads: `1` for the CPU emulator, where a
+/// race is an error ([`EmulatorChecks::Strict`]); `collect` for the emulator collecting races
+/// in its reports ([`EmulatorChecks::Collect`]); `0` or unset for the GPU.
 pub const EMULATOR_VAR: &str = "BANKWISE_EMULATOR";
 
 impl Device {
@@ -233,29 +218,41 @@ impl Device {
     /// from their host forms, which `#[kernel]` registered (the kernel crate must be linked
     /// into the program). Modules load from the same images as on a GPU: the emulator takes
     /// the entry names from the manifest or PTX and finds each kernel's host form by name.
-    /// Each launch's shared-memory report is kept ([`Device::take_emulator_reports`]).
+    /// Each launch's report (shared-memory sites, races) is kept
+    /// ([`Device::take_emulator_reports`]); a launch whose report holds a race is
+    /// [`Error::Race`] ([`EmulatorChecks::Strict`]; [`Device::emulator_with`] picks otherwise).
     /// Events, [`Device::spin_wait`] and occupancy need a GPU ([`Error::NeedsGpu`]).
     pub fn emulator() -> Self {
-        let emulated = Arc::new(Emulated::default());
+        Device::emulator_with(EmulatorChecks::Strict)
+    }
+
+    /// [`Device::emulator`], with races treated as `checks` says: an error
+    /// ([`EmulatorChecks::Strict`], the default) or only collected in the reports
+    /// ([`EmulatorChecks::Collect`], for tools that show them).
+    pub fn emulator_with(checks: EmulatorChecks) -> Self {
+        let emulated = Arc::new(Emulated { checks, ..Emulated::default() });
         let stream = Stream { kind: StreamKind::Emulated(emulated.clone()) };
         let info = Arc::new(DeviceInfo::emulator());
         Device { inner: Arc::new(Inner { backend: Backend::Emulator(emulated), stream, info }) }
     }
 
     /// [`Device::emulator`] where the environment variable [`EMULATOR_VAR`]
-    /// (`BANKWISE_EMULATOR`) is `1`, else [`Device::new`]`(ordinal)`: one switch that moves a
+    /// (`BANKWISE_EMULATOR`) is `1` (a race is an error), the emulator collecting races in its
+    /// reports where it is `collect`, else [`Device::new`]`(ordinal)`: one switch that moves a
     /// whole program onto the CPU emulator, as Numba's `NUMBA_ENABLE_CUDASIM=1` does.
     ///
     /// Errors: those of [`Device::new`], and [`Error::BadEnvironment`] for a value other than
-    /// `0` or `1`.
+    /// `0`, `1` or `collect`.
     pub fn from_env(ordinal: usize) -> Result<Self> {
         match std::env::var(EMULATOR_VAR).as_deref() {
             Ok("1") => Ok(Device::emulator()),
+            Ok("collect") => Ok(Device::emulator_with(EmulatorChecks::Collect)),
             Ok("0") | Err(std::env::VarError::NotPresent) => Device::new(ordinal),
             _ => Err(Error::BadEnvironment {
                 variable: EMULATOR_VAR,
                 value: std::env::var_os(EMULATOR_VAR).unwrap_or_default().to_string_lossy().into_owned(),
-                expected: "1 (the CPU emulator) or 0 (the GPU)",
+                expected: "1 (the CPU emulator; a race is an error), collect (the CPU emulator, collecting races in \
+                           its reports) or 0 (the GPU)",
             }),
         }
     }
@@ -263,6 +260,14 @@ impl Device {
     /// Whether this is the CPU emulator rather than a GPU.
     pub fn is_emulator(&self) -> bool {
         matches!(self.inner.backend, Backend::Emulator(_))
+    }
+
+    /// How the emulator treats races (`None` on a GPU).
+    pub fn emulator_checks(&self) -> Option<EmulatorChecks> {
+        match &self.inner.backend {
+            Backend::Emulator(e) => Some(e.checks),
+            Backend::Cuda { .. } => None,
+        }
     }
 
     /// The reports of the emulated launches since the last call, in launch order (empty on a

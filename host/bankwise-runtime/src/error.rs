@@ -244,6 +244,15 @@ pub enum Error {
         /// What it did.
         fault: bankwise_emu::Fault,
     },
+    /// A launch on the emulator ran to its end, but threads raced on shared memory (see
+    /// [`bankwise_emu::Race`]): an error unless the emulator collects races
+    /// ([`crate::EmulatorChecks`]). The report, every race in it, is also kept by the device
+    /// ([`crate::Device::take_emulator_reports`]).
+    #[error("{}", crate::emulator::describe_races(report))]
+    Race {
+        /// The launch's report.
+        report: Box<crate::LaunchReport>,
+    },
     /// The emulator has no host form of a kernel the module names.
     #[error(transparent)]
     NotLinked(#[from] bankwise_emu::registry::LookupError),

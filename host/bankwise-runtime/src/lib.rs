@@ -99,6 +99,7 @@
 
 pub mod bench;
 pub mod device;
+pub mod emulator;
 pub mod error;
 pub mod launch;
 pub mod memory;
@@ -110,7 +111,8 @@ pub use bankwise_builder::manifest::{Entry, Param};
 pub use bankwise_emu;
 pub use cudarc;
 pub use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
-pub use device::{Device, DeviceInfo, EMULATOR_VAR, Event, LaunchReport, Stream, device_count, driver_present};
+pub use device::{Device, DeviceInfo, EMULATOR_VAR, Event, Stream, device_count, driver_present};
+pub use emulator::{EmulatorChecks, LaunchReport};
 pub use error::{Error, Result};
 pub use launch::{DEFAULT_SHARED_PER_BLOCK, LaunchConfig};
 pub use memory::{DeviceBuffer, DeviceSlice, DeviceSliceMut};

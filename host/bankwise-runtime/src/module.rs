@@ -11,7 +11,8 @@ use cudarc::driver::sys::{CUfunction_attribute, cudaError_enum};
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule};
 use cudarc::nvrtc::Ptx;
 
-use crate::device::{Backend, Device, DeviceInfo, Emulated, LaunchReport, Stream, StreamKind};
+use crate::device::{Backend, Device, DeviceInfo, Stream, StreamKind};
+use crate::emulator::{Emulated, LaunchReport};
 use crate::error::{Error, Result};
 use crate::launch::LaunchConfig;
 use crate::memory::{DeviceBuffer, DeviceSlice, DeviceSliceMut};
@@ -551,8 +552,9 @@ impl Kernel {
     /// and nothing is launched. Each block gets the declared shared memory plus
     /// `config.shared_bytes`. Errors raised by the kernel itself surface at the next
     /// synchronisation. On the emulator the launch runs to completion here: a fault of the
-    /// kernel is [`Error::Emulated`], and its report is kept by the device
-    /// ([`Device::take_emulator_reports`]). A [`TypedKernel`]'s launch checks its arguments at
+    /// kernel is [`Error::Emulated`]; otherwise its report is kept by the device
+    /// ([`Device::take_emulator_reports`]), and one with a race is [`Error::Race`] unless the
+    /// emulator collects them ([`crate::EmulatorChecks`]). A [`TypedKernel`]'s launch checks its arguments at
     /// compile time instead.
     ///
     /// # Safety
@@ -644,9 +646,7 @@ impl Kernel {
                     bankwise_emu::launch(host.run, params, config.grid.into(), config.block.into(), config.shared_bytes)
                 }
                 .map_err(|fault| Error::Emulated { kernel: self.name.clone(), fault })?;
-                let launch = LaunchReport { kernel: self.name.clone(), config, report };
-                emulated.reports.lock().unwrap_or_else(|p| p.into_inner()).push(launch);
-                Ok(())
+                emulated.keep(LaunchReport { kernel: self.name.clone(), config, report })
             }
             _ => Err(Error::ForeignStream),
         }

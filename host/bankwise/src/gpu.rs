@@ -10,7 +10,9 @@ use bankwise_runtime::{Entries, Kernel, KernelEntry, LaunchArgs, LaunchConfig, M
 use crate::error::Result;
 use crate::kernels;
 
-pub use bankwise_runtime::{Device, DeviceBuffer, DeviceInfo, DeviceSlice, DeviceSliceMut, driver_present};
+pub use bankwise_runtime::{
+    Device, DeviceBuffer, DeviceInfo, DeviceSlice, DeviceSliceMut, EmulatorChecks, driver_present,
+};
 
 // ---- bankwise's module: the one place that reads `crate::kernels` for it ----------------
 
@@ -116,8 +118,9 @@ impl Gpu {
         Self::on(Device::new(ordinal)?)
     }
 
-    /// [`Gpu::emulator`] where the environment variable `BANKWISE_EMULATOR` is `1`, else
-    /// [`Gpu::new`] (see [`Device::from_env`]).
+    /// [`Gpu::emulator`] where the environment variable `BANKWISE_EMULATOR` is `1`, the
+    /// emulator collecting races in its reports where it is `collect`
+    /// ([`Gpu::emulator_with`]), else [`Gpu::new`] (see [`Device::from_env`]).
     pub fn from_env() -> Result<Self> {
         let device = Device::from_env(0)?;
         if device.is_emulator() { Self::emulator_on(device) } else { Self::on(device) }
@@ -145,10 +148,17 @@ impl Gpu {
     /// kernels, compiled for the host, run with every GPU thread as a fiber, and every
     /// launcher works as on a GPU (every module's kernels, as on the newest GPU). Each
     /// launch's report (each shared-memory access site's requests and wavefronts, and any
-    /// races) is kept: [`Device::take_emulator_reports`]. Timing (events, benchmarks) and
-    /// occupancy need a GPU.
+    /// races) is kept: [`Device::take_emulator_reports`]; a launch with a race is an error
+    /// (`Runtime(Race)`), as a fault is. Timing (events, benchmarks) and occupancy need a GPU.
     pub fn emulator() -> Result<Self> {
         Self::emulator_on(Device::emulator())
+    }
+
+    /// [`Gpu::emulator`], with races treated as `checks` says: an error
+    /// ([`EmulatorChecks::Strict`], the default) or only collected in the reports
+    /// ([`EmulatorChecks::Collect`]), for tools that show the reports of racy kernels.
+    pub fn emulator_with(checks: EmulatorChecks) -> Result<Self> {
+        Self::emulator_on(Device::emulator_with(checks))
     }
 
     fn emulator_on(device: Device) -> Result<Self> {

@@ -35,7 +35,8 @@
 //!
 //! Without a GPU, [`Gpu::emulator`] runs the same kernels (compiled for the host from the same
 //! Rust) on the CPU emulator, `bankwise-emu`, which also reports each shared-memory access
-//! site's bank conflicts and any race:
+//! site's bank conflicts, and fails a launch with a race between threads as it fails one with
+//! an out-of-bounds access ([`Gpu::emulator_with`] collects races in the reports instead):
 //!
 //! ```
 //! # fn main() -> bankwise::Result<()> {
@@ -79,7 +80,7 @@ pub use bankwise_banks as banks;
 pub use bankwise_runtime as runtime;
 pub use element::{Element, Width};
 pub use error::{Error, Result};
-pub use gpu::{DeviceBuffer, DeviceInfo, Gpu, LoadedImage};
+pub use gpu::{DeviceBuffer, DeviceInfo, EmulatorChecks, Gpu, LoadedImage};
 pub use matmul::{Float, MatmulKernel, MatmulShape, Op};
 pub use reduce::{Max, Min, ReduceKernel, Sum};
 pub use transpose::{Shape, TransposeKernel};

@@ -24,7 +24,7 @@ mod insight {
     use bankwise::reduce::{Max, Min, Sum};
     use bankwise::runtime::LaunchReport;
     use bankwise::runtime::bankwise_emu::AccessOp;
-    use bankwise::{Element, Gpu, ReduceKernel, Shape, TransposeKernel};
+    use bankwise::{Element, EmulatorChecks, Gpu, ReduceKernel, Shape, TransposeKernel};
     use libtest_mimic::Trial;
 
     use crate::kernels::Check;
@@ -39,11 +39,15 @@ mod insight {
         add("transpose_ladder_wavefronts_are_nsight_computes", transpose_ladder_wavefronts);
         add("strided_reduction_wavefronts_are_nsight_computes", strided_reduction_wavefronts);
         add("no_bankwise_kernel_races", no_bankwise_kernel_races);
-        add("the_unsynchronised_warp_reduction_races", unsynced_races);
+        add("the_unsynchronised_warp_reduction_fails_by_default", unsynced_fails);
         add("probe_wavefronts_are_the_bank_models", probe_wavefronts_are_the_models);
         add("matmul_tiles_are_read_without_conflicts", matmul_tiled_wavefronts);
         add("matmul_ladder_wavefronts_are_nsight_computes", matmul_ladder_wavefronts);
         add("matmul_tuned_accesses_are_conflict_free", matmul_tuned_conflicts);
+        // On an emulator collecting races, so that the launch returns and its report is read.
+        out.push(Trial::test("emulator/the_unsynchronised_warp_reduction_races", || {
+            unsynced_races(&Gpu::emulator_with(EmulatorChecks::Collect)?)
+        }));
         out
     }
 
@@ -318,12 +322,8 @@ mod insight {
         if wrong.is_empty() { Ok(()) } else { Err(wrong.join("\n").into()) }
     }
 
-    /// `reduce_unrolled_warp_unsynced`: the last warp's steps without `sync_warp`. The H100
-    /// returns the right sum (racecheck reports warp-level hazard warnings after minutes); the
-    /// emulator reports the race between the step's read and its write, by two lanes of the
-    /// first warp.
-    fn unsynced_races(gpu: &Gpu) -> Check {
-        reports(gpu);
+    /// Launches `reduce_unrolled_warp_unsynced` (sum, u32) on 8 blocks of 256 threads.
+    fn launch_unsynced(gpu: &Gpu) -> bankwise::Result<()> {
         let n = 4096u64;
         let src = gpu.upload(&vec![1u32; n as usize])?;
         let mut partials = gpu.alloc_zeros::<u32>(8)?;
@@ -331,6 +331,16 @@ mod insight {
         let kernel = gpu.kernel("reduce_unrolled_warp_unsynced_sum_u32")?;
         // Safety: 8 blocks of 256 threads read 2 · 256 inputs each and write one partial each.
         unsafe { kernel.launch(gpu.stream(), config, (&mut partials, &src, n))? };
+        Ok(())
+    }
+
+    /// `reduce_unrolled_warp_unsynced`: the last warp's steps without `sync_warp`. The H100
+    /// returns the right sum (racecheck reports warp-level hazard warnings after minutes); the
+    /// emulator collecting races reports the race between the step's read and its write, by two
+    /// lanes of the first warp.
+    fn unsynced_races(gpu: &Gpu) -> Check {
+        reports(gpu);
+        launch_unsynced(gpu)?;
         let r = reports(gpu);
         let races = &r[0].report.races;
         let warp = races.iter().find(|x| {
@@ -343,6 +353,26 @@ mod insight {
             Some(_) => Ok(()),
             None => Err(format!("no race between two lanes of the first warp was reported: {races:?}").into()),
         }
+    }
+
+    /// On the default emulator the same launch is an error naming the racing sites in
+    /// `reduce.rs`, and its report is kept.
+    fn unsynced_fails(gpu: &Gpu) -> Check {
+        match launch_unsynced(gpu) {
+            Err(e @ bankwise::Error::Runtime(bankwise::runtime::Error::Race { .. })) => {
+                let text = e.to_string();
+                if !text.contains("emulated launch of `reduce_unrolled_warp_unsynced_sum_u32`")
+                    || !text.contains("reduce.rs:")
+                {
+                    return Err(format!("the race's message names neither the kernel nor its sites: {text}").into());
+                }
+            }
+            other => return Err(format!("expected Error::Race, got {other:?}").into()),
+        }
+        if reports(gpu).iter().all(|l| l.report.races.is_empty()) {
+            return Err("the racy launch's report was not kept".into());
+        }
+        Ok(())
     }
 
     /// The one report of the launches since the last call (all launches' sites together).
