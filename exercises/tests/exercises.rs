@@ -82,28 +82,3 @@ fn what_the_files_say_the_checks_print_is_what_they_print() {
     }
     assert!(quoted >= 7, "exercises 4 and 7 to 12 quote their checks: {quoted} quotes");
 }
-
-/// Every sample output in the guide's chapter "Exercises" marked `<!-- checked: ARGS -->` is
-/// what `cargo xtask exercise ARGS` prints today.
-#[cfg(not(feature = "solutions"))]
-#[test]
-fn the_chapters_sample_outputs_are_what_the_checker_prints() {
-    let chapter = Path::new(env!("CARGO_MANIFEST_DIR")).join("../guide/chapters/exercises.md");
-    let text = std::fs::read_to_string(&chapter).unwrap();
-    let mut samples = 0;
-    for (at, _) in text.match_indices("<!-- checked: ") {
-        let rest = &text[at + "<!-- checked: ".len()..];
-        let args: Vec<&str> = rest[..rest.find(" -->").unwrap()].split_whitespace().collect();
-        let block = &rest[rest.find("```text\n").expect("a text block after the marker") + "```text\n".len()..];
-        let want = &block[..block.find("\n```").expect("the block's end")];
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_bankwise-exercises"))
-            .args(&args)
-            .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."))
-            .output()
-            .unwrap();
-        let got = String::from_utf8(out.stdout).unwrap();
-        assert_eq!(got.trim_end(), want, "`cargo xtask exercise {}` in {}", args.join(" "), chapter.display());
-        samples += 1;
-    }
-    assert_eq!(samples, 3, "a failing check, a hint and a compact drawing");
-}

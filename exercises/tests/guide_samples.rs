@@ -17,6 +17,7 @@ fn the_guides_exercise_samples_are_what_the_checker_prints() {
             .args(&s.args)
             .envs(s.env.iter().map(|(k, v)| (k, v)))
             .env("NO_COLOR", "1")
+            .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
             .output()
             .unwrap_or_else(|e| panic!("{s}: cannot run: {e}"));
         let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);

@@ -82,22 +82,10 @@ fn convolve_and_check(
     let config = LaunchConfig::for_elements(n as u64, BLOCK);
     // Safety: conv1d(y, x, w, n) reads x[..n] and w[..TAPS] and writes y[..n], in blocks of BLOCK.
     unsafe { kernel.launch(dev.stream(), config, (&mut y_dev, &x_dev, &w_dev, n as u64))? };
-    // On the emulator, what the launch did: each shared and global access site with its
-    // wavefronts or sectors per request, and any race, checked first (a racy kernel's answer
-    // can come out right by chance).
+    // On the emulator a race fails the launch above (`Error::Race`, naming both sites and
+    // threads), even where the answer comes out right by chance. What the launch did: each
+    // shared and global access site with its wavefronts or sectors per request.
     let reports = dev.take_emulator_reports();
-    if let Some(raced) = reports
-        .iter()
-        .find(|launch| !launch.report.races.is_empty())
-    {
-        let races: Vec<String> = raced
-            .report
-            .races
-            .iter()
-            .map(|race| race.to_string())
-            .collect();
-        return Err(format!("{} raced: {}", raced.kernel, races.join("; ")).into());
-    }
     let (want, bound) = reference(&x);
     verify::within(&dev.download(&y_dev)?, &want, |i| bound[i])?.check()?;
     Ok(reports)
