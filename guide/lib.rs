@@ -22,4 +22,5 @@ chapters!(
     exercises = "exercises.md",
     from_rust_cuda = "from-rust-cuda.md",
     articles = "articles.md",
+    appendix_compute_1x = "appendix-compute-1x.md",
 );
