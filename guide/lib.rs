@@ -23,6 +23,7 @@ chapters!(
     exercises = "exercises.md",
     from_rust_cuda = "from-rust-cuda.md",
     articles = "articles.md",
+    appendix_compute_1x = "appendix-compute-1x.md",
 );
 
 pub mod samples;

@@ -60,6 +60,11 @@ pub struct Args {
     /// Also write the bank map as SVG to this file.
     #[arg(long, conflicts_with = "emulated")]
     svg: Option<PathBuf>,
+    /// Write the guide's concept pictures (a grid's blocks and warps, a transpose tile's path,
+    /// a reduction tree), drawn in the bank maps' style, into this folder
+    /// (`guide/chapters/img`).
+    #[arg(long, conflicts_with_all = ["stride", "pattern", "kernel", "svg", "list"])]
+    concepts: Option<PathBuf>,
     /// No ANSI colours (the default when stdout is not a terminal).
     #[arg(long)]
     no_color: bool,
@@ -233,6 +238,14 @@ pub fn run(args: &Args) -> Result<()> {
         print!("{}", list());
         return Ok(());
     }
+    if let Some(dir) = &args.concepts {
+        for picture in banks::concept_pictures() {
+            let path = dir.join(picture.file);
+            std::fs::write(&path, picture.svg).with_context(|| format!("writing {}", path.display()))?;
+            eprintln!("wrote {}", path.display());
+        }
+        return Ok(());
+    }
     if let Some(kernel) = &args.kernel
         && (args.emulated || <KernelArg as clap::ValueEnum>::from_str(kernel, false).is_err())
     {
@@ -347,6 +360,19 @@ mod tests {
     }
 
     #[test]
+    fn concepts_writes_the_guides_pictures() {
+        let dir = std::env::temp_dir().join(format!("bankwise-concepts-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        run(&Args { concepts: Some(dir.clone()), ..Args::default() }).unwrap();
+        for picture in banks::concept_pictures() {
+            assert_eq!(std::fs::read_to_string(dir.join(picture.file)).unwrap(), picture.svg);
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+        let missing = Args { concepts: Some(dir.join("no/such/folder")), ..Args::default() };
+        assert!(run(&missing).unwrap_err().to_string().contains("writing"));
+    }
+
+    #[test]
     fn masks_parse_as_hex() {
         assert_eq!(parse_mask("0xFF"), Ok(0xFF));
         assert_eq!(parse_mask("ffff_0000"), Ok(0xFFFF_0000));
@@ -377,6 +403,7 @@ mod tests {
             "--kernel transpose_tiled --width 8",
             "--kernel transpose_tiled --emulated --svg x.svg",
             "--list --stride 2",
+            "--concepts img --pattern column",
         ] {
             assert!(refused(line), "{line} was accepted");
         }

@@ -46,9 +46,9 @@ impl Width {
 }
 
 /// Whether a warp reads or writes shared memory. It matters only for 8- and 16-byte accesses:
-/// the half- or quarter-warps of a *load* merge under the conditions of the article
-/// "Cuda 中的bank conflict 和 向量化访存", those of a store
-/// never do (measured on an H100 with Nsight Compute: `docs/banks.md`).
+/// the half- or quarter-warps of a *load* merge under the conditions of the article "Bank
+/// conflicts and vectorized memory access in CUDA" ("Cuda 中的bank conflict 和 向量化访存"),
+/// those of a store never do (measured on an H100 with Nsight Compute: `docs/banks.md`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Op {
     /// `LDS*`.

@@ -116,6 +116,7 @@ pub use analysis::{Analysis, BankCell, Transaction, Wavefront, analyze};
 pub use error::BankError;
 pub use geometry::{Broadcast, Geometry};
 pub use patterns::{NamedPattern, named_patterns};
+pub use render::concepts::{ConceptPicture, concept_pictures};
 pub use render::summary;
 pub use render::svg::render_svg;
 pub use render::text::{legend_text, render_map_text, render_text};

@@ -191,8 +191,8 @@ pub fn named_patterns() -> Vec<NamedPattern> {
     ]
 }
 
-/// The article "CUDA Programming Guide之shared memory的Bank Confict" (from the CUDA 2.0 guide's
-/// Figure 5-8, right): lanes 5-9 read the same word of bank 5; lanes
+/// The article "The CUDA Programming Guide on shared memory bank conflicts" ("CUDA Programming
+/// Guide之shared memory的Bank Confict"; from the CUDA 2.0 guide's Figure 5-8, right): lanes 5-9 read the same word of bank 5; lanes
 /// 0-4 and 10-15 read one word each in their own bank; the other half-warp is inactive.
 pub(crate) fn half_warp_bank5() -> Access {
     Access::from_fn(Width::B4, 0xFFFF, |i| match i {
@@ -214,7 +214,8 @@ fn lds128_case4(i: u32) -> u64 {
     16 * u64::from(index)
 }
 
-/// Case 5 of "Cuda 中的bank conflict 和 向量化访存": quarter-warp q, its first four lanes read uint4 q, its last four uint4 q+8
+/// Case 5 of "Bank conflicts and vectorized memory access in CUDA" ("Cuda 中的bank conflict 和
+/// 向量化访存"): quarter-warp q, its first four lanes read uint4 q, its last four uint4 q+8
 /// (one 128-byte row further down, hence the same banks).
 fn lds128_case5(i: u32) -> u64 {
     let quarter = i / 8;

@@ -1,6 +1,8 @@
 //! Bank maps for people: the one-line [`summary`] of an [`Analysis`], and a map of which bank
-//! serves which lane in each wavefront, for terminals ([`text`]) or as an SVG ([`svg`]).
+//! serves which lane in each wavefront, for terminals ([`text`]) or as an SVG ([`svg`]); and the
+//! guide's concept pictures ([`concepts`]) in the same style.
 
+pub(crate) mod concepts;
 pub(crate) mod svg;
 pub(crate) mod text;
 

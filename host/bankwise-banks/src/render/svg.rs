@@ -7,7 +7,7 @@ use crate::{Analysis, Geometry};
 
 /// Splits `text` at spaces into lines of at most `max_chars` characters (a longer word gets a
 /// line of its own).
-fn wrap(text: &str, max_chars: usize) -> Vec<String> {
+pub(super) fn wrap(text: &str, max_chars: usize) -> Vec<String> {
     let mut lines: Vec<String> = Vec::new();
     let mut line = String::new();
     for word in text.split(' ').filter(|w| !w.is_empty()) {
@@ -26,11 +26,11 @@ fn wrap(text: &str, max_chars: usize) -> Vec<String> {
 }
 
 /// Monospace advance width in pixels per character at font size `px` (0.6 em, rounded up).
-fn advance(px: u32) -> f64 {
+pub(super) fn advance(px: u32) -> f64 {
     0.61 * f64::from(px)
 }
 
-fn escape_xml(s: &str) -> String {
+pub(super) fn escape_xml(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for ch in s.chars() {
         match ch {
