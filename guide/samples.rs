@@ -34,6 +34,8 @@ pub struct Sample {
     pub chapter: PathBuf,
     /// The 1-based line of the `<!-- sample: … -->` comment.
     pub line: usize,
+    /// Which of the chapter's samples this is (0 for the first).
+    pub index: usize,
     /// Environment variables set for the command (`NAME=value` words before the program).
     pub env: Vec<(String, String)>,
     /// The program: `bankwise`, `bankwise-exercises` or an example's binary.
@@ -94,12 +96,19 @@ pub fn parse(chapter: &Path, text: &str) -> Vec<Sample> {
         }
         let program = words.next().unwrap_or_else(|| panic!("{}:{}: no program", chapter.display(), i + 1));
         let fence = lines.get(i + 1).map(|l| l.trim());
-        assert_eq!(fence, Some("```text"), "{}:{}: a sample comment is followed by a text block", chapter.display(), i + 1);
+        assert_eq!(
+            fence,
+            Some("```text"),
+            "{}:{}: a sample comment is followed by a text block",
+            chapter.display(),
+            i + 1
+        );
         let end = (i + 2..lines.len())
             .find(|&j| lines[j].trim() == "```")
             .unwrap_or_else(|| panic!("{}:{}: the text block never closes", chapter.display(), i + 1));
         let text = lines[i + 2..end].iter().map(|l| format!("{l}\n")).collect();
-        out.push(Sample { chapter: chapter.to_path_buf(), line: i + 1, env, program, args: words.collect(), text });
+        let (line, index) = (i + 1, out.len());
+        out.push(Sample { chapter: chapter.to_path_buf(), line, index, env, program, args: words.collect(), text });
     }
     out
 }
@@ -113,7 +122,8 @@ impl Sample {
         if fits(&want, &got) {
             return Ok(());
         }
-        let first = want.iter().zip(&got).position(|(w, g)| w != g && w.trim() != "…").unwrap_or(want.len().min(got.len()));
+        let first =
+            want.iter().zip(&got).position(|(w, g)| w != g && w.trim() != "…").unwrap_or(want.len().min(got.len()));
         Err(format!(
             "{self}: the chapter's sample is not what the program prints (first difference near sample line {}).\n\
              --- the chapter shows:\n{}--- the program prints:\n{output}--- (BANKWISE_BLESS=1 writes the program's output into the chapter)",
@@ -129,9 +139,13 @@ impl Sample {
             return Err(format!("{self}: an excerpt (with `…` lines) is edited by hand"));
         }
         let text = std::fs::read_to_string(&self.chapter).map_err(|e| e.to_string())?;
+        // Found again in the file as it is now: blessing an earlier sample moves the lines.
+        let now = parse(&self.chapter, &text).into_iter().nth(self.index);
+        let now = now.filter(|s| (&s.program, &s.args) == (&self.program, &self.args));
+        let now = now.ok_or_else(|| format!("{self}: the chapter changed while being blessed"))?;
         let lines: Vec<&str> = text.lines().collect();
-        let body = self.line + 1; // 0-based index of the block's first line
-        let end = body + self.text.lines().count();
+        let body = now.line + 1; // 0-based index of the block's first line
+        let end = body + now.text.lines().count();
         let mut out: Vec<String> = lines[..body].iter().map(|l| l.to_string()).collect();
         out.extend(output.lines().map(|l| l.trim_end().to_string()));
         out.extend(lines[end..].iter().map(|l| l.to_string()));

@@ -16,8 +16,8 @@ use bankwise_runtime::{Device, Module, ModuleImage};
 // (`module.kernel(kernels::e01_vector_add::vector_add)`), which the emulator also runs.
 mod checks;
 // Exercises 15–20's checks, with checks.rs's helpers.
-mod patterns;
 pub mod hints;
+mod patterns;
 
 /// The PTX that `build.rs` made from `kernels/` (or from `kernels/solutions/`), and its entries.
 pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/bankwise-exercises-kernels.ptx"));
