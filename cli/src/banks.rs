@@ -154,7 +154,7 @@ fn emulated(kernel: &str, args: &Args) -> Result<()> {
         8 => "f64",
         b => bail!("--elem-bytes must be 1, 2, 4 or 8, not {b}"),
     };
-    crate::emulate::run(&crate::emulate::Args::defaults(kernel, ty, true))
+    crate::emulate::run(&crate::emulate::Args::defaults(kernel, ty, Some(crate::emulate::Draw::Full)))
 }
 
 fn parse_mask(s: &str) -> Result<u32, String> {

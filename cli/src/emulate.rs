@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::io::IsTerminal;
 
 use anyhow::{Context, Result, bail};
-use bankwise::banks::{Geometry, analyze, render_text};
+use bankwise::banks::{Geometry, analyze, legend_text, render_map_text, render_text};
 use bankwise::reduce::{Operation, Reducible};
 use bankwise::runtime::LaunchReport;
 use bankwise::runtime::bankwise_emu::{AccessOp, GlobalSiteStats};
@@ -51,15 +51,26 @@ pub struct Args {
     /// `ideal_sectors`) and `races` (`first`, `second`, `address`).
     #[arg(long)]
     json: bool,
-    /// Also draw the bank map of each shared site's costliest request, and the 32-byte sectors
-    /// of each global site's.
-    #[arg(long, conflicts_with = "json")]
-    draw: bool,
+    /// Also draw what the launch did: `--draw` in short (the bank map of the costliest shared
+    /// request and its legend, each global site's costliest request in a line), `--draw=full`
+    /// every shared site's map with its legend and each global request sector by sector.
+    #[arg(long, conflicts_with = "json", value_enum, num_args = 0..=1, require_equals = true,
+          default_missing_value = "compact")]
+    draw: Option<Draw>,
+}
+
+/// How much `--draw` draws.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Draw {
+    /// The costliest shared request's bank map and legend, a line for each global site.
+    Compact,
+    /// Each map with its legend, each global site's costliest request sector by sector.
+    Full,
 }
 
 impl Args {
     /// `bankwise emulate KERNEL --type TY [--draw]` with every other option at its default.
-    pub fn defaults(kernel: &str, ty: &str, draw: bool) -> Args {
+    pub fn defaults(kernel: &str, ty: &str, draw: Option<Draw>) -> Args {
         Args {
             kernel: Some(kernel.into()),
             list: false,
@@ -178,17 +189,37 @@ pub fn run(args: &Args) -> Result<()> {
         for r in &races {
             println!("RACE: {r}");
         }
-        if args.draw {
+        if let Some(draw) = args.draw {
             let color = std::io::stdout().is_terminal();
-            for s in &sites {
+            // In short, the costliest site's map alone (the first where several cost the most).
+            let costliest = sites.iter().rev().filter(|s| s.worst.is_some()).max_by_key(|s| s.worst_wavefronts);
+            let drawn: Vec<_> = match draw {
+                Draw::Full => sites.iter().collect(),
+                Draw::Compact => costliest.into_iter().collect(),
+            };
+            for s in drawn {
                 if let Some(access) = &s.worst {
                     println!("\n{} {} (its costliest request, {} wavefronts):", s.site, s.op, s.worst_wavefronts);
                     let analysis = analyze(access, &Geometry::MODERN)?;
-                    print!("{}", render_text(&analysis, &Geometry::MODERN, color));
+                    match draw {
+                        Draw::Full => print!("{}", render_text(&analysis, &Geometry::MODERN, color)),
+                        Draw::Compact => print!("{}", render_map_text(&analysis, &Geometry::MODERN, color)),
+                    }
                 }
             }
-            for s in &global {
-                print!("\n{}", s.draw());
+            match draw {
+                Draw::Full => global.iter().for_each(|s| print!("\n{}", s.draw())),
+                Draw::Compact => {
+                    if costliest.is_some() {
+                        print!("{}", legend_text(color));
+                    }
+                    if !global.is_empty() {
+                        println!("\nglobal sites, the costliest request of each:");
+                    }
+                    for s in &global {
+                        println!("  {} {}: {}", s.site, s.op, s.costliest_summary());
+                    }
+                }
             }
         }
     }
@@ -475,7 +506,7 @@ pub fn ladder_summary() -> Result<()> {
     println!("sectors per request at each global one.\n");
     let mut wrong = Vec::new();
     for kernel in kernels().into_iter().filter(|&k| k != UNSYNCED) {
-        let args = Args::defaults(kernel, "f32", false);
+        let args = Args::defaults(kernel, "f32", None);
         let outcome = emulate(&gpu, kernel, &args)?;
         let races: usize = outcome.launches.iter().map(|l| l.report.races.len()).sum();
         println!(

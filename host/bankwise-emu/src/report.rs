@@ -171,6 +171,28 @@ impl GlobalSiteStats {
     }
 }
 
+impl GlobalSiteStats {
+    /// Its costliest request in one phrase: how many sectors, how many lanes each, and how far
+    /// apart where each lane is alone (`32 sectors, 1 lane each, 256 bytes apart`).
+    pub fn costliest_summary(&self) -> String {
+        let sectors = sector_lanes(&self.worst, self.bytes);
+        let counts: Vec<usize> = sectors.iter().map(|(_, lanes)| lanes.len()).collect();
+        let (fewest, most) = (counts.iter().min().copied().unwrap_or(0), counts.iter().max().copied().unwrap_or(0));
+        let lanes = |n: usize| format!("{n} lane{}", if n == 1 { "" } else { "s" });
+        let each =
+            if fewest == most { format!("{} each", lanes(most)) } else { format!("{fewest} to {most} lanes each") };
+        let gaps: Vec<u64> = sectors.windows(2).map(|w| (w[1].0 - w[0].0) * SECTOR_BYTES).collect();
+        let apart = match gaps.split_first() {
+            Some((&gap, rest)) if gap > SECTOR_BYTES && rest.iter().all(|&g| g == gap) => {
+                format!(", {gap} bytes apart")
+            }
+            _ => String::new(),
+        };
+        let plural = if sectors.len() == 1 { "" } else { "s" };
+        format!("{} sector{plural}, {each}{apart}", sectors.len())
+    }
+}
+
 /// Each 32-byte sector that a request's lanes touch (their accesses of `bytes` bytes at
 /// `addresses`), in address order, with the lanes that touch it.
 pub fn sector_lanes(addresses: &[Option<u64>; 32], bytes: u32) -> Vec<(u64, Vec<u32>)> {
@@ -535,6 +557,19 @@ mod tests {
         r.add_global_request(site(3), AccessOp::Load, 4, std::array::from_fn(|i| Some(4096 + 4 * i as u64)));
         r.finish(1, 32);
         r
+    }
+
+    #[test]
+    fn a_global_sites_costliest_request_in_one_phrase() {
+        let mut r = Report::default();
+        let site = Site { file: "k.rs", line: 1, column: 1 };
+        let rows: [Option<u64>; 32] = std::array::from_fn(|l| Some(4096 + 4 * l as u64));
+        let column: [Option<u64>; 32] = std::array::from_fn(|l| Some(4096 + 256 * l as u64));
+        r.add_global_request(site, AccessOp::Load, 4, rows);
+        r.add_global_request(Site { line: 2, ..site }, AccessOp::Store, 4, column);
+        r.finish(1, 32);
+        assert_eq!(r.global[0].costliest_summary(), "4 sectors, 8 lanes each");
+        assert_eq!(r.global[1].costliest_summary(), "32 sectors, 1 lane each, 256 bytes apart");
     }
 
     #[test]
