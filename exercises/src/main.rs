@@ -95,7 +95,7 @@ fn main() -> ExitCode {
             Some(e) => hint(e, usize::from(tier)),
             None => unknown(&name),
         },
-        Cmd::Verify => verify(),
+        Cmd::Verify => verify(gpu.as_ref()),
     }
 }
 
@@ -179,11 +179,12 @@ fn list(gpu: Option<&Device>) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// As shipped every exercise fails; built with the `solutions` feature every one passes.
-fn verify() -> ExitCode {
+/// As shipped every exercise fails; built with the `solutions` feature every one passes, on
+/// the emulator and, where there is one, on the GPU.
+fn verify(gpu: Option<&Device>) -> ExitCode {
     let mut wrong = 0;
     for e in EXERCISES {
-        let result = e.check(None);
+        let result = e.check(gpu);
         let as_expected = result.is_ok() == SOLUTIONS;
         wrong += usize::from(!as_expected);
         let verdict = match &result {
@@ -197,6 +198,6 @@ fn verify() -> ExitCode {
         println!("{wrong} of {} not as expected ({want})", EXERCISES.len());
         return ExitCode::FAILURE;
     }
-    println!("as expected: {want} ({} exercises)", EXERCISES.len());
+    println!("as expected: {want} ({} exercises, {})", EXERCISES.len(), where_run(gpu));
     ExitCode::SUCCESS
 }
