@@ -108,12 +108,8 @@ pub(crate) const CI_EXERCISES: Step = Step { doing: "exercises", first_s: 90, af
 /// CI's build of the guide (mdBook installed on first use): [`MDBOOK`] then [`GUIDE`].
 pub(crate) const CI_GUIDE: Step = Step { doing: "guide", first_s: 70, after_s: 1, source: Source::Measured };
 /// `cargo xtask package-check`: the crates packaged, a stable-only consumer built from them.
-pub(crate) const PACKAGE_CHECK: Step = Step {
-    doing: "package-check: packaging the crates and building a consumer of them",
-    first_s: 300,
-    after_s: 30,
-    source: Source::CiRun,
-};
+pub(crate) const PACKAGE_CHECK: Step =
+    Step { doing: "package-check", first_s: 300, after_s: 30, source: Source::CiRun };
 /// `cargo xtask bundle`: the GPU tests, the examples, the command and the benches, in release.
 pub(crate) const BUNDLE: Step = Step {
     doing: "building the GPU tests, the examples, the bankwise command and the benches in release mode",

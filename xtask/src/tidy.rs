@@ -162,8 +162,12 @@ mod tests {
                 );
                 rest = rest.replacen(&quote, "", 1);
             }
+            // Whole words only: "milliseconds" is no xtask step's duration.
             for unit in ["minute", "seconds"] {
-                if let Some(at) = rest.find(unit) {
+                let word = rest
+                    .match_indices(unit)
+                    .find(|(at, _)| !rest[..*at].chars().next_back().is_some_and(char::is_alphabetic));
+                if let Some((at, _)) = word {
                     let from = rest[..at].char_indices().rev().nth(80).map_or(0, |(i, _)| i);
                     panic!(
                         "{file} gives a duration that is not a quotation of progress.rs's table: \"…{}…\"",
