@@ -1,7 +1,8 @@
 //! What each long xtask step is doing and how long it takes: said before the step starts, with
 //! the time it takes on a 2-core machine without a GPU the first time and after, and followed by
-//! the time it really took. The figures live in one table, [`STEPS`], which the README and the
-//! guide quote word for word ([`Step::estimate`]); a tidy test keeps the quotations in step.
+//! the time it really took. The figures live in one table, the constants below (`STEPS` lists
+//! them), which the README and the guide quote word for word ([`Step::estimate`]); a tidy test
+//! keeps the quotations in step.
 //! How they were measured, and under what load, is in `docs/decisions.md` (2026-11-26, "first-hour
 //! feedback").
 
@@ -62,7 +63,7 @@ pub(crate) const GUIDE: Step =
 /// The exercises' checker and, through its build script, the exercises' kernel crate.
 pub(crate) const CHECKER: Step = Step {
     doing: "building the exercises' checker and their kernels",
-    first_s: 30,
+    first_s: 35,
     after_s: 2,
     source: Source::Measured,
 };
@@ -70,7 +71,7 @@ pub(crate) const CHECKER: Step = Step {
 /// bench, probe).
 pub(crate) const CLI: Step = Step {
     doing: "building the bankwise command in release mode, with the library's kernels",
-    first_s: 115,
+    first_s: 105,
     after_s: 1,
     source: Source::Measured,
 };
@@ -82,7 +83,7 @@ pub(crate) const VECTOR_ADD: Step =
 /// `cargo xtask kernels`: the shipped kernels rebuilt and assembled.
 pub(crate) const KERNELS: Step = Step {
     doing: "building the shipped kernels and assembling their SASS",
-    first_s: 60,
+    first_s: 65,
     after_s: 35,
     source: Source::Measured,
 };
@@ -166,7 +167,7 @@ impl Step {
     /// What the step takes, as the announcement and the docs say it: "about 3 minutes the
     /// first time, a few seconds after", or for an installation "about 2 minutes, once";
     /// "roughly" instead of "about" where the figure is an estimate; "a few seconds" for a step
-    /// that never takes ten.
+    /// that never takes ten seconds.
     pub(crate) fn estimate(&self) -> String {
         let first = about(self.first_s);
         // The first time is an estimate for CI's stages too (their repeat is timed).
