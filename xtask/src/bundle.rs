@@ -8,7 +8,7 @@ use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 
-use crate::{cargo, setup};
+use crate::cargo;
 
 /// GPU test binaries: (package, test target, name in the bundle).
 const TESTS: &[(&str, &str, &str)] = &[
@@ -20,8 +20,8 @@ const TESTS: &[(&str, &str, &str)] = &[
 const EXAMPLES: &[(&str, &str)] =
     &[("vector-add", "vector-add"), ("custom-reduction", "custom-reduction"), ("histogram", "histogram")];
 
+/// Builds the bundle into `dir` (the caller has run `setup`: the builds need ptxas).
 pub fn run(root: &Path, dir: &Path) -> Result<()> {
-    setup(root)?;
     std::fs::create_dir_all(dir)?;
     let mut files: Vec<(PathBuf, String)> = Vec::new();
     for &(package, test, name) in TESTS {

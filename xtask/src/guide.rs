@@ -8,7 +8,7 @@ use std::process::Command;
 
 use anyhow::Result;
 
-use crate::run;
+use crate::{progress, run};
 
 /// The mdBook that builds the guide.
 pub(crate) const MDBOOK: &str = "0.5.4";
@@ -20,18 +20,20 @@ fn mdbook(root: &Path) -> Result<PathBuf> {
     let version = Command::new(&bin).arg("--version").output().ok().filter(|o| o.status.success());
     let installed = version.is_some_and(|o| String::from_utf8_lossy(&o.stdout).trim() == format!("mdbook v{MDBOOK}"));
     if !installed {
-        eprintln!("xtask: building mdbook {MDBOOK} into {} (about two minutes, once)", tools.display());
+        eprintln!("xtask: the guide builds with mdBook {MDBOOK}, which is not in {} yet", tools.display());
         // Its bin folder on PATH, so that cargo install does not advise adding it: xtask runs
         // mdbook from there by its full path.
         let path = std::env::join_paths(
             std::iter::once(tools.join("bin"))
                 .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
         )?;
-        run(Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-            .env("PATH", path)
-            .args(["install", "--locked", "--no-default-features", "--force", "--root"])
-            .arg(&tools)
-            .arg(format!("mdbook@{MDBOOK}")))?;
+        progress::MDBOOK.run(|| {
+            run(Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+                .env("PATH", path)
+                .args(["install", "--locked", "--no-default-features", "--force", "--root"])
+                .arg(&tools)
+                .arg(format!("mdbook@{MDBOOK}")))
+        })?;
     }
     Ok(bin)
 }
@@ -39,7 +41,7 @@ fn mdbook(root: &Path) -> Result<PathBuf> {
 /// Builds the guide; mdBook fails on a chapter that SUMMARY.md names and that is missing.
 pub(crate) fn build(root: &Path) -> Result<()> {
     let mdbook = mdbook(root)?;
-    run(Command::new(mdbook).arg("build").arg(root.join("guide")))?;
+    progress::GUIDE.run(|| run(Command::new(mdbook).arg("build").arg(root.join("guide"))))?;
     eprintln!("xtask: the guide is in {}", root.join("target/guide/index.html").display());
     Ok(())
 }

@@ -7,6 +7,9 @@
 //! build needs (the pinned nightly with rust-src and clippy, ptxas/nvdisasm from PyPI into
 //! `.tools/`) and runs the whole test suite. It deliberately does not depend on the `bankwise`
 //! crate, whose build script needs that nightly: it has to run before the nightly exists.
+//!
+//! Every long step says what it is doing and how long it takes on a 2-core machine before it
+//! starts, and how long it took after (`progress.rs` holds the figures).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -19,6 +22,7 @@ mod guide;
 mod kernels;
 mod new_kernel;
 mod package;
+mod progress;
 mod test;
 mod tidy;
 
@@ -48,7 +52,8 @@ enum Cmd {
         args: Vec<String>,
     },
     /// What CI runs: `test`, rustfmt and clippy (-D warnings) on the host and device crates,
-    /// then `package-check`; prints each step's time.
+    /// then `package-check`; says what each stage takes before it starts, and after it the time
+    /// it took and the running total.
     Ci,
     /// Rebuild the kernels shipped in host/bankwise/prebuilt/ (PTX, entries manifest, sm_80
     /// and sm_90 SASS) from kernels/bankwise-builtin.
@@ -141,18 +146,18 @@ fn main() -> Result<()> {
         }
         Cmd::Test { args } => {
             setup(&root)?;
-            let counts = test::run(&root, &strs(&args))?;
+            let counts = progress::TEST.run(|| test::run(&root, &strs(&args)))?;
             println!("{counts}");
             Ok(())
         }
         Cmd::Ci => ci(&root),
         Cmd::Kernels { check } => {
             setup(&root)?;
-            kernels::kernels(&root, check)
+            progress::KERNELS.run(|| kernels::kernels(&root, check))
         }
         Cmd::PackageCheck => {
             install_toolchain()?;
-            package::package_check(&root)
+            progress::PACKAGE_CHECK.run(|| package::package_check(&root))
         }
         Cmd::Ptx { args } => {
             setup(&root)?;
@@ -178,7 +183,10 @@ fn main() -> Result<()> {
         }
         Cmd::Guide => guide::build(&root),
         Cmd::Probe { args } => cli(&root, "probe", &args),
-        Cmd::Bundle { dir } => bundle::run(&root, &dir),
+        Cmd::Bundle { dir } => {
+            setup(&root)?;
+            progress::BUNDLE.run(|| bundle::run(&root, &dir))
+        }
         Cmd::NewKernel { path, name, git } => {
             let source = match git {
                 Some(url) => new_kernel::Source::Git(url),
@@ -200,28 +208,29 @@ fn main() -> Result<()> {
 }
 
 /// What CI runs. Setup and the tests come first (a failure there ends the run); the later
-/// checks each run even if one before failed, so that one run reports every problem, and the
-/// closing lines give each step's time and the test counts.
+/// checks each run even if one before failed, so that one run reports every problem. Each
+/// stage says what it takes before it starts and, after, what it took and the running total;
+/// the closing lines give each stage's time and the test counts.
 fn ci(root: &Path) -> Result<()> {
     let started = std::time::Instant::now();
     setup(root)?;
-    let counts = test::run(root, &[])?;
+    let counts = progress::TEST.run_as("ci", Some(started), || test::run(root, &[]))?;
     let device = root.join("kernels");
-    type Check<'a> = (&'a str, Box<dyn Fn() -> Result<()> + 'a>);
+    type Check<'a> = (&'a progress::Step, Box<dyn Fn() -> Result<()> + 'a>);
     let checks: Vec<Check> = vec![
         (
-            "rustfmt",
+            &progress::RUSTFMT,
             Box::new(|| {
                 cargo(root, &["fmt", "--all", "--check"])?;
                 cargo(root, &["fmt", "--manifest-path", "kernels/Cargo.toml", "--all", "--check"])
             }),
         ),
         (
-            "clippy (host)",
+            &progress::CLIPPY_HOST,
             Box::new(|| cargo(root, &["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"])),
         ),
         (
-            "clippy (device)",
+            &progress::CLIPPY_DEVICE,
             Box::new(|| {
                 let toolchain = format!("+{TOOLCHAIN}");
                 let args = [&toolchain, "clippy", "--workspace", "--release", "--", "-D", "warnings"];
@@ -232,7 +241,7 @@ fn ci(root: &Path) -> Result<()> {
             // What an editor shows in the examples' and exercises' kernel crates: `cargo check`
             // there (their `.cargo/config.toml` selects the GPU target) with clippy's lints, no
             // warning.
-            "clippy (kernel crates)",
+            &progress::CLIPPY_KERNEL_CRATES,
             Box::new(|| {
                 let toolchain = format!("+{TOOLCHAIN}");
                 let target_dir = root.join("target/kernel-crates");
@@ -257,7 +266,7 @@ fn ci(root: &Path) -> Result<()> {
         ),
         (
             // Every exercise fails as shipped and every reference solution passes.
-            "exercises",
+            &progress::CI_EXERCISES,
             Box::new(|| {
                 let shipped = exercise(root, &[], &["verify".into()])?;
                 let solved = exercise(root, &["--features", "solutions"], &["verify".into()])?;
@@ -267,19 +276,19 @@ fn ci(root: &Path) -> Result<()> {
                 Ok(())
             }),
         ),
-        ("guide", Box::new(|| guide::build(root))),
-        ("package-check", Box::new(|| package::package_check(root))),
+        (&progress::CI_GUIDE, Box::new(|| guide::build(root))),
+        (&progress::PACKAGE_CHECK, Box::new(|| package::package_check(root))),
     ];
     let tested = started.elapsed().as_secs_f64();
     let mut failed = Vec::new();
     let mut times = Vec::new();
-    for (name, check) in &checks {
+    for (step, check) in &checks {
         let t = std::time::Instant::now();
-        if let Err(e) = check() {
-            eprintln!("ci: {name} failed: {e:#}");
-            failed.push(*name);
+        if let Err(e) = step.run_as("ci", Some(started), check) {
+            eprintln!("ci: {} failed: {e:#}", step.doing);
+            failed.push(step.doing);
         }
-        times.push((*name, t.elapsed().as_secs_f64()));
+        times.push((step.doing, t.elapsed().as_secs_f64()));
     }
     println!("ci: {:<34} {tested:>7.1} s", "setup + test");
     for (name, secs) in &times {
@@ -294,30 +303,37 @@ fn ci(root: &Path) -> Result<()> {
     Ok(())
 }
 
-/// `cargo run --quiet --release -p bankwise-cli -- <command> <args>`. The CLI prints its own
+/// `cargo run --release -p bankwise-cli -- <command> <args>`. The CLI prints its own
 /// one-line error (no GPU, bad shape…), so a failure passes its exit code on without adding
 /// the cargo command line to it.
 fn cli(root: &Path, command: &str, args: &[String]) -> Result<()> {
-    let status = cargo_run(root, &[&["--release", "-p", "bankwise-cli", "--", command][..], &strs(args)].concat())?;
+    let build = ["--release", "-p", "bankwise-cli"];
+    let status = cargo_run(root, &progress::CLI, &build, &[&[command][..], &strs(args)].concat())?;
     if !status.success() {
         std::process::exit(status.code().unwrap_or(1));
     }
     Ok(())
 }
 
-/// `cargo run --quiet -p bankwise-exercises FEATURES -- ARGS`: whether it succeeded (its
-/// output says what failed).
+/// `cargo run -p bankwise-exercises FEATURES -- ARGS`: whether it succeeded (its output says
+/// what failed).
 fn exercise(root: &Path, features: &[&str], args: &[String]) -> Result<bool> {
-    let status = cargo_run(root, &[&["-p", "bankwise-exercises"][..], features, &["--"], &strs(args)].concat())?;
+    let build = [&["-p", "bankwise-exercises"][..], features].concat();
+    let status = cargo_run(root, &progress::CHECKER, &build, &strs(args))?;
     Ok(status.success())
 }
 
-/// `cargo run --quiet ARGS` in the workspace, its output passed through.
-fn cargo_run(root: &Path, args: &[&str]) -> Result<std::process::ExitStatus> {
+/// `cargo run BUILD -- ARGS` in the workspace, its output passed through. The build runs first
+/// as its own `cargo build BUILD`, announced as `step`, with cargo's progress shown (the first
+/// one takes minutes); the run is then `--quiet`, so that a program's output is all it prints.
+fn cargo_run(root: &Path, step: &progress::Step, build: &[&str], args: &[&str]) -> Result<std::process::ExitStatus> {
+    step.run(|| cargo(root, &[&["build"][..], build].concat()))?;
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     Command::new(&cargo)
         .current_dir(root)
         .args(["run", "--quiet"])
+        .args(build)
+        .arg("--")
         .args(args)
         .status()
         .with_context(|| format!("cannot start {cargo}"))
@@ -342,8 +358,18 @@ pub(crate) fn cargo(root: &Path, args: &[&str]) -> Result<()> {
 /// Everything the tests need: the kernels' toolchain and CUDA's offline tools.
 pub(crate) fn setup(root: &Path) -> Result<()> {
     install_toolchain()?;
-    pip(root, "cuda13", "nvidia/cu13/bin", &["ptxas", "nvdisasm"], CUDA13_PACKAGES)?;
-    pip(root, "cuda12", "nvidia/cuda_nvcc/bin", &["ptxas"], CUDA12_PACKAGES)
+    let cuda13 = ("cuda13", "nvidia/cu13/bin", &["ptxas", "nvdisasm"][..], CUDA13_PACKAGES);
+    let cuda12 = ("cuda12", "nvidia/cuda_nvcc/bin", &["ptxas"][..], CUDA12_PACKAGES);
+    let missing: Vec<_> = [cuda13, cuda12]
+        .into_iter()
+        .filter(|(folder, bin, tools, _)| {
+            !tools.iter().all(|t| root.join(".tools").join(folder).join(bin).join(t).is_file())
+        })
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    progress::CUDA_TOOLS.run(|| missing.iter().try_for_each(|&(folder, _, _, packages)| pip(root, folder, packages)))
 }
 
 /// The pinned nightly with rust-src (building the kernels) and clippy (linting them).
@@ -356,13 +382,15 @@ fn install_toolchain() -> Result<()> {
         .map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()))
         .is_some_and(|sysroot| sysroot.join("lib/rustlib/src/rust/library/core").is_dir());
     if !ready {
-        eprintln!("xtask: installing Rust {TOOLCHAIN} with rust-src (builds the GPU kernels)");
-        run(Command::new("rustup").args(["toolchain", "install", TOOLCHAIN, "--profile", "minimal"]).args([
-            "--component",
-            "rust-src",
-            "--component",
-            "clippy",
-        ]))?;
+        eprintln!("xtask: Rust {TOOLCHAIN} with rust-src builds the GPU kernels");
+        progress::NIGHTLY.run(|| {
+            run(Command::new("rustup").args(["toolchain", "install", TOOLCHAIN, "--profile", "minimal"]).args([
+                "--component",
+                "rust-src",
+                "--component",
+                "clippy",
+            ]))
+        })?;
     }
     let clippy = Command::new("rustup").args(["run", TOOLCHAIN, "cargo-clippy", "--version"]).output();
     if !clippy.is_ok_and(|o| o.status.success()) {
@@ -371,15 +399,12 @@ fn install_toolchain() -> Result<()> {
     Ok(())
 }
 
-/// Installs PyPI `packages` into `.tools/<folder>` unless `bin` there already holds `tools`.
-fn pip(root: &Path, folder: &str, bin: &str, tools: &[&str], packages: &[&str]) -> Result<()> {
+/// Installs PyPI `packages` into `.tools/<folder>`.
+fn pip(root: &Path, folder: &str, packages: &[&str]) -> Result<()> {
     let target = root.join(".tools").join(folder);
-    if tools.iter().all(|t| target.join(bin).join(t).is_file()) {
-        return Ok(());
-    }
     eprintln!(
-        "xtask: installing {} into {} from PyPI (CUDA's ptxas and nvdisasm, for the tests that read each kernel's \
-         registers and SASS without a GPU: about 100 MB each, a minute or two)",
+        "xtask: {} into {}: CUDA's ptxas and nvdisasm, for the tests that read each kernel's registers and SASS \
+         without a GPU",
         packages.join(" "),
         target.display()
     );

@@ -1,14 +1,16 @@
 //! Tidy checks, run as xtask's unit tests by `cargo xtask test`: the pins that are written in
 //! more than one place (a kernel crate needs its own `rust-toolchain.toml`, and xtask must know
 //! the nightly before anything is built) stay in step, the README says what they are, every
-//! chapter of the guide is both in the book and compiled as doctests, and every Rust source
-//! file opens with a `//!` comment saying what it is.
+//! chapter of the guide is both in the book and compiled as doctests, every Rust source file
+//! opens with a `//!` comment saying what it is, and the durations the docs give for xtask's
+//! steps are those of the table that xtask announces them from (`progress.rs`).
 
 #[cfg(test)]
 mod tests {
     use std::path::{Path, PathBuf};
 
     use crate::TOOLCHAIN;
+    use crate::progress::{self, Step};
 
     fn root() -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives in the workspace").to_path_buf()
@@ -120,6 +122,59 @@ mod tests {
                 readme.contains(&format!("CUDA {major_minor}")),
                 "README.md does not name CUDA {major_minor} ({package})"
             );
+        }
+    }
+
+    /// Where the docs say how long xtask's steps take: each file and the steps it quotes. Other
+    /// chapters' durations are of GPU tools (racecheck, a profiler), not of xtask's steps.
+    const QUOTATIONS: &[(&str, &[&Step])] = &[
+        ("README.md", &[&progress::NIGHTLY, &progress::CHECKER]),
+        (
+            "guide/chapters/setup.md",
+            &[
+                &progress::TEST,
+                &progress::NIGHTLY,
+                &progress::XTASK,
+                &progress::CUDA_TOOLS,
+                &progress::VECTOR_ADD,
+                &progress::MDBOOK,
+                &progress::GUIDE,
+            ],
+        ),
+        ("guide/chapters/exercises.md", &[&progress::CHECKER]),
+    ];
+
+    #[test]
+    fn the_docs_quote_the_durations_xtask_announces() {
+        for (file, steps) in QUOTATIONS {
+            // Markdown wraps sentences anywhere: compare with every run of whitespace as one space.
+            let text = std::fs::read_to_string(root().join(file)).unwrap();
+            let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            // Each step's quotation is struck out once found, so that two steps of the same
+            // figure need a quotation each, and what is left must give no duration.
+            let mut rest = text.clone();
+            for step in *steps {
+                let quote = step.estimate();
+                assert!(
+                    rest.contains(&quote),
+                    "{file} does not say \"{quote}\" for {}, as progress.rs does",
+                    step.doing
+                );
+                rest = rest.replacen(&quote, "", 1);
+            }
+            // Whole words only: "milliseconds" is no xtask step's duration.
+            for unit in ["minute", "seconds"] {
+                let word = rest
+                    .match_indices(unit)
+                    .find(|(at, _)| !rest[..*at].chars().next_back().is_some_and(char::is_alphabetic));
+                if let Some((at, _)) = word {
+                    let from = rest[..at].char_indices().rev().nth(80).map_or(0, |(i, _)| i);
+                    panic!(
+                        "{file} gives a duration that is not a quotation of progress.rs's table: \"…{}…\"",
+                        &rest[from..(at + unit.len())]
+                    );
+                }
+            }
         }
     }
 }
