@@ -46,8 +46,8 @@ pub unsafe fn conv1d(y: *mut f32, x: *const f32, w: *const f32, n: u64) {
         k += BLOCK as usize;
     }
     // Thread `t` reads tile elements `t ..= t + 2·RADIUS`, which its neighbours wrote: the
-    // barrier orders every write above before every read below. Without it the emulator
-    // reports a race between the two lines.
+    // barrier orders every write above before every read below. Without it the launch fails
+    // on the emulator with a race naming the two lines.
     sync_threads();
     let i = index_1d();
     if i < n {
