@@ -66,6 +66,16 @@ pub struct LaunchReport {
     pub report: bankwise_emu::Report,
 }
 
+impl LaunchReport {
+    /// Several launches' reports in short ([`bankwise_emu::Report::draw_compact`]): each shared
+    /// and global site in a line, summed over the launches, the races, then the costliest shared
+    /// request's bank map and the legend once. `color`: ANSI colours, for a terminal.
+    pub fn draw_compact(launches: &[LaunchReport], color: bool) -> String {
+        let reports: Vec<bankwise_emu::Report> = launches.iter().map(|l| l.report.clone()).collect();
+        bankwise_emu::Report::draw_compact(&reports, color)
+    }
+}
+
 /// How many racing pairs of sites [`Error::Race`]'s message lists before "and N more".
 pub const RACES_SHOWN: usize = 4;
 

@@ -6,7 +6,7 @@ mod racy;
 
 use bankwise_runtime::bankwise_emu::RaceKind;
 use bankwise_runtime::emulator::RACES_SHOWN;
-use bankwise_runtime::{Device, EmulatorChecks, Error};
+use bankwise_runtime::{Device, EmulatorChecks, Error, LaunchReport};
 
 #[test]
 fn a_race_fails_the_launch_by_default_naming_the_sites_and_threads() {
@@ -70,4 +70,8 @@ fn collecting_races_the_launch_returns_ok_and_the_report_holds_them() {
     assert_eq!(reports.len(), 1);
     assert_eq!(reports[0].kernel, "neighbour_racy");
     assert_eq!(reports[0].report.races.len(), 2, "{:?}", reports[0].report.races);
+    // In short, as a program's `--report` prints it: the races, summed over the launches.
+    let text = LaunchReport::draw_compact(&reports, false);
+    assert!(text.starts_with("1 launch: "), "{text}");
+    assert_eq!(text.matches("RACE: ").count(), 2, "{text}");
 }

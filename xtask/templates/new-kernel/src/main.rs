@@ -49,14 +49,9 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let reports = convolve_and_check(&dev, n)?;
     println!("{{name}}: conv1d of {n} elements, every one within rounding of the CPU's");
     if report {
-        for launch in &reports {
-            print!(
-                "{}: {:?}\n{}",
-                launch.kernel,
-                launch.config,
-                launch.report.draw(false)
-            );
-        }
+        // Each access site in a line (wavefronts or sectors per request), then the costliest
+        // shared request's bank map; `launch.report.draw(false)` draws every site in full.
+        print!("{}", LaunchReport::draw_compact(&reports, false));
     }
     Ok(())
 }

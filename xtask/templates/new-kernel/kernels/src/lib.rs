@@ -27,22 +27,30 @@ const TILE: usize = BLOCK as usize + 2 * RADIUS;
 /// tile's `TILE · 4` bytes are declared below: every launch gives each block those bytes.
 #[kernel(shared = (TILE * 4) as u32)]
 pub unsafe fn conv1d(y: *mut f32, x: *const f32, w: *const f32, n: u64) {
+    if n == 0 {
+        return; // the whole grid returns: `n` is the same for every thread
+    }
     // SAFETY: offset 0 of the `TILE` floats this kernel declares.
     let tile = unsafe { SharedArray::<f32, TILE>::new_unchecked(0) };
     let t = thread_x() as usize;
-    // Tile element `k` holds `x[first + k − RADIUS]`.
+    // Tile element `k` holds `x[first + k − RADIUS]`, or 0 outside `x`.
     let first = block_x() as u64 * BLOCK as u64;
     // Every thread takes part, even one past `n`: each tile element is copied by some thread,
     // and a thread that returned early would never reach the barrier below.
     let mut k = t;
     while k < TILE {
-        let value = match (first + k as u64).checked_sub(RADIUS as u64) {
-            // SAFETY: `j < n`, and `x` holds `n` floats.
-            Some(j) if j < n => unsafe { global::read(x.add(j as usize)) },
-            _ => 0.0,
-        };
+        let wanted = (first + k as u64)
+            .checked_sub(RADIUS as u64)
+            .filter(|&j| j < n);
+        // Every thread of a pass reads, at the ends of `x` an element clamped into it whose
+        // value is then replaced by 0, so a warp's reads on each pass are one whole request.
+        // (The emulator groups a warp's requests by each lane's n-th read: a lane that skipped
+        // a read would be counted with the next pass's requests, as if uncoalesced.)
+        let j = (first + k as u64).saturating_sub(RADIUS as u64).min(n - 1);
+        // SAFETY: `j < n` (`n ≥ 1` above), and `x` holds `n` floats.
+        let value = unsafe { global::read(x.add(j as usize)) };
         // SAFETY: `k < TILE`; each tile element is written by one thread (`k ≡ t mod BLOCK`).
-        unsafe { tile.write(k, value) };
+        unsafe { tile.write(k, if wanted.is_some() { value } else { 0.0 }) };
         k += BLOCK as usize;
     }
     // Thread `t` reads tile elements `t ..= t + 2·RADIUS`, which its neighbours wrote: the
