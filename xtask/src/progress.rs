@@ -90,9 +90,9 @@ pub(crate) const KERNELS: Step = Step {
 /// `cargo test --workspace`, most of it the emulated test suite.
 pub(crate) const TEST: Step = Step {
     doing: "building and running every test of the workspace",
-    first_s: 1200,
-    after_s: 300,
-    source: Source::CiRun,
+    first_s: 600,
+    after_s: 320,
+    source: Source::Measured,
 };
 /// CI's rustfmt check of both workspaces.
 pub(crate) const RUSTFMT: Step = Step { doing: "rustfmt", first_s: 5, after_s: 1, source: Source::CiRun };
