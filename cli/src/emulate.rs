@@ -39,7 +39,7 @@ pub struct Args {
     /// Elements for reductions; bytes for `copy_bytes` [default: 65536].
     #[arg(long)]
     len: Option<usize>,
-    /// Element type: u8, u16, f32, f64 for transposes; f32, f64, i32, u32, i64, u64 for
+    /// Element type: u8, u16, f16, bf16, f32, f64 for transposes; f32, f64, i32, u32, i64, u64 for
     /// reductions [default: f32].
     #[arg(long = "type")]
     ty: Option<String>,
@@ -347,7 +347,9 @@ pub fn emulate(gpu: &Gpu, kernel: &str, args: &Args) -> Result<Outcome> {
             "u16" => transpose::<u16>(gpu, k, args.shape())?,
             "f32" => transpose::<f32>(gpu, k, args.shape())?,
             "f64" => transpose::<f64>(gpu, k, args.shape())?,
-            t => bail!("transposes take --type u8, u16, f32 or f64, not {t}"),
+            "f16" => transpose::<bankwise::half::f16>(gpu, k, args.shape())?,
+            "bf16" => transpose::<bankwise::half::bf16>(gpu, k, args.shape())?,
+            t => bail!("transposes take --type u8, u16, f16, bf16, f32 or f64, not {t}"),
         }
     } else if kernel == "copy_bytes" {
         let data = random_bytes(args.len(), 1);

@@ -15,6 +15,7 @@ mod matmul;
 use std::io::Write;
 
 use anyhow::{Context, Result};
+use bankwise::half::bf16;
 use bankwise::matmul::MatmulKernel;
 use bankwise::reduce::{Operation, Reducible};
 use bankwise::timing::{Stats, VersusCopy, measure, rotation, versus_copy};
@@ -199,6 +200,7 @@ pub fn run(args: &Args) -> Result<()> {
                 Suite::Copy => {
                     bench.copy::<f32>("copy_bytes", shape, |g, s, d| Ok(g.copy(s, d)?))?;
                     bench.copy::<f64>("copy_bytes", shape, |g, s, d| Ok(g.copy(s, d)?))?;
+                    bench.copy::<bf16>("copy_bytes", shape, |g, s, d| Ok(g.copy(s, d)?))?;
                     bench.row_copies(shape)?;
                 }
                 Suite::Reduce | Suite::Matmul => {}
@@ -208,6 +210,9 @@ pub fn run(args: &Args) -> Result<()> {
                         bench.copy::<f32>(name, shape, |g, s, d| Ok(g.transpose_with(kernel, s, d, shape)?))?;
                         bench.copy::<f64>(name, shape, |g, s, d| Ok(g.transpose_with(kernel, s, d, shape)?))?;
                     }
+                    // Half precision moves through the 2-byte kernels: the tuned one, timed.
+                    let tuned = TransposeKernel::Tuned;
+                    bench.copy::<bf16>(tuned.name(), shape, |g, s, d| Ok(g.transpose_with(tuned, s, d, shape)?))?;
                     if let Some(blas) = &blas {
                         bench.copy::<f32>("cublas_geam", shape, |g, s, d| f32::geam(blas, g, s, d, shape))?;
                         bench.copy::<f64>("cublas_geam", shape, |g, s, d| f64::geam(blas, g, s, d, shape))?;
@@ -279,7 +284,7 @@ impl Bench<'_> {
         shape: Shape,
         op: impl Fn(&Gpu, &DeviceBuffer<T>, &mut DeviceBuffer<T>) -> Result<()>,
     ) -> Result<()> {
-        let dtype = std::any::type_name::<T>();
+        let dtype = short_type_name::<T>();
         self.progress.set_message(format!("{kernel} {dtype} {shape}"));
         let n = shape.elements()?;
         let bytes = n * size_of::<T>();
@@ -378,7 +383,7 @@ impl Bench<'_> {
     /// Times `kernel`'s `op` reduction of `n` random `T`s into a device buffer (no download),
     /// with scratch and output allocated once.
     fn reduce<T: Reducible, O: Operation<T>>(&mut self, kernel: ReduceKernel, op: O, n: usize, log: u32) -> Result<()> {
-        let dtype = std::any::type_name::<T>();
+        let dtype = short_type_name::<T>();
         let name = format!("{}/{}", kernel.name(), O::NAME);
         self.progress.set_message(format!("{name} {dtype} 2^{log}"));
         let bytes = n * size_of::<T>();
@@ -520,6 +525,12 @@ fn today() -> String {
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = yoe + era * 400 + i64::from(m <= 2);
     format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// `T`'s name without its path (`bf16`, not `half::bfloat::bf16`).
+fn short_type_name<T>() -> &'static str {
+    let name = std::any::type_name::<T>();
+    name.rsplit("::").next().unwrap_or(name)
 }
 
 #[cfg(test)]

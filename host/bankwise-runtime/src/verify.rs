@@ -43,6 +43,18 @@ impl Exact for f64 {
     }
 }
 
+impl Exact for half::f16 {
+    fn same(&self, other: &Self) -> bool {
+        self.to_bits() == other.to_bits()
+    }
+}
+
+impl Exact for half::bf16 {
+    fn same(&self, other: &Self) -> bool {
+        self.to_bits() == other.to_bits()
+    }
+}
+
 /// One element that failed.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Mismatch<T> {

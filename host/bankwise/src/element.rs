@@ -51,7 +51,7 @@ mod sealed {
 }
 
 /// A plain-old-data element the kernels can move: its bits are all that matter, so `f32`,
-/// `u32` and `i32` share one kernel. Sealed: the set of widths is the set of kernels.
+/// `u32` and `i32` share one kernel, and `half::f16`, `half::bf16`, `u16` and `i16` another. Sealed: the set of widths is the set of kernels.
 pub trait Element:
     DeviceRepr + ValidAsZeroBits + Copy + PartialEq + std::fmt::Debug + Send + Sync + sealed::Sealed
 {
@@ -74,7 +74,9 @@ macro_rules! element {
 
 element!(
     u8 => B1, u8, i8 => B1, u8, u16 => B2, u16, i16 => B2, u16, u32 => B4, u32, i32 => B4, u32, f32 => B4, u32,
-    u64 => B8, u64, i64 => B8, u64, f64 => B8, u64
+    u64 => B8, u64, i64 => B8, u64, f64 => B8, u64,
+    // Half precision moves as its 2-byte word: a copy or transpose never looks at the value.
+    half::f16 => B2, u16, half::bf16 => B2, u16
 );
 
 /// `slice`'s bytes as elements of `U` (`u8`, or the 4-byte words of a row copy), for the

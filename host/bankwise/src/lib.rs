@@ -81,6 +81,9 @@ pub use bankwise_runtime as runtime;
 pub use element::{Element, Width};
 pub use error::{Error, Result};
 pub use gpu::{DeviceBuffer, DeviceInfo, EmulatorChecks, Gpu, LoadedImage};
+/// Half precision: [`half::f16`] and [`half::bf16`] are [`Element`]s (copies and transposes
+/// move them as 2-byte words), the `half` crate's types that candle and burn hold.
+pub use half;
 pub use matmul::{Float, MatmulKernel, MatmulShape, Op};
 pub use reduce::{Max, Min, ReduceKernel, Sum};
 pub use transpose::{Shape, TransposeKernel};

@@ -53,6 +53,8 @@ fn transpose_picks_the_entry_of_the_element_width() {
     let shape = Shape::new(2, 3);
     assert_eq!(plan_t::<u8>(shape, 6, 6).unwrap().kernel.name(), "transpose_naive_u8");
     assert_eq!(plan_t::<i16>(shape, 6, 6).unwrap().kernel.name(), "transpose_naive_u16");
+    assert_eq!(plan_t::<bankwise::half::f16>(shape, 6, 6).unwrap().kernel.name(), "transpose_naive_u16");
+    assert_eq!(plan_t::<bankwise::half::bf16>(shape, 6, 6).unwrap().kernel.name(), "transpose_naive_u16");
     assert_eq!(plan_t::<f32>(shape, 6, 6).unwrap().kernel.name(), "transpose_naive_u32");
     assert_eq!(plan_t::<i32>(shape, 6, 6).unwrap().kernel.name(), "transpose_naive_u32");
     assert_eq!(plan_t::<f64>(shape, 6, 6).unwrap().kernel.name(), "transpose_naive_u64");

@@ -6,6 +6,7 @@ mod matmul;
 
 use std::sync::Arc;
 
+use bankwise::half::{bf16, f16};
 use bankwise::reduce::{Max, Min, Operation, Reducible, Sum};
 use bankwise::{DeviceBuffer, Element, Error, Gpu, ReduceKernel, Shape, TransposeKernel, cpu};
 use libtest_mimic::{Failed, Trial};
@@ -50,6 +51,7 @@ pub fn trials(gpu: Option<Arc<Gpu>>, target: Target) -> Vec<Trial> {
         add(format!("copy/u16/{len}"), Box::new(move |g| check_copy::<u16>(g, len)));
         add(format!("copy/f32/{len}"), Box::new(move |g| check_copy::<f32>(g, len)));
         add(format!("copy/f64/{len}"), Box::new(move |g| check_copy::<f64>(g, len)));
+        add(format!("copy/bf16/{len}"), Box::new(move |g| check_copy::<bf16>(g, len)));
     }
     for &(rows, cols, src_pad, dst_gap) in ROW_COPIES.iter().filter(|s| fits(target, s.0 * s.1)) {
         let name = format!("{rows}×{cols}+{src_pad}+{dst_gap}");
@@ -58,13 +60,20 @@ pub fn trials(gpu: Option<Arc<Gpu>>, target: Target) -> Vec<Trial> {
         add(format!("copy_rows_aligned/f64/{name}"), Box::new(move |g| check_row_copy::<f64>(g, each)));
     }
     for kernel in TransposeKernel::ALL {
-        for &(batch, rows, cols) in TRANSPOSE_SHAPES.iter().filter(|s| fits(target, s.0 * s.1 * s.2)) {
+        for (i, &(batch, rows, cols)) in
+            TRANSPOSE_SHAPES.iter().enumerate().filter(|(_, s)| fits(target, s.0 * s.1 * s.2))
+        {
             let shape = Shape::batched(batch, rows, cols);
             let k = kernel.name();
             add(format!("{k}/u8/{shape}"), Box::new(move |g| check_transpose::<u8>(g, kernel, shape)));
             add(format!("{k}/u16/{shape}"), Box::new(move |g| check_transpose::<u16>(g, kernel, shape)));
             add(format!("{k}/f32/{shape}"), Box::new(move |g| check_transpose::<f32>(g, kernel, shape)));
             add(format!("{k}/f64/{shape}"), Box::new(move |g| check_transpose::<f64>(g, kernel, shape)));
+            // Half precision takes the 2-byte kernels: every third shape checks that it does.
+            if i % 3 == 0 {
+                add(format!("{k}/f16/{shape}"), Box::new(move |g| check_transpose::<f16>(g, kernel, shape)));
+                add(format!("{k}/bf16/{shape}"), Box::new(move |g| check_transpose::<bf16>(g, kernel, shape)));
+            }
         }
         if !on_gpu {
             continue;
