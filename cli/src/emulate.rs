@@ -10,10 +10,10 @@ use std::collections::BTreeMap;
 use std::io::IsTerminal;
 
 use anyhow::{Context, Result, bail};
-use bankwise::banks::{Geometry, analyze, legend_text, render_map_text, render_text};
+use bankwise::banks::{Geometry, analyze, render_text};
 use bankwise::reduce::{Operation, Reducible};
 use bankwise::runtime::LaunchReport;
-use bankwise::runtime::bankwise_emu::{AccessOp, GlobalSiteStats};
+use bankwise::runtime::bankwise_emu::{AccessOp, GlobalSiteStats, costliest_map};
 use bankwise::runtime::verify::{self, Exact};
 use bankwise::{Element, EmulatorChecks, Gpu, Max, Min, ReduceKernel, Shape, Sum, TransposeKernel, cpu};
 use bankwise_layout::reduce::{THREADS, elements_per_block};
@@ -191,27 +191,27 @@ pub fn run(args: &Args) -> Result<()> {
         }
         if let Some(draw) = args.draw {
             let color = std::io::stdout().is_terminal();
-            // In short, the costliest site's map alone (the first where several cost the most).
-            let costliest = sites.iter().rev().filter(|s| s.worst.is_some()).max_by_key(|s| s.worst_wavefronts);
-            let drawn: Vec<_> = match draw {
-                Draw::Full => sites.iter().collect(),
-                Draw::Compact => costliest.into_iter().collect(),
-            };
-            for s in drawn {
-                if let Some(access) = &s.worst {
-                    println!("\n{} {} (its costliest request, {} wavefronts):", s.site, s.op, s.worst_wavefronts);
-                    let analysis = analyze(access, &Geometry::MODERN)?;
-                    match draw {
-                        Draw::Full => print!("{}", render_text(&analysis, &Geometry::MODERN, color)),
-                        Draw::Compact => print!("{}", render_map_text(&analysis, &Geometry::MODERN, color)),
-                    }
-                }
-            }
             match draw {
-                Draw::Full => global.iter().for_each(|s| print!("\n{}", s.draw())),
+                Draw::Full => {
+                    for s in &sites {
+                        if let Some(access) = &s.worst {
+                            println!(
+                                "\n{} {} (its costliest request, {} wavefronts):",
+                                s.site, s.op, s.worst_wavefronts
+                            );
+                            print!("{}", render_text(&analyze(access, &Geometry::MODERN)?, &Geometry::MODERN, color));
+                        }
+                    }
+                    global.iter().for_each(|s| print!("\n{}", s.draw()));
+                }
                 Draw::Compact => {
-                    if costliest.is_some() {
-                        print!("{}", legend_text(color));
+                    // The costliest site's map alone (the first where several cost the most),
+                    // as the exercises' short drawing ends.
+                    let costliest = sites.iter().rev().max_by_key(|s| s.worst_wavefronts);
+                    if let Some(map) = costliest
+                        .and_then(|s| costliest_map(&s.site, &s.op, s.worst.as_ref()?, s.worst_wavefronts, color))
+                    {
+                        print!("{map}");
                     }
                     if !global.is_empty() {
                         println!("\nglobal sites, the costliest request of each:");

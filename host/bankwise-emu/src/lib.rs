@@ -39,7 +39,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 pub use block::STACK_BYTES;
 pub use registry::{ByValue, HostKernel, HostParam, KernelEntry, KernelFn};
-pub use report::{AccessOp, GlobalSiteStats, Race, RaceKind, Report, SiteStats};
+pub use report::{AccessOp, GlobalSiteStats, Race, RaceKind, Report, SiteStats, costliest_map};
 
 /// Re-exported for `#[kernel]`'s expansion (`inventory::submit!`).
 #[doc(hidden)]

@@ -171,6 +171,26 @@ impl GlobalSiteStats {
     }
 }
 
+/// The bank map of the costliest shared request of a check or a program, as the short drawings
+/// end: a line naming it (`op` at `site`, its wavefronts), its map, then the legend, once.
+/// `None` where the bank model refuses the access.
+pub fn costliest_map(
+    site: &dyn std::fmt::Display,
+    op: &dyn std::fmt::Display,
+    access: &Access,
+    wavefronts: u32,
+    color: bool,
+) -> Option<String> {
+    let geometry = bankwise_banks::Geometry::MODERN;
+    let analysis = bankwise_banks::analyze(access, &geometry).ok()?;
+    let plural = if wavefronts == 1 { "" } else { "s" };
+    Some(format!(
+        "\nthe costliest shared request: the {op} at {site}, {wavefronts} wavefront{plural}:\n{}{}",
+        bankwise_banks::render_map_text(&analysis, &geometry, color),
+        bankwise_banks::legend_text(color)
+    ))
+}
+
 impl GlobalSiteStats {
     /// Its costliest request in one phrase: how many sectors, how many lanes each, and how far
     /// apart where each lane is alone (`32 sectors, 1 lane each, 256 bytes apart`).
@@ -389,19 +409,11 @@ impl Report {
             out += &format!("RACE: {r}\n");
         }
         // The first site's costliest request where several cost the most.
-        let geometry = bankwise_banks::Geometry::MODERN;
         let costliest = shared.iter().rev().max_by_key(|s| s.worst_wavefronts);
-        if let Some((s, analysis)) =
-            costliest.and_then(|s| Some((s, bankwise_banks::analyze(s.worst.as_ref()?, &geometry).ok()?)))
+        if let Some(map) =
+            costliest.and_then(|s| costliest_map(&s.site, &s.op, s.worst.as_ref()?, s.worst_wavefronts, color))
         {
-            out += &format!(
-                "\nthe costliest shared request: the {} at {}, {}:\n",
-                s.op,
-                s.site,
-                plural(u64::from(s.worst_wavefronts), "wavefront")
-            );
-            out += &bankwise_banks::render_map_text(&analysis, &geometry, color);
-            out += &bankwise_banks::legend_text(color);
+            out += &map;
         }
         out
     }
