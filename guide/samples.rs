@@ -10,8 +10,8 @@
 //! ```
 //! ````
 //!
-//! The crate that owns the program runs it in a test (`cli/tests/guide_samples.rs` for
-//! `bankwise`, `exercises/tests/guide_samples.rs` for `bankwise-exercises`, each example's
+//! The crate that owns the program runs it in a test ([`check_program`]: `cli/tests/guide_samples.rs`
+//! for `bankwise`, `exercises/tests/guide_samples.rs` for `bankwise-exercises`, each example's
 //! tests for its own binary) and compares its output with the block by [`Sample::matches`]:
 //! line by line, trailing spaces ignored, where a line holding only `…` stands for any run of
 //! lines. With `BANKWISE_BLESS=1` such a test writes the program's output into the chapter
@@ -79,6 +79,29 @@ pub fn samples() -> Vec<Sample> {
 /// The samples of every chapter whose program is `program`.
 pub fn samples_of(program: &str) -> Vec<Sample> {
     samples().into_iter().filter(|s| s.program == program).collect()
+}
+
+/// Runs every sample of `program` with the executable `exe` (in `dir`, where given; `NO_COLOR`
+/// set) and checks what it prints, its output then any error lines as a terminal shows them,
+/// against the block ([`Sample::check`]). `Ok` with how many were checked; `Err` with every
+/// sample that differs. The crate that builds `program` calls this from a test, with
+/// `env!("CARGO_BIN_EXE_…")`.
+pub fn check_program(program: &str, exe: &Path, dir: Option<&Path>) -> Result<usize, String> {
+    let samples = samples_of(program);
+    let mut failures = Vec::new();
+    for s in &samples {
+        let mut command = std::process::Command::new(exe);
+        command.args(&s.args).envs(s.env.iter().map(|(k, v)| (k, v))).env("NO_COLOR", "1");
+        if let Some(dir) = dir {
+            command.current_dir(dir);
+        }
+        let out = command.output().map_err(|e| format!("{s}: cannot run {}: {e}", exe.display()))?;
+        let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+        if let Err(e) = s.check(&text) {
+            failures.push(e);
+        }
+    }
+    if failures.is_empty() { Ok(samples.len()) } else { Err(failures.join("\n\n")) }
 }
 
 /// The samples in one chapter's text.
