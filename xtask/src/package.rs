@@ -132,6 +132,35 @@ fn unpack(target: &Path, name: &str, version: &str, into: &Path) -> Result<PathB
     Ok(dir)
 }
 
+/// Removes cargo's unpackings of `crates` from its temporary registries.
+///
+/// Verifying a package unpacks the packages it depends on from `target/package/tmp-registry`
+/// into `$CARGO_HOME/registry/src/-<hash of that path>/<name>-<version>`, and cargo skips the
+/// unpacking when that folder exists. The version stays 0.1.0 while the sources change, so
+/// without this a `CARGO_HOME` kept from an earlier run verifies against that run's sources
+/// (CI failed so: `bankwise-emu` was built against a stale `bankwise-banks`). crates.io's own
+/// folder (`index.crates.io-…`) is left alone; temporary registries' names start with `-`.
+fn forget_unpacked(crates: &BTreeMap<String, String>) -> Result<()> {
+    let home = match std::env::var_os("CARGO_HOME") {
+        Some(h) => PathBuf::from(h),
+        None => PathBuf::from(std::env::var_os("HOME").context("neither CARGO_HOME nor HOME is set")?).join(".cargo"),
+    };
+    let Ok(registries) = std::fs::read_dir(home.join("registry/src")) else { return Ok(()) };
+    for registry in registries {
+        let registry = registry?.path();
+        if !registry.file_name().is_some_and(|n| n.to_string_lossy().starts_with('-')) {
+            continue;
+        }
+        for (name, version) in crates {
+            let dir = registry.join(format!("{name}-{version}"));
+            if dir.exists() {
+                std::fs::remove_dir_all(&dir).with_context(|| format!("cannot remove {}", dir.display()))?;
+            }
+        }
+    }
+    Ok(())
+}
+
 fn patch_table(crates: &BTreeMap<String, PathBuf>) -> String {
     let mut text = String::from("[patch.crates-io]\n");
     for (name, dir) in crates {
@@ -173,6 +202,7 @@ pub fn package_check(root: &Path) -> Result<()> {
     let mut device_dirs = BTreeMap::new();
     {
         let _step = Step::new("cargo package (host crates, verified but for bankwise: step 3 builds it)");
+        forget_unpacked(&host)?;
         let mut verified = clean(Command::new("cargo"));
         verified.current_dir(root).args(["package", "--allow-dirty"]);
         let mut unverified = clean(Command::new("cargo"));
