@@ -11,6 +11,7 @@
 
 mod chart;
 mod matmul;
+mod permute;
 
 use std::io::Write;
 
@@ -49,6 +50,10 @@ pub struct Args {
     /// Only these rungs of the matmul suite (repeatable), such as matmul_warptile; default: all.
     #[arg(long = "matmul-kernel", value_parser = matmul::parse_kernel)]
     matmul_kernels: Vec<bankwise::matmul::MatmulKernel>,
+    /// Write the permute suite's cases to this file, one per line (`DIMS PERM`, such as
+    /// `512,512,256 2,1,0`), for the PyTorch peer script (`benches/peers/permute_torch.py`).
+    #[arg(long)]
+    permute_cases: Option<std::path::PathBuf>,
     /// Also draw each measured ladder as an SVG bar chart into this folder:
     /// `transpose-ladder.svg` (% of the driver's copy per rung and type, at the largest square
     /// measured), `reduction-ladder.svg` (f32 sum, % of the copy, at the largest length) and
@@ -85,6 +90,8 @@ enum Suite {
     /// The matrix multiply ladder beside cuBLAS's gemm, f32 and f64, at 1024³ … 4096³ and the
     /// odd, flat and tall shapes (`--runs` capped at 10: the slow rungs take a second a run).
     Matmul,
+    /// N-d permutations: 60 cases of ranks 2 to 6 and 2^26 elements, f32 and bf16.
+    Permute,
 }
 
 /// One line of the table.
@@ -133,6 +140,21 @@ pub fn run(args: &Args) -> Result<()> {
     if !args.matmul_kernels.is_empty() && !suites_named(Suite::Matmul) {
         anyhow::bail!("--matmul-kernel applies to the matmul suite, which is not chosen");
     }
+    let permute_cases = permute::suite();
+    if let Some(path) = &args.permute_cases {
+        if !suites_named(Suite::Permute) {
+            anyhow::bail!("--permute-cases applies to the permute suite, which is not chosen");
+        }
+        let text: String = permute_cases
+            .iter()
+            .map(|c| {
+                let join = |v: &[usize]| v.iter().map(usize::to_string).collect::<Vec<_>>().join(",");
+                format!("{} {}\n", join(&c.dims), join(&c.perm))
+            })
+            .collect();
+        std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))?;
+        eprintln!("wrote the {} permute cases (random half seeded {:#x}) to {}", permute_cases.len(), permute::SEED, path.display());
+    }
     let gpu = match Gpu::new() {
         Ok(gpu) => gpu,
         Err(e) => {
@@ -159,7 +181,7 @@ pub fn run(args: &Args) -> Result<()> {
         std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
     }
     let suites = if args.suites.is_empty() {
-        vec![Suite::Copy, Suite::Transpose, Suite::Reduce, Suite::Matmul]
+        vec![Suite::Copy, Suite::Transpose, Suite::Reduce, Suite::Matmul, Suite::Permute]
     } else {
         args.suites.clone()
     };
@@ -178,7 +200,7 @@ pub fn run(args: &Args) -> Result<()> {
     let per_suite = |s: Suite| match s {
         Suite::Copy => shapes.len() * 4,
         Suite::Transpose => shapes.len() * 2 * (TransposeKernel::ALL.len() + usize::from(blas.is_some())),
-        Suite::Reduce | Suite::Matmul => 0,
+        Suite::Reduce | Suite::Matmul | Suite::Permute => 0,
     };
     bench.progress.inc_length(suites.iter().map(|&s| per_suite(s) as u64).sum());
     let mut matmul_rows = Vec::new();
@@ -186,6 +208,11 @@ pub fn run(args: &Args) -> Result<()> {
     for suite in suites {
         if suite == Suite::Reduce {
             bench.reduce_suite()?;
+            continue;
+        }
+        if suite == Suite::Permute {
+            let cases = if args.quick { &permute_cases[..12] } else { &permute_cases[..] };
+            bench.permute_suite(cases)?;
             continue;
         }
         if suite == Suite::Matmul {
@@ -203,7 +230,7 @@ pub fn run(args: &Args) -> Result<()> {
                     bench.copy::<bf16>("copy_bytes", shape, |g, s, d| Ok(g.copy(s, d)?))?;
                     bench.row_copies(shape)?;
                 }
-                Suite::Reduce | Suite::Matmul => {}
+                Suite::Reduce | Suite::Matmul | Suite::Permute => {}
                 Suite::Transpose => {
                     for kernel in TransposeKernel::ALL {
                         let name = kernel.name();
@@ -228,6 +255,7 @@ pub fn run(args: &Args) -> Result<()> {
         println!(
             "copy: the driver's cuMemcpyDtoD of the same input, timed in runs interleaved with the kernel's (reductions: right after)"
         );
+        print!("{}", permute::summary(&bench.rows));
     }
     if !matmul_rows.is_empty() {
         println!("\n{}", matmul::render(&matmul_rows));
@@ -434,13 +462,14 @@ fn random<T: Element>(n: usize) -> Vec<T> {
 }
 
 fn render(rows: &[Row]) -> String {
+    let w = rows.iter().map(|r| r.shape.chars().count()).max().unwrap_or(0).max(12);
     let mut out = format!(
-        "{:<22} {:<5} {:>12} {:>11} {:>11} {:>9} {:>9} {:>8}\n",
+        "{:<22} {:<5} {:>w$} {:>11} {:>11} {:>9} {:>9} {:>8}\n",
         "kernel", "type", "shape", "median µs", "min µs", "GB/s", "copy GB/s", "% copy"
     );
     for r in rows {
         out += &format!(
-            "{:<22} {:<5} {:>12} {:>11.1} {:>11.1} {:>9.0} {:>9.0} {:>7.1}%\n",
+            "{:<22} {:<5} {:>w$} {:>11.1} {:>11.1} {:>9.0} {:>9.0} {:>7.1}%\n",
             r.kernel,
             r.dtype,
             r.shape,

@@ -198,3 +198,22 @@ macro_rules! slice_common {
 }
 slice_common!(DeviceSlice);
 slice_common!(DeviceSliceMut);
+
+impl<'a, T> DeviceSlice<'a, T> {
+    /// Elements `range` of the slice. A range outside it is [`Error::RangeOutOfBounds`].
+    pub fn slice(self, range: impl RangeBounds<usize>) -> Result<DeviceSlice<'a, T>> {
+        let r = resolve(range, self.len)?;
+        let ptr = self.ptr + (r.start * std::mem::size_of::<T>()) as u64;
+        Ok(DeviceSlice { ptr, len: r.len(), _buffer: PhantomData })
+    }
+}
+
+impl<T> DeviceSliceMut<'_, T> {
+    /// Elements `range` of the slice, reborrowed for a kernel to write through. A range outside
+    /// it is [`Error::RangeOutOfBounds`].
+    pub fn slice_mut(&mut self, range: impl RangeBounds<usize>) -> Result<DeviceSliceMut<'_, T>> {
+        let r = resolve(range, self.len)?;
+        let ptr = self.ptr + (r.start * std::mem::size_of::<T>()) as u64;
+        Ok(DeviceSliceMut { ptr, len: r.len(), _buffer: PhantomData })
+    }
+}

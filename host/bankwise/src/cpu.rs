@@ -29,6 +29,49 @@ pub fn transpose<T: Copy>(src: &[T], shape: Shape) -> Result<Vec<T>> {
     Ok(dst)
 }
 
+/// `src` (row-major, sizes `dims`) with its axes permuted: `dst`'s axis `j` is `src`'s axis
+/// `perm[j]`. Written independently of the GPU's planning (no fusion, no tiles): `dst` in order,
+/// its innermost axis as a strided walk of `src`, an odometer over the rest.
+pub fn permute<T: Copy>(src: &[T], dims: &[usize], perm: &[usize]) -> Result<Vec<T>> {
+    let n = crate::permute::plan::check(dims, perm)?;
+    if src.len() != n {
+        let shape = format!("{dims:?}");
+        return Err(Error::LengthMismatch { buffer: "src", shape, expected: n, actual: src.len() });
+    }
+    let mut dst = Vec::with_capacity(n);
+    if n == 0 {
+        return Ok(dst);
+    }
+    let rank = dims.len();
+    let mut stride = vec![1usize; rank];
+    for a in (0..rank - 1).rev() {
+        stride[a] = stride[a + 1] * dims[a + 1];
+    }
+    let sizes: Vec<usize> = perm.iter().map(|&a| dims[a]).collect();
+    let steps: Vec<usize> = perm.iter().map(|&a| stride[a]).collect();
+    let (inner, inner_step) = (sizes[rank - 1], steps[rank - 1]);
+    let mut index = vec![0usize; rank];
+    let mut base = 0usize;
+    loop {
+        dst.extend((0..inner).map(|i| src[base + i * inner_step]));
+        // Advance the odometer over dst's outer axes.
+        let mut j = rank - 1;
+        loop {
+            if j == 0 {
+                return Ok(dst);
+            }
+            j -= 1;
+            index[j] += 1;
+            base += steps[j];
+            if index[j] < sizes[j] {
+                break;
+            }
+            base -= steps[j] * sizes[j];
+            index[j] = 0;
+        }
+    }
+}
+
 /// The index of the first element where `got` and `want` differ bit for bit (or `None`).
 /// Compares bits, so `-0.0 ≠ 0.0` and a NaN equals the same NaN: a transpose or a copy moves
 /// bits and must reproduce them exactly.

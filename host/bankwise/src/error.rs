@@ -43,6 +43,34 @@ pub enum Error {
         /// The shape, as written by the caller.
         shape: String,
     },
+    /// A tensor has no axes, or more than an operation takes.
+    #[error("dims {dims:?} has {} axes; {what} takes 1 to {max}", dims.len())]
+    RankOutOfRange {
+        /// The sizes given.
+        dims: Vec<usize>,
+        /// The most axes the operation takes.
+        max: usize,
+        /// The operation.
+        what: &'static str,
+    },
+    /// A permutation's `perm` is not a reordering of its tensor's axes.
+    #[error("perm {perm:?} is not a permutation of the axes of dims {dims:?}: {why}")]
+    NotAPermutation {
+        /// The sizes given.
+        dims: Vec<usize>,
+        /// The permutation given.
+        perm: Vec<usize>,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// A plan made for one element width is used with elements of another.
+    #[error("this plan was made for {planned}-byte elements, not {given}-byte ones; plan again for this type")]
+    PlanWidthMismatch {
+        /// Bytes per element the plan was made for.
+        planned: usize,
+        /// Bytes per element of the buffers given.
+        given: usize,
+    },
     /// A buffer's length does not match the shape it is used with.
     #[error("{buffer} holds {actual} elements but shape {shape} needs {expected}")]
     LengthMismatch {

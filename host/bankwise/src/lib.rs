@@ -25,7 +25,7 @@
 //!   device's limits, [`DeviceBuffer`]s, streams, events, [`runtime::verify`] and the benchmark
 //!   harness ([`timing`] re-exports it). Use it directly to launch your own kernels.
 //! - [`Gpu`]: a runtime device with bankwise's module loaded (it dereferences to the
-//!   [`runtime::Device`]), and bankwise's launchers — [`Gpu::transpose`], [`Gpu::reduce`],
+//!   [`runtime::Device`]), and bankwise's launchers — [`Gpu::transpose`], [`Gpu::permute`], [`Gpu::reduce`],
 //!   [`Gpu::copy`], [`Gpu::probe`] — each validating its arguments with a pure `plan` function
 //!   (testable without a GPU) before launching through the runtime.
 //! - [`tuning`]: the figures measured per GPU that the planners weigh their choices by (the
@@ -61,6 +61,7 @@ pub mod error;
 pub mod gpu;
 pub mod kernels;
 pub mod matmul;
+pub mod permute;
 pub mod probe;
 pub mod reduce;
 pub mod timing;
@@ -85,6 +86,7 @@ pub use gpu::{DeviceBuffer, DeviceInfo, EmulatorChecks, Gpu, LoadedImage};
 /// move them as 2-byte words), the `half` crate's types that candle and burn hold.
 pub use half;
 pub use matmul::{Float, MatmulKernel, MatmulShape, Op};
+pub use permute::PermutePlan;
 pub use reduce::{Max, Min, ReduceKernel, Sum};
 pub use transpose::{Shape, TransposeKernel};
 

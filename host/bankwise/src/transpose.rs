@@ -4,7 +4,7 @@ use std::fmt;
 
 use crate::element::{Element, words, words_mut};
 use crate::error::{Error, Result};
-use crate::gpu::{DeviceBuffer, Gpu, Launch};
+use crate::gpu::{DeviceBuffer, DeviceSlice, DeviceSliceMut, Gpu, Launch};
 use bankwise_builtin::{TransposeParams, TransposeWord};
 use bankwise_layout::transpose::{BLOCK_ROWS, TILE, TileLayout, grid, tuned};
 use bankwise_runtime::KernelEntry;
@@ -226,6 +226,17 @@ impl Gpu {
         dst: &mut DeviceBuffer<T>,
         shape: Shape,
     ) -> Result<()> {
+        self.transpose_slices(kernel, src.as_slice(), dst.as_slice_mut(), shape)
+    }
+
+    /// [`Gpu::transpose_with`] on slices (the permutation's transposes of wider words).
+    pub(crate) fn transpose_slices<T: Element>(
+        &self,
+        kernel: TransposeKernel,
+        src: DeviceSlice<'_, T>,
+        mut dst: DeviceSliceMut<'_, T>,
+        shape: Shape,
+    ) -> Result<()> {
         let launch = plan::<T>(kernel, src.len(), dst.len(), shape)?;
         let (rows, cols) = (shape.rows as u64, shape.cols as u64);
         let (matrix, per_launch) = (shape.rows * shape.cols, launch.grid.2 as usize);
@@ -234,9 +245,10 @@ impl Gpu {
             let span = first * matrix..(first + count) * matrix;
             let (from, to) = (src.slice(span.clone())?, dst.slice_mut(span)?);
             let count = count as u64;
-            // Safety: `plan` checked that both buffers hold exactly batch·rows·cols elements,
+            // Safety: `plan` checked that both slices hold exactly batch·rows·cols elements,
             // so each launch's `count` matrices lie inside them; the kernels bound-check every
-            // element of every tile they take.
+            // element of every tile they take. Slices start where their buffers do or a whole
+            // number of matrices later, aligned as the kernels need for shapes they take.
             unsafe { self.launch(launch, (words_mut(to), words(from), rows, cols, count))? };
         }
         Ok(())

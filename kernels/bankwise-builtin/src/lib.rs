@@ -11,10 +11,13 @@
 #![no_std]
 
 pub mod matmul;
+pub mod permute;
 pub mod probe;
 pub mod reduce;
 pub mod transpose;
 
+#[cfg(not(target_arch = "nvptx64"))]
+pub use permute::PermuteWord;
 #[cfg(not(target_arch = "nvptx64"))]
 pub use transpose::{TransposeParams, TransposeWord};
 

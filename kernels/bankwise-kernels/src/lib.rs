@@ -15,6 +15,7 @@
 pub mod block;
 pub mod copy;
 pub mod matmul;
+pub mod permute;
 pub mod probe;
 pub mod reduce;
 pub mod tile;

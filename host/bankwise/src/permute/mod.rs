@@ -1,0 +1,183 @@
+//! N-d permutations of row-major tensors: `dst` is `src` with its axes reordered, as
+//! PyTorch's `x.permute(perm).contiguous()` and NumPy's `np.transpose(x, perm)` make it.
+//!
+//! A permutation is planned once ([`PermutePlan::new`], pure, no GPU) the way cuTT and HPTT
+//! plan theirs: size-1 axes are dropped and axes that stay adjacent and in order are fused
+//! ([`plan::fuse`]), so `(64, 64, 128, 128)` by `(0, 3, 1, 2)` is the batched transpose of
+//! `(64, 8192, 128)`. Then one of four kinds of work ([`Work`]):
+//!
+//! - where the innermost axis moves, tiles through shared memory whose columns run along
+//!   `src`'s innermost axes and rows along `dst`'s, so both sides are coalesced (a rank-2 or
+//!   batched 2-D case goes to the tuned transpose, the same tile with fixed strides); 16-byte
+//!   vectors where both sides span whole vectors, one element per access otherwise. The
+//!   tiles' shared memory is conflict-free for every width: the vectorized tile is the tuned
+//!   transpose's XOR swizzle at vector granularity (`STS.128` rows, a gather that puts a
+//!   quarter-warp's eight 16-byte reads on distinct bank groups), the scalar one the padded
+//!   32 × 32 tile (pitch 33 words for 4- and 8-byte elements, 34 and 36 for 2- and 1-byte
+//!   ones, so a column's 32 elements fall in distinct banks, or pairs within one word);
+//! - where it stays, a run of it that is 2, 4 or 8 bytes long moves as one wider element (and
+//!   the rest is planned again), and a longer one as a gather of rows, copied along both sides;
+//! - the identity, a copy; an empty tensor, nothing.
+
+pub mod plan;
+
+pub use plan::{Fused, PermutePlan, Work};
+
+use bankwise_builtin::PermuteWord;
+use bankwise_builtin::permute::ROWS_THREADS;
+use bankwise_layout::transpose::{BLOCK_ROWS, TILE, tuned};
+
+use crate::element::{Element, Width, view, view_mut};
+use crate::error::{Error, Result};
+use crate::gpu::{DeviceBuffer, DeviceSlice, DeviceSliceMut, Gpu, Launch};
+use crate::transpose::TransposeKernel;
+
+impl Gpu {
+    /// Permutes the axes of `src` (row-major, sizes `dims`) into `dst`: `dst`'s axis `j` is
+    /// `src`'s axis `perm[j]`, so `dst` has sizes `dims[perm[j]]`. Ranks 1 to 8, any sizes
+    /// (0 and 1 included), every [`Element`] type. Plans on each call; to plan once, see
+    /// [`Gpu::permute_with_plan`].
+    ///
+    /// ```
+    /// # fn main() -> bankwise::Result<()> {
+    /// use bankwise::Gpu;
+    /// let gpu = Gpu::emulator()?; // or Gpu::new()? on a GPU
+    /// let src: Vec<u32> = (0..2 * 3 * 4).collect(); // sizes (2, 3, 4)
+    /// let src = gpu.upload(&src)?;
+    /// let mut dst = gpu.alloc_zeros::<u32>(24)?;
+    /// gpu.permute(&src, &mut dst, &[2, 3, 4], &[2, 0, 1])?; // sizes (4, 2, 3)
+    /// let dst = gpu.download(&dst)?;
+    /// assert_eq!(dst[..6], [0, 4, 8, 12, 16, 20]); // dst[0][a][b] = src[a][b][0]
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// Errors: [`Error::RankOutOfRange`], [`Error::NotAPermutation`], [`Error::ShapeOverflow`],
+    /// and [`Error::LengthMismatch`] where a buffer does not hold exactly the tensor.
+    pub fn permute<T: Element>(
+        &self,
+        src: &DeviceBuffer<T>,
+        dst: &mut DeviceBuffer<T>,
+        dims: &[usize],
+        perm: &[usize],
+    ) -> Result<()> {
+        self.permute_with_plan(&PermutePlan::new(dims, perm, T::WIDTH)?, src, dst)
+    }
+
+    /// Runs a permutation planned by [`PermutePlan::new`] for `T`'s width.
+    ///
+    /// ```
+    /// # fn main() -> bankwise::Result<()> {
+    /// use bankwise::{Element, Gpu, PermutePlan};
+    /// let gpu = Gpu::emulator()?;
+    /// let plan = PermutePlan::new(&[4, 1, 6], &[2, 1, 0], f32::WIDTH)?;
+    /// println!("{plan}"); // [4, 1, 6] by [2, 1, 0]: a transpose of 4×6 4-byte words
+    /// let src = gpu.upload(&[1.0f32; 24])?;
+    /// let mut dst = gpu.alloc_zeros::<f32>(24)?;
+    /// for _ in 0..3 {
+    ///     gpu.permute_with_plan(&plan, &src, &mut dst)?;
+    /// }
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// Errors: [`Error::PlanWidthMismatch`] where `T` is not the width planned for, and
+    /// [`Error::LengthMismatch`] where a buffer does not hold exactly the tensor.
+    pub fn permute_with_plan<T: Element>(
+        &self,
+        plan: &PermutePlan,
+        src: &DeviceBuffer<T>,
+        dst: &mut DeviceBuffer<T>,
+    ) -> Result<()> {
+        if plan.width != T::WIDTH {
+            return Err(Error::PlanWidthMismatch { planned: plan.width.bytes(), given: T::WIDTH.bytes() });
+        }
+        for (buffer, actual) in [("src", src.len()), ("dst", dst.len())] {
+            if actual != plan.elements {
+                let shape = format!("{:?}", plan.dims);
+                return Err(Error::LengthMismatch { buffer, shape, expected: plan.elements, actual });
+            }
+        }
+        let (from, to) = (src.as_slice(), dst.as_slice_mut());
+        match &plan.work {
+            Work::Empty => Ok(()),
+            Work::Copy => self.copy(src, dst),
+            Work::Transpose { shape, width } => match width {
+                Width::B1 => self.transpose_slices(TransposeKernel::Tuned, bytes::<T, u8>(from), bytes_mut(to), *shape),
+                Width::B2 => self.transpose_slices(TransposeKernel::Tuned, bytes::<T, u16>(from), bytes_mut(to), *shape),
+                Width::B4 => self.transpose_slices(TransposeKernel::Tuned, bytes::<T, u32>(from), bytes_mut(to), *shape),
+                Width::B8 => self.transpose_slices(TransposeKernel::Tuned, bytes::<T, u64>(from), bytes_mut(to), *shape),
+            },
+            Work::Tiled { params, vectorized, width } => match width {
+                Width::B1 => self.permute_tiled::<u8>(params, *vectorized, bytes::<T, u8>(from), bytes_mut(to)),
+                Width::B2 => self.permute_tiled::<u16>(params, *vectorized, bytes::<T, u16>(from), bytes_mut(to)),
+                Width::B4 => self.permute_tiled::<u32>(params, *vectorized, bytes::<T, u32>(from), bytes_mut(to)),
+                Width::B8 => self.permute_tiled::<u64>(params, *vectorized, bytes::<T, u64>(from), bytes_mut(to)),
+            },
+            Work::Rows { params, width } => match width {
+                Some(Width::B1) => self.permute_rows(params, bytes::<T, u8>(from), bytes_mut(to), <u8>::ROWS),
+                Some(Width::B2) => self.permute_rows(params, bytes::<T, u16>(from), bytes_mut(to), <u16>::ROWS),
+                Some(Width::B4) => self.permute_rows(params, bytes::<T, u32>(from), bytes_mut(to), <u32>::ROWS),
+                Some(Width::B8) => self.permute_rows(params, bytes::<T, u64>(from), bytes_mut(to), <u64>::ROWS),
+                None => self.permute_rows(params, bytes::<T, u32>(from), bytes_mut(to), crate::builtin::permute::permute_rows_v4),
+            },
+        }
+    }
+
+    fn permute_tiled<W: PermuteWord + Element>(
+        &self,
+        params: &bankwise_builtin::permute::Tiled,
+        vectorized: bool,
+        src: DeviceSlice<'_, W>,
+        mut dst: DeviceSliceMut<'_, W>,
+    ) -> Result<()> {
+        let (kernel, block) =
+            if vectorized { (W::TILED, (tuned::THREADS, 1, 1)) } else { (W::TILED_SCALAR, (TILE, BLOCK_ROWS, 1)) };
+        let tiles = params.tiles();
+        let mut first = 0;
+        while first < tiles {
+            let blocks = (tiles - first).min(plan::MAX_BLOCKS);
+            let launch = Launch::new(kernel, (blocks as u32, 1, 1), block);
+            let p = bankwise_builtin::permute::Tiled { first_tile: first, ..*params };
+            // Safety: the plan's groups and batch span exactly the tensor, which both slices hold
+            // (checked against the plan's element count); the launch takes tiles `first ..
+            // first + blocks` of them; the vectorized entries are planned only where both groups
+            // span whole vectors, and the slices start where their buffers do (256-byte aligned).
+            unsafe { self.launch(launch, (dst.slice_mut(..)?, src, p))? };
+            first += blocks;
+        }
+        Ok(())
+    }
+
+    fn permute_rows<W: Element>(
+        &self,
+        params: &bankwise_builtin::permute::Rows,
+        src: DeviceSlice<'_, W>,
+        mut dst: DeviceSliceMut<'_, W>,
+        kernel: bankwise_runtime::KernelEntry<bankwise_builtin::permute::RowsParams<W>>,
+    ) -> Result<()> {
+        let blocks = params.blocks();
+        let mut first = 0;
+        while first < blocks {
+            let count = (blocks - first).min(plan::MAX_BLOCKS);
+            let launch = Launch::new(kernel, (count as u32, 1, 1), (ROWS_THREADS, 1, 1));
+            let p = bankwise_builtin::permute::Rows { first_block: first, ..*params };
+            // Safety: the plan's rows span exactly the tensor, which both slices hold, in words
+            // of `W` (16-byte vectors counted as four `u32`s, the plan's row length in vectors);
+            // the launch takes blocks `first .. first + count`; the slices start where their
+            // buffers do, aligned for every word.
+            unsafe { self.launch(launch, (dst.slice_mut(..)?, src, p))? };
+            first += count;
+        }
+        Ok(())
+    }
+}
+
+/// `src` as words of `U`: the plan's word for this permutation, which divides the tensor's
+/// bytes (a run of whole elements), from a buffer's start (aligned for any word).
+fn bytes<T: Element, U>(src: DeviceSlice<'_, T>) -> DeviceSlice<'_, U> {
+    view(src).expect("the plan's word divides the tensor and the buffer is aligned")
+}
+
+/// [`bytes`], for the slice a kernel writes.
+fn bytes_mut<T: Element, U>(dst: DeviceSliceMut<'_, T>) -> DeviceSliceMut<'_, U> {
+    view_mut(dst).expect("the plan's word divides the tensor and the buffer is aligned")
+}

@@ -1,0 +1,319 @@
+//! Planning a permutation on the host, without a GPU: validation, the normal form (size-1
+//! axes dropped, axes that stay adjacent fused), and the choice of kernel and its parameters.
+
+use std::fmt;
+
+use bankwise_builtin::permute::{Batch, Group, MAX_BATCH, MAX_GROUP, MAX_RANK, ROWS_THREADS, Rows, Tiled};
+use bankwise_layout::transpose::{TILE, tuned};
+
+use crate::element::Width;
+use crate::error::{Error, Result};
+use crate::transpose::Shape;
+
+/// The most blocks one launch takes (the grid's x limit): longer work is split into launches.
+pub const MAX_BLOCKS: u64 = i32::MAX as u64;
+
+/// Bytes each block of the row gather copies: 16 KiB, as many as the tuned transpose's
+/// f32 tile moves, so that a block has all its loads in flight at once.
+pub const ROWS_CHUNK_BYTES: u64 = 16 * 1024;
+
+/// A permutation's axes in normal form: size-1 axes dropped and axes that stay adjacent and
+/// in order fused, so that no two consecutive axes of `src` are consecutive in `dst` too.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fused {
+    /// Sizes of the fused axes, in `src`'s order.
+    pub sizes: Vec<usize>,
+    /// `dst`'s axis `j` is fused axis `perm[j]` of `src`.
+    pub perm: Vec<usize>,
+}
+
+/// Checks `dims` and `perm` and returns the element count: rank 1 to [`MAX_RANK`], `perm` a
+/// permutation of `0..rank`, and the count within a 64-bit address space of 8-byte elements.
+/// A size of 0 is allowed (an empty tensor).
+pub fn check(dims: &[usize], perm: &[usize]) -> Result<usize> {
+    let rank = dims.len();
+    if !(1..=MAX_RANK).contains(&rank) {
+        return Err(Error::RankOutOfRange { dims: dims.to_vec(), max: MAX_RANK, what: "permute" });
+    }
+    let fault = |why: String| Error::NotAPermutation { dims: dims.to_vec(), perm: perm.to_vec(), why };
+    if perm.len() != rank {
+        return Err(fault(format!("it has {} entries, one per axis needs {rank}", perm.len())));
+    }
+    let mut seen = [false; MAX_RANK];
+    for &axis in perm {
+        if axis >= rank {
+            return Err(fault(format!("axis {axis} is out of range (axes are 0 to {})", rank - 1)));
+        }
+        if std::mem::replace(&mut seen[axis], true) {
+            return Err(fault(format!("axis {axis} appears twice")));
+        }
+    }
+    dims.iter()
+        .try_fold(1usize, |n, &d| n.checked_mul(d))
+        .filter(|&n| u64::try_from(n).is_ok_and(|n| n.checked_mul(8).is_some()))
+        .ok_or_else(|| Error::ShapeOverflow { shape: format!("{dims:?}") })
+}
+
+/// The normal form of a checked, non-empty permutation ([`check`]).
+pub fn fuse(dims: &[usize], perm: &[usize]) -> Fused {
+    // Keep the axes of size > 1, renumbered in src order.
+    let kept: Vec<usize> = (0..dims.len()).filter(|&a| dims[a] > 1).collect();
+    let renumber = |a: usize| kept.iter().position(|&k| k == a);
+    let order: Vec<usize> = perm.iter().filter_map(|&a| renumber(a)).collect();
+    // Runs of dst's axes that are consecutive and ascending in src fuse into one.
+    let mut runs: Vec<Vec<usize>> = Vec::new();
+    for &a in &order {
+        match runs.last_mut() {
+            Some(run) if *run.last().expect("runs are non-empty") + 1 == a => run.push(a),
+            _ => runs.push(vec![a]),
+        }
+    }
+    // Number the runs by their position in src.
+    let mut by_src: Vec<usize> = (0..runs.len()).collect();
+    by_src.sort_by_key(|&r| runs[r][0]);
+    let sizes = by_src.iter().map(|&r| runs[r].iter().map(|&a| dims[kept[a]]).product()).collect();
+    let mut perm = vec![0; runs.len()];
+    for (position, &r) in by_src.iter().enumerate() {
+        perm[r] = position;
+    }
+    Fused { sizes, perm }
+}
+
+/// What a planned permutation runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Work {
+    /// Nothing: the tensor is empty.
+    Empty,
+    /// Every element stays where it is (the identity, after dropping size-1 axes): one copy.
+    Copy,
+    /// A (batched) 2-D transpose of `width`-byte words, by the tuned transpose.
+    Transpose {
+        /// The transpose's shape.
+        shape: Shape,
+        /// The word moved: the element, or a run of elements that stays together.
+        width: Width,
+    },
+    /// Tiles through shared memory, where the innermost axis moves.
+    Tiled {
+        /// The tiles' addresses (`first_tile` 0).
+        params: Tiled,
+        /// 16-byte vectors (`permute_tiled_*`) or one element per access
+        /// (`permute_tiled_scalar_*`).
+        vectorized: bool,
+        /// The word moved.
+        width: Width,
+    },
+    /// A gather of rows, where the innermost axis stays.
+    Rows {
+        /// The rows' addresses (`first_block` 0), in words.
+        params: Rows,
+        /// The word: `None` for 16-byte vectors (`permute_rows_v4`).
+        width: Option<Width>,
+    },
+}
+
+/// A permutation planned for an element width: reusable for any buffers of its shape
+/// ([`crate::Gpu::permute_with_plan`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PermutePlan {
+    /// The sizes of `src`'s axes.
+    pub dims: Vec<usize>,
+    /// `dst`'s axis `j` is `src`'s axis `perm[j]`.
+    pub perm: Vec<usize>,
+    /// The element width planned for.
+    pub width: Width,
+    /// Elements of `src` (and `dst`).
+    pub elements: usize,
+    /// The normal form (empty for an empty tensor).
+    pub fused: Fused,
+    /// What runs.
+    pub work: Work,
+}
+
+impl PermutePlan {
+    /// Plans the permutation of `dims` by `perm` for elements of `width`.
+    pub fn new(dims: &[usize], perm: &[usize], width: Width) -> Result<PermutePlan> {
+        let elements = check(dims, perm)?;
+        let mut plan = PermutePlan {
+            dims: dims.to_vec(),
+            perm: perm.to_vec(),
+            width,
+            elements,
+            fused: Fused { sizes: vec![], perm: vec![] },
+            work: Work::Empty,
+        };
+        if elements == 0 {
+            return Ok(plan);
+        }
+        plan.fused = fuse(dims, perm);
+        plan.work = work(&plan.fused.sizes, &plan.fused.perm, width.bytes() as u64);
+        Ok(plan)
+    }
+
+    /// The shape of `dst`: `dims[perm[j]]` for each axis `j`.
+    pub fn dst_dims(&self) -> Vec<usize> {
+        self.perm.iter().map(|&a| self.dims[a]).collect()
+    }
+}
+
+impl fmt::Display for PermutePlan {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?} by {:?}: ", self.dims, self.perm)?;
+        match &self.work {
+            Work::Empty => write!(f, "empty"),
+            Work::Copy => write!(f, "a copy"),
+            Work::Transpose { shape, width } => write!(f, "a transpose of {shape} {}-byte words", width.bytes()),
+            Work::Tiled { params, vectorized, width } => write!(
+                f,
+                "{} tiles of {} rows × {} columns ({} batch indices) of {}-byte words{}",
+                params.tiles(),
+                params.rows.len,
+                params.cols.len,
+                params.batch.count,
+                width.bytes(),
+                if *vectorized { ", 16-byte vectors" } else { ", one element per access" }
+            ),
+            Work::Rows { params, width } => write!(
+                f,
+                "a gather of {} rows of {} {}",
+                params.outer.count,
+                params.row_len,
+                width.map_or("16-byte vectors".to_string(), |w| format!("{}-byte words", w.bytes()))
+            ),
+        }
+    }
+}
+
+fn width_of(bytes: u64) -> Width {
+    match bytes {
+        1 => Width::B1,
+        2 => Width::B2,
+        4 => Width::B4,
+        _ => Width::B8,
+    }
+}
+
+/// Row-major strides of `sizes`.
+fn strides(sizes: &[usize]) -> Vec<u64> {
+    let mut s = vec![1u64; sizes.len()];
+    for i in (0..sizes.len().saturating_sub(1)).rev() {
+        s[i] = s[i + 1] * sizes[i + 1] as u64;
+    }
+    s
+}
+
+/// The work for a normal form of `bytes`-byte words.
+fn work(sizes: &[usize], perm: &[usize], bytes: u64) -> Work {
+    let k = sizes.len();
+    if k <= 1 {
+        return Work::Copy;
+    }
+    if perm[k - 1] == k - 1 {
+        // The innermost axis stays: a run of it is one wider word where that fits 8 bytes (the
+        // rest, planned again, then moves its innermost axis: fusion left no two axes that stay
+        // adjacent), else a gather of rows.
+        let run = bytes * sizes[k - 1] as u64;
+        if matches!(run, 2 | 4 | 8) {
+            return work(&sizes[..k - 1], &perm[..k - 1], run);
+        }
+        return rows(sizes, perm, bytes);
+    }
+    let width = width_of(bytes);
+    if k == 2 {
+        return Work::Transpose { shape: Shape::new(sizes[0], sizes[1]), width };
+    }
+    if k == 3 && perm == [0, 2, 1] {
+        return Work::Transpose { shape: Shape::batched(sizes[0], sizes[1], sizes[2]), width };
+    }
+    let v = tuned::vector(bytes as u32) as u64;
+    let params = tiled(sizes, perm, tuned::side(bytes as u32) as u64);
+    if params.rows.len % v == 0 && params.cols.len % v == 0 {
+        return Work::Tiled { params, vectorized: true, width };
+    }
+    Work::Tiled { params: tiled(sizes, perm, TILE as u64), vectorized: false, width }
+}
+
+/// Grows a group from `axes` (in order) while it spans fewer than `side` elements, stays
+/// under 2³¹ elements with more than one axis (the kernel decodes it in 32-bit arithmetic),
+/// and holds at most [`MAX_GROUP`] axes; `stride` gives each axis's stride in the other tensor.
+fn group(axes: impl Iterator<Item = usize>, sizes: &[usize], stride: &[u64], side: u64) -> (Group, Vec<usize>) {
+    let mut g = Group::default();
+    let mut members = Vec::new();
+    for a in axes {
+        let n = sizes[a] as u64;
+        let fits = members.is_empty() || (g.len < side && members.len() < MAX_GROUP && g.len * n < 1 << 31);
+        if !fits {
+            break;
+        }
+        g.strides[members.len()] = stride[a];
+        // Only the inner axes' sizes are read, and a group of several axes is under 2³¹.
+        g.sizes[members.len()] = n.min(u32::MAX as u64) as u32;
+        g.len = if members.is_empty() { n } else { g.len * n };
+        members.push(a);
+    }
+    g.dims = members.len() as u32;
+    (g, members)
+}
+
+/// The tiles of a normal form whose innermost axis moves, for tiles of `side` elements.
+fn tiled(sizes: &[usize], perm: &[usize], side: u64) -> Tiled {
+    let k = sizes.len();
+    let src_stride = strides(sizes);
+    let dst_sizes: Vec<usize> = perm.iter().map(|&a| sizes[a]).collect();
+    let dst_of_position = strides(&dst_sizes);
+    let mut dst_stride = vec![0u64; k];
+    for (j, &a) in perm.iter().enumerate() {
+        dst_stride[a] = dst_of_position[j];
+    }
+    let b = perm[k - 1];
+    // Columns: src's innermost axes, up to dst's innermost one.
+    let (cols, col_axes) = group((0..k).rev().take_while(|&a| a != b), sizes, &dst_stride, side);
+    // Rows: dst's innermost axes, up to one of the columns'.
+    let (rows, row_axes) =
+        group(perm.iter().rev().copied().take_while(|a| !col_axes.contains(a)), sizes, &src_stride, side);
+    let mut batch = Batch { count: 1, ..Batch::default() };
+    for &a in perm.iter().rev().filter(|a| !col_axes.contains(a) && !row_axes.contains(a)) {
+        let i = batch.dims as usize;
+        debug_assert!(i < MAX_BATCH, "two axes at least are in the groups");
+        (batch.sizes[i], batch.src[i], batch.dst[i]) = (sizes[a] as u64, src_stride[a], dst_stride[a]);
+        batch.count *= sizes[a] as u64;
+        batch.dims += 1;
+    }
+    Tiled {
+        rows,
+        cols,
+        batch,
+        tiles_down: rows.len.div_ceil(side),
+        tiles_across: cols.len.div_ceil(side),
+        first_tile: 0,
+    }
+}
+
+/// The gather of rows of a normal form whose innermost axis stays, in the widest word that
+/// divides a row: 16-byte vectors, else 8-, 4-, 2-byte words or the element.
+fn rows(sizes: &[usize], perm: &[usize], bytes: u64) -> Work {
+    let k = sizes.len();
+    let row_bytes = bytes * sizes[k - 1] as u64;
+    let word = [16, 8, 4, 2].into_iter().find(|&w| w >= bytes && row_bytes % w == 0).unwrap_or(bytes);
+    let src_stride = strides(sizes);
+    let mut outer = Batch { count: 1, ..Batch::default() };
+    for &a in perm[..k - 1].iter().rev() {
+        let i = outer.dims as usize;
+        // Strides in words: every stride of an outer axis is a multiple of the row.
+        (outer.sizes[i], outer.src[i]) = (sizes[a] as u64, src_stride[a] * bytes / word);
+        outer.count *= sizes[a] as u64;
+        outer.dims += 1;
+    }
+    let row_len = row_bytes / word;
+    let chunk = ROWS_CHUNK_BYTES / word;
+    let (rows_per_block, blocks_per_row) = if row_len <= chunk {
+        ((chunk / row_len).min(ROWS_THREADS as u64), 1)
+    } else {
+        (1, row_len.div_ceil(chunk))
+    };
+    let params = Rows { outer, row_len, rows_per_block, blocks_per_row, chunk, first_block: 0 };
+    Work::Rows { params, width: (word <= 8).then(|| width_of(word)) }
+}
+
+#[cfg(test)]
+mod tests;

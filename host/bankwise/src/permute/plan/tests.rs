@@ -1,0 +1,154 @@
+//! The planner on the CPU: validation, fusion, and every plan's addresses run by a CPU
+//! interpreter of the kernels' parameters against `cpu::permute`.
+
+use proptest::prelude::*;
+
+use super::*;
+use crate::cpu;
+
+#[test]
+fn bad_permutations_are_typed_errors_that_say_what_is_wrong() {
+    let msg = |dims: &[usize], perm: &[usize]| check(dims, perm).unwrap_err().to_string();
+    assert_eq!(msg(&[], &[]), "dims [] has 0 axes; permute takes 1 to 8");
+    assert_eq!(msg(&[1; 9], &[0, 1, 2, 3, 4, 5, 6, 7, 8]), "dims [1, 1, 1, 1, 1, 1, 1, 1, 1] has 9 axes; permute takes 1 to 8");
+    assert_eq!(
+        msg(&[2, 3], &[0]),
+        "perm [0] is not a permutation of the axes of dims [2, 3]: it has 1 entries, one per axis needs 2"
+    );
+    assert_eq!(msg(&[2, 3], &[0, 2]), "perm [0, 2] is not a permutation of the axes of dims [2, 3]: axis 2 is out of range (axes are 0 to 1)");
+    assert_eq!(msg(&[2, 3, 4], &[1, 1, 0]), "perm [1, 1, 0] is not a permutation of the axes of dims [2, 3, 4]: axis 1 appears twice");
+    assert!(matches!(check(&[1 << 40, 1 << 30], &[1, 0]), Err(Error::ShapeOverflow { .. })));
+    assert_eq!(check(&[3, 0, 5], &[2, 1, 0]).unwrap(), 0);
+    assert_eq!(check(&[7], &[0]).unwrap(), 7);
+}
+
+#[test]
+fn fusion_drops_unit_axes_and_joins_axes_that_stay_adjacent() {
+    let f = |dims: &[usize], perm: &[usize]| {
+        let f = fuse(dims, perm);
+        (f.sizes, f.perm)
+    };
+    assert_eq!(f(&[64, 64, 128, 128], &[0, 3, 1, 2]), (vec![64, 8192, 128], vec![0, 2, 1]));
+    assert_eq!(f(&[1, 5, 1], &[2, 1, 0]), (vec![5], vec![0]));
+    assert_eq!(f(&[2, 3, 4], &[0, 1, 2]), (vec![24], vec![0]));
+    assert_eq!(f(&[32, 2048, 32, 32], &[0, 2, 1, 3]), (vec![32, 2048, 32, 32], vec![0, 2, 1, 3]));
+    assert_eq!(f(&[2, 3, 4, 5], &[2, 3, 0, 1]), (vec![6, 20], vec![1, 0]));
+    assert_eq!(f(&[16; 6], &[5, 4, 3, 2, 1, 0]), (vec![16; 6], vec![5, 4, 3, 2, 1, 0]));
+    assert_eq!(f(&[1, 1, 1], &[2, 0, 1]), (vec![], vec![]));
+}
+
+#[test]
+fn the_issues_cases_get_the_work_the_module_promises() {
+    let plan = |dims: &[usize], perm: &[usize], w: Width| PermutePlan::new(dims, perm, w).unwrap().work;
+    // Batched 2-D is the tuned transpose.
+    assert_eq!(
+        plan(&[256, 1024, 128], &[0, 2, 1], Width::B2),
+        Work::Transpose { shape: Shape::batched(256, 1024, 128), width: Width::B2 }
+    );
+    assert_eq!(
+        plan(&[64, 64, 128, 128], &[0, 3, 1, 2], Width::B4),
+        Work::Transpose { shape: Shape::batched(64, 8192, 128), width: Width::B4 }
+    );
+    // Reversals are tiled, vectorized, with the tile's sides grown to the vector side.
+    let Work::Tiled { params, vectorized: true, width: Width::B4 } = plan(&[16; 6], &[5, 4, 3, 2, 1, 0], Width::B4)
+    else {
+        panic!("not tiled")
+    };
+    assert_eq!((params.rows.len, params.cols.len, params.rows.dims, params.cols.dims), (256, 256, 2, 2));
+    assert_eq!(params.batch.count, 256);
+    // A 4-byte run of the innermost axis moves as one u32.
+    assert_eq!(
+        plan(&[512, 512, 2], &[1, 0, 2], Width::B2),
+        Work::Transpose { shape: Shape::new(512, 512), width: Width::B4 }
+    );
+    // A longer one is a gather of rows, in 16-byte vectors where rows span whole vectors.
+    let Work::Rows { params, width: None } = plan(&[32, 2048, 32, 32], &[0, 2, 1, 3], Width::B4) else {
+        panic!("not rows")
+    };
+    assert_eq!((params.row_len, params.outer.count, params.rows_per_block), (8, 32 * 2048 * 32, 128));
+}
+
+/// Runs `plan` on the CPU: each word of `src` moved where the plan's parameters put it, with
+/// the kernels' own address arithmetic; checks every word of `dst` is written once.
+fn interpret(plan: &PermutePlan, src: &[u8]) -> Vec<u8> {
+    let mut dst = vec![0u8; src.len()];
+    let mut written = vec![0u8; src.len()];
+    let mut put = |d: u64, s: u64, w: u64| {
+        let (d, s, w) = (d as usize * w as usize, s as usize * w as usize, w as usize);
+        dst[d..d + w].copy_from_slice(&src[s..s + w]);
+        written[d..d + w].iter_mut().for_each(|x| *x += 1);
+    };
+    match &plan.work {
+        Work::Empty => {}
+        Work::Copy => put(0, 0, src.len() as u64),
+        Work::Transpose { shape, width } => {
+            let (rows, cols, w) = (shape.rows as u64, shape.cols as u64, width.bytes() as u64);
+            for b in 0..shape.batch as u64 {
+                for r in 0..rows {
+                    for c in 0..cols {
+                        put(b * rows * cols + c * rows + r, b * rows * cols + r * cols + c, w);
+                    }
+                }
+            }
+        }
+        Work::Tiled { params, width, .. } => {
+            for b in 0..params.batch.count {
+                let (bs, bd) = params.batch.offsets(b);
+                for r in 0..params.rows.len {
+                    for c in 0..params.cols.len {
+                        put(bd + params.cols.offset(c) + r, bs + params.rows.offset(r) + c, width.bytes() as u64);
+                    }
+                }
+            }
+        }
+        Work::Rows { params, width } => {
+            let w = width.map_or(16, |w| w.bytes()) as u64;
+            for row in 0..params.outer.count {
+                let from = params.outer.offsets(row).0;
+                for x in 0..params.row_len {
+                    put(row * params.row_len + x, from + x, w);
+                }
+            }
+        }
+    }
+    assert!(written.iter().all(|&n| n == 1), "{plan}: some bytes written {:?} times", written.iter().max());
+    dst
+}
+
+fn check_plan(dims: &[usize], perm: &[usize], width: Width) {
+    let plan = PermutePlan::new(dims, perm, width).unwrap();
+    let n = plan.elements;
+    let bytes = width.bytes();
+    // Elements as distinct byte strings.
+    let src: Vec<u8> = (0..n * bytes).map(|i| (i / bytes * 7 + i % bytes * 131) as u8 ^ (i / bytes / 251) as u8).collect();
+    let index: Vec<usize> = (0..n).collect();
+    let want: Vec<u8> =
+        cpu::permute(&index, dims, perm).unwrap().iter().flat_map(|&i| &src[i * bytes..(i + 1) * bytes]).copied().collect();
+    assert_eq!(interpret(&plan, &src), want, "{plan}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+    #[test]
+    fn every_plan_moves_every_element_where_cpu_permute_does(
+        dims in prop::collection::vec(prop_oneof![Just(1usize), 2usize..6, Just(8), 9usize..40], 1..=8)
+            .prop_filter("small", |d| d.iter().product::<usize>() <= 1 << 16),
+        seed in any::<u64>(),
+        width in prop_oneof![Just(Width::B1), Just(Width::B2), Just(Width::B4), Just(Width::B8)],
+    ) {
+        let mut perm: Vec<usize> = (0..dims.len()).collect();
+        let mut s = seed;
+        for i in (1..perm.len()).rev() {
+            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            perm.swap(i, (s >> 33) as usize % (i + 1));
+        }
+        check_plan(&dims, &perm, width);
+    }
+}
+
+#[test]
+fn rank_eight_with_every_axis_kept_fits_the_kernels_arrays() {
+    check_plan(&[2, 3, 2, 3, 2, 3, 2, 3], &[7, 6, 5, 4, 3, 2, 1, 0], Width::B4);
+    check_plan(&[2, 3, 2, 3, 2, 3, 2, 5], &[6, 4, 2, 0, 5, 3, 1, 7], Width::B8);
+    check_plan(&[3, 2, 3, 2, 3, 2, 3, 5], &[1, 0, 3, 2, 5, 4, 6, 7], Width::B1);
+}

@@ -1,0 +1,202 @@
+//! `Gpu::permute` against `cpu::permute`, bit for bit: fixed cases of every rank and kind of
+//! plan, seeded random ones (printed, so a failure reproduces), tensors past 2^31 elements on
+//! a GPU, and on the emulator the tiles' bank conflicts.
+
+use bankwise::half::bf16;
+use bankwise::permute::Work;
+use bankwise::{DeviceBuffer, Element, Error, Gpu, PermutePlan, cpu};
+use rand::{Rng, SeedableRng, rngs::SmallRng};
+
+use super::{AddTrial, Check, POISON, Target, compare, enough_memory_locked, fits, random, seed_of};
+
+/// `(dims, perm)`: every rank from 1 to 8; size-1 and size-0 axes; primes; runs of the
+/// innermost axis that widen (2, 4, 8 bytes) and that gather rows (aligned to 16 bytes or
+/// not); groups of several axes on either side of a tile; the cases, smaller.
+const CASES: &[(&[usize], &[usize])] = &[
+    (&[1], &[0]),
+    (&[1000], &[0]),
+    (&[0, 3], &[1, 0]),
+    (&[3, 1], &[1, 0]),
+    (&[7, 13], &[1, 0]),
+    (&[2, 3, 4], &[2, 0, 1]),
+    (&[2, 3, 4], &[1, 2, 0]),
+    (&[5, 7, 3], &[1, 0, 2]),
+    (&[5, 7, 2], &[1, 0, 2]),
+    (&[33, 17, 8], &[1, 0, 2]),
+    (&[9, 11, 12], &[1, 0, 2]),
+    (&[4, 1, 6], &[2, 1, 0]),
+    (&[31, 33, 35], &[2, 1, 0]),
+    (&[64, 32, 48], &[2, 1, 0]),
+    (&[64, 32, 48], &[1, 2, 0]),
+    (&[16, 17, 64], &[2, 0, 1]),
+    (&[8, 16, 8, 16], &[3, 2, 1, 0]),
+    (&[8, 16, 8, 16], &[0, 3, 1, 2]),
+    (&[6, 5, 4, 3], &[3, 1, 2, 0]),
+    (&[4, 4, 4, 4, 4, 16], &[5, 4, 3, 2, 1, 0]),
+    (&[4, 64, 4, 8], &[0, 2, 1, 3]),
+    (&[3, 2, 5, 2, 7], &[4, 2, 0, 3, 1]),
+    (&[2, 3, 2, 3, 2, 3], &[1, 3, 5, 0, 2, 4]),
+    (&[2, 2, 3, 2, 2, 3, 2], &[6, 0, 5, 1, 4, 2, 3]),
+    (&[2, 3, 2, 3, 2, 3, 2, 3], &[7, 6, 5, 4, 3, 2, 1, 0]),
+    (&[3, 2, 3, 2, 3, 2, 3, 5], &[1, 0, 3, 2, 5, 4, 6, 7]),
+    (&[1, 1, 1, 1, 1, 1, 1, 1], &[3, 1, 4, 0, 2, 7, 6, 5]),
+    (&[2, 1, 3, 1, 5], &[4, 3, 2, 1, 0]),
+    (&[128, 3, 128], &[2, 1, 0]),
+    (&[130, 2, 66], &[0, 2, 1]),
+];
+
+/// Larger cases for a GPU: the suite shapes (2^26 elements), primes and 2^31.
+const GPU_CASES: &[(&[usize], &[usize])] = &[
+    (&[512, 512, 256], &[2, 1, 0]),
+    (&[512, 512, 256], &[0, 2, 1]),
+    (&[64, 64, 128, 128], &[3, 2, 1, 0]),
+    (&[64, 64, 128, 128], &[0, 3, 1, 2]),
+    (&[16, 16, 16, 16, 16, 64], &[5, 4, 3, 2, 1, 0]),
+    (&[32, 2048, 32, 32], &[0, 2, 1, 3]),
+    (&[256, 1024, 128], &[0, 2, 1]),
+    (&[509, 521, 257], &[2, 0, 1]),
+    (&[1021, 3, 1031, 5], &[2, 3, 1, 0]),
+    (&[70_001, 3, 7], &[2, 1, 0]),
+];
+
+pub fn trials(add: &mut AddTrial<'_>, target: Target) {
+    let cases = CASES.iter().chain(if target == Target::Gpu { GPU_CASES } else { &[] });
+    for &(dims, perm) in cases.filter(|(d, _)| fits(target, d.iter().product())) {
+        let name = format!("{dims:?}by{perm:?}").replace(' ', "");
+        add(format!("permute/u8/{name}"), Box::new(move |g| check::<u8>(g, dims, perm)));
+        add(format!("permute/bf16/{name}"), Box::new(move |g| check::<bf16>(g, dims, perm)));
+        add(format!("permute/f32/{name}"), Box::new(move |g| check::<f32>(g, dims, perm)));
+        add(format!("permute/f64/{name}"), Box::new(move |g| check::<f64>(g, dims, perm)));
+    }
+    add("permute/random_shapes".into(), Box::new(move |g| random_shapes(g, target)));
+    add("permute/rejects_bad_arguments".into(), Box::new(rejects_bad_arguments));
+    if target == Target::Gpu {
+        // Past 2^31 elements (32-bit element indices overflow) and 2^31 bytes.
+        const LONG: (&[usize], &[usize]) = (&[1031, 1031, 2021], &[2, 0, 1]);
+        add("permute/u8/past_2^31_elements".into(), Box::new(|g| check::<u8>(g, LONG.0, LONG.1)));
+        const WIDE: (&[usize], &[usize]) = (&[3, 1031, 5, 37_003], &[3, 1, 0, 2]);
+        add("permute/f32/past_2^31_bytes".into(), Box::new(|g| check::<f32>(g, WIDE.0, WIDE.1)));
+    } else {
+        add("permute/tiles_are_conflict_free".into(), Box::new(|_| tiles_are_conflict_free()));
+    }
+}
+
+fn check<T: Element>(gpu: &Gpu, dims: &[usize], perm: &[usize]) -> Check {
+    let n: usize = dims.iter().product();
+    let mut big = None;
+    if !enough_memory_locked(gpu, 2 * n * size_of::<T>(), &mut big)? {
+        return Ok(());
+    }
+    let host: Vec<T> = random(n, seed_of("permute", n ^ perm.len()));
+    let want = cpu::permute(&host, dims, perm)?;
+    let src = gpu.upload(&host)?;
+    let mut dst: DeviceBuffer<T> = gpu.alloc_zeros(n)?;
+    gpu.fill_bytes(&mut dst, POISON)?;
+    let plan = PermutePlan::new(dims, perm, T::WIDTH)?;
+    gpu.permute_with_plan(&plan, &src, &mut dst)?;
+    compare(&format!("{plan} of {}", std::any::type_name::<T>()), &gpu.download(&dst)?, &want)
+}
+
+/// Seeded random tensors: ranks 2 to 6, sizes mostly small with some primes and powers of
+/// two, every element type's width.
+fn random_shapes(gpu: &Gpu, target: Target) -> Check {
+    let (count, max) = if target == Target::Gpu { (200, 1 << 24) } else { (40, 1 << 14) };
+    let mut rng = SmallRng::seed_from_u64(0x5eed_0032);
+    let mut done = 0;
+    while done < count {
+        let rank = rng.random_range(2..=6);
+        let dims: Vec<usize> = (0..rank)
+            .map(|_| match rng.random_range(0..4) {
+                0 => rng.random_range(1..5),
+                1 => [2, 4, 8, 16, 32, 64, 128][rng.random_range(0..7)],
+                2 => [3, 5, 7, 11, 13, 31, 67, 127, 257][rng.random_range(0..9)],
+                _ => rng.random_range(1..200),
+            })
+            .collect();
+        if dims.iter().product::<usize>() > max {
+            continue;
+        }
+        let mut perm: Vec<usize> = (0..rank).collect();
+        for i in (1..rank).rev() {
+            perm.swap(i, rng.random_range(0..=i));
+        }
+        let r = match done % 4 {
+            0 => check::<u8>(gpu, &dims, &perm),
+            1 => check::<bf16>(gpu, &dims, &perm),
+            2 => check::<f32>(gpu, &dims, &perm),
+            _ => check::<f64>(gpu, &dims, &perm),
+        };
+        r.map_err(|e| format!("case {done} (dims {dims:?}, perm {perm:?}): {}", e.message().unwrap_or("failed")))?;
+        done += 1;
+    }
+    Ok(())
+}
+
+fn rejects_bad_arguments(gpu: &Gpu) -> Check {
+    let src = gpu.upload(&[1.0f32; 24])?;
+    let mut dst = gpu.alloc_zeros::<f32>(24)?;
+    let mut short = gpu.alloc_zeros::<f32>(23)?;
+    let cases: [(bankwise::Result<()>, fn(&Error) -> bool); 6] = [
+        (gpu.permute(&src, &mut dst, &[2, 3, 4], &[0, 1]), |e| matches!(e, Error::NotAPermutation { .. })),
+        (gpu.permute(&src, &mut dst, &[2, 3, 4], &[0, 1, 1]), |e| matches!(e, Error::NotAPermutation { .. })),
+        (gpu.permute(&src, &mut dst, &[], &[]), |e| matches!(e, Error::RankOutOfRange { .. })),
+        (gpu.permute(&src, &mut short, &[2, 3, 4], &[2, 1, 0]), |e| matches!(e, Error::LengthMismatch { buffer: "dst", .. })),
+        (gpu.permute(&src, &mut dst, &[2, 3, 5], &[2, 1, 0]), |e| matches!(e, Error::LengthMismatch { buffer: "src", .. })),
+        (gpu.permute(&src, &mut dst, &[usize::MAX, 3], &[1, 0]), |e| matches!(e, Error::ShapeOverflow { .. })),
+    ];
+    for (i, (r, ok)) in cases.into_iter().enumerate() {
+        match r {
+            Err(ref e) if ok(e) => {}
+            other => return Err(format!("case {i}: got {other:?}").into()),
+        }
+    }
+    let plan = PermutePlan::new(&[2, 3, 4], &[2, 1, 0], u8::WIDTH)?;
+    match gpu.permute_with_plan(&plan, &src, &mut dst) {
+        Err(Error::PlanWidthMismatch { planned: 1, given: 4 }) => Ok(()),
+        other => Err(format!("a u8 plan on f32 buffers: {other:?}").into()),
+    }
+}
+
+/// Each tiled kernel, on a fresh emulator, measures the ideal wavefronts at every shared
+/// site: one per request for accesses of up to 4 bytes a lane, `bytes / 4` for wider ones (a
+/// warp's 256 or 512 bytes take 2 or 4 wavefronts however they are laid out).
+fn tiles_are_conflict_free() -> Check {
+    fn one<T: Element>(dims: &[usize], perm: &[usize], vectorized: bool) -> Check {
+        let gpu = Gpu::emulator()?;
+        let plan = PermutePlan::new(dims, perm, T::WIDTH)?;
+        match plan.work {
+            Work::Tiled { vectorized: v, .. } if v == vectorized => {}
+            _ => return Err(format!("{plan}: not the tiled kernel asked for").into()),
+        }
+        let n = plan.elements;
+        let src = gpu.upload(&random::<T>(n, 7))?;
+        let mut dst = gpu.alloc_zeros::<T>(n)?;
+        gpu.permute_with_plan(&plan, &src, &mut dst)?;
+        for launch in gpu.take_emulator_reports() {
+            for site in &launch.report.sites {
+                let ideal = (site.bytes / 4).max(1);
+                if site.worst_wavefronts > ideal {
+                    return Err(format!(
+                        "{plan}: {} bytes at {} take {} wavefronts (ideal {ideal})",
+                        site.bytes, site.site, site.worst_wavefronts
+                    )
+                    .into());
+                }
+            }
+        }
+        Ok(())
+    }
+    for (dims, perm) in [(&[16usize, 64, 32][..], &[2usize, 1, 0][..]), (&[8, 16, 8, 16], &[3, 2, 1, 0])] {
+        one::<u8>(dims, perm, true)?;
+        one::<bf16>(dims, perm, true)?;
+        one::<f32>(dims, perm, true)?;
+        one::<f64>(dims, perm, true)?;
+    }
+    for (dims, perm) in [(&[33usize, 35, 31][..], &[2usize, 1, 0][..]), (&[5, 7, 9, 3], &[3, 1, 2, 0])] {
+        one::<u8>(dims, perm, false)?;
+        one::<bf16>(dims, perm, false)?;
+        one::<f32>(dims, perm, false)?;
+        one::<f64>(dims, perm, false)?;
+    }
+    Ok(())
+}

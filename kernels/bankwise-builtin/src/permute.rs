@@ -1,0 +1,96 @@
+//! The N-d permutation's entries per element width, and their typed lookup ([`PermuteWord`]).
+
+use bankwise_device::kernel;
+use bankwise_kernels::permute::{permute_rows, permute_rows_vectors, permute_tiled_scalar, permute_tiled_vectorized};
+/// The parameters and limits of the entries below, for their launchers.
+pub use bankwise_kernels::permute::{Batch, Group, MAX_BATCH, MAX_GROUP, MAX_RANK, ROWS_THREADS, Rows, Tiled};
+use bankwise_layout::transpose::{TileLayout, tuned as layout};
+
+/// Bytes of `T`, as the layout functions take them.
+const fn bytes<T>() -> u32 {
+    core::mem::size_of::<T>() as u32
+}
+
+/// Instantiates the three permutation kernels for each element width: `permute_tiled_<t>`
+/// (16-byte vectors, `V` elements each, `N` per thread), `permute_tiled_scalar_<t>` and
+/// `permute_rows_<t>`.
+macro_rules! per_width {
+    ($($t:ty: $tiled:ident($v:literal, $n:literal), $scalar:ident, $rows:ident;)+) => {$(
+        /// # Safety
+        /// As `bankwise_kernels::permute::permute_tiled_vectorized`.
+        #[kernel(shared = layout::tile_bytes(bytes::<$t>()))]
+        pub unsafe fn $tiled(dst: *mut $t, src: *const $t, p: Tiled) {
+            // SAFETY: this entry's contract (its `# Safety`, which the launch keeps) is the callee's.
+            unsafe { permute_tiled_vectorized::<$t, $v, $n>(dst, src, &p) }
+        }
+
+        /// # Safety
+        /// As `bankwise_kernels::permute::permute_tiled_scalar`.
+        #[kernel(shared = TileLayout::Padded.tile_bytes(bytes::<$t>()))]
+        pub unsafe fn $scalar(dst: *mut $t, src: *const $t, p: Tiled) {
+            // SAFETY: this entry's contract (its `# Safety`, which the launch keeps) is the callee's.
+            unsafe { permute_tiled_scalar::<$t>(dst, src, &p) }
+        }
+
+        /// # Safety
+        /// As `bankwise_kernels::permute::permute_rows`.
+        #[kernel(shared = 8 * ROWS_THREADS)]
+        pub unsafe fn $rows(dst: *mut $t, src: *const $t, p: Rows) {
+            // SAFETY: this entry's contract (its `# Safety`, which the launch keeps) is the callee's.
+            unsafe { permute_rows::<$t>(dst, src, &p) }
+        }
+    )+};
+}
+
+per_width! {
+    u8: permute_tiled_u8(16, 4), permute_tiled_scalar_u8, permute_rows_u8;
+    u16: permute_tiled_u16(8, 8), permute_tiled_scalar_u16, permute_rows_u16;
+    u32: permute_tiled_u32(4, 4), permute_tiled_scalar_u32, permute_rows_u32;
+    u64: permute_tiled_u64(2, 8), permute_tiled_scalar_u64, permute_rows_u64;
+}
+
+/// # Safety
+/// As `bankwise_kernels::permute::permute_rows_vectors`.
+#[kernel(shared = 8 * ROWS_THREADS)]
+pub unsafe fn permute_rows_v4(dst: *mut u32, src: *const u32, p: Rows) {
+    // SAFETY: this entry's contract (its `# Safety`, which the launch keeps) is the callee's.
+    unsafe { permute_rows_vectors(dst, src, &p) }
+}
+
+/// The parameters of the tiled entries.
+#[cfg(not(target_arch = "nvptx64"))]
+pub type TiledParams<T> = (*mut T, *const T, Tiled);
+/// The parameters of the row entries.
+#[cfg(not(target_arch = "nvptx64"))]
+pub type RowsParams<T> = (*mut T, *const T, Rows);
+
+/// The element words the permutation is instantiated for (one per width), with each entry:
+/// the typed lookup the host's launcher uses.
+#[cfg(not(target_arch = "nvptx64"))]
+pub trait PermuteWord: Copy + 'static {
+    /// `permute_tiled_*`: 16-byte vectors.
+    const TILED: bankwise_device::KernelEntry<TiledParams<Self>>;
+    /// `permute_tiled_scalar_*`.
+    const TILED_SCALAR: bankwise_device::KernelEntry<TiledParams<Self>>;
+    /// `permute_rows_*`.
+    const ROWS: bankwise_device::KernelEntry<RowsParams<Self>>;
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+macro_rules! permute_words {
+    ($($t:ty: $tiled:ident, $scalar:ident, $rows:ident;)+) => {$(
+        impl PermuteWord for $t {
+            const TILED: bankwise_device::KernelEntry<TiledParams<Self>> = $tiled;
+            const TILED_SCALAR: bankwise_device::KernelEntry<TiledParams<Self>> = $scalar;
+            const ROWS: bankwise_device::KernelEntry<RowsParams<Self>> = $rows;
+        }
+    )+};
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+permute_words! {
+    u8: permute_tiled_u8, permute_tiled_scalar_u8, permute_rows_u8;
+    u16: permute_tiled_u16, permute_tiled_scalar_u16, permute_rows_u16;
+    u32: permute_tiled_u32, permute_tiled_scalar_u32, permute_rows_u32;
+    u64: permute_tiled_u64, permute_tiled_scalar_u64, permute_rows_u64;
+}
