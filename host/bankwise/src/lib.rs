@@ -63,6 +63,7 @@ pub mod kernels;
 pub mod matmul;
 pub mod probe;
 pub mod reduce;
+pub mod reduce_axes;
 pub mod timing;
 pub mod tools;
 pub mod transpose;

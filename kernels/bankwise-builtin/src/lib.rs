@@ -13,6 +13,7 @@
 pub mod matmul;
 pub mod probe;
 pub mod reduce;
+pub mod reduce_axes;
 pub mod transpose;
 
 #[cfg(not(target_arch = "nvptx64"))]

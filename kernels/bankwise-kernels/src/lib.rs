@@ -17,6 +17,7 @@ pub mod copy;
 pub mod matmul;
 pub mod probe;
 pub mod reduce;
+pub mod reduce_axes;
 pub mod tile;
 pub mod transpose;
 pub mod warp;
