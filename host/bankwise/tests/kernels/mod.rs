@@ -2,6 +2,7 @@
 //! random data, with the output poisoned before each launch: the trials that `gpu.rs` runs on a
 //! GPU and `emulator.rs` on the CPU emulator (smaller sizes, and nothing that times).
 
+mod axes;
 mod matmul;
 
 use std::sync::Arc;
@@ -106,6 +107,7 @@ pub fn trials(gpu: Option<Arc<Gpu>>, target: Target) -> Vec<Trial> {
     add("runtime/a_bankwise_kernel_launched_through_the_runtime".into(), Box::new(runtime_launch_of_copy_bytes));
     probe_trials(&mut add, target);
     matmul::trials(&mut add, target);
+    axes::trials(&mut add, target);
     // Properties over random shapes and ranges (seeded, so a failure reproduces).
     for kernel in TransposeKernel::ALL {
         add(format!("{}/random_shapes", kernel.name()), Box::new(move |g| transpose_random_shapes(g, kernel, target)));
