@@ -227,7 +227,8 @@ unsafe fn fold_row<T: Element, O: ReduceOp<T>, const V: usize, const W: u32>(
     let step = W as u64;
     while i + step < parts.vectors {
         // SAFETY: `i < i + W < vectors`: whole 16-byte-aligned vectors of the row (`split`).
-        let (a, b) = unsafe { (load_global_v4(vectors.add(i as usize)), load_global_v4(vectors.add((i + step) as usize))) };
+        let (a, b) =
+            unsafe { (load_global_v4(vectors.add(i as usize)), load_global_v4(vectors.add((i + step) as usize))) };
         acc = fold_vector::<T, O, V>(fold_vector::<T, O, V>(acc, a), b);
         i += 2 * step;
     }
@@ -346,9 +347,8 @@ pub unsafe fn reduce_columns<T: Element, O: ReduceOp<T>>(dst: *mut T, src: *cons
         if c < layout.cols {
             let base = layout.kept_offset(q) + c;
             // SAFETY: the chunk's elements of column `c` are inside `src` (the contract).
-            acc = unsafe {
-                fold_strided::<T, O>(acc, src, &layout, base, layout.chunk(p), y as u64, COLUMN_ROWS as u64)
-            };
+            acc =
+                unsafe { fold_strided::<T, O>(acc, src, &layout, base, layout.chunk(p), y as u64, COLUMN_ROWS as u64) };
         }
         // SAFETY: `slot < THREADS`, this thread's; the previous worker's last read of it (row 0's,
         // below) was this thread's own, and other slots were last read before the tree's last

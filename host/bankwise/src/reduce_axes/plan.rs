@@ -248,21 +248,28 @@ pub fn plan(
     Ok(AxesPlan { canonical: c, work: AxesWork::Passes(passes), scratch, depth })
 }
 
+/// A group's size and stride in the source.
+type Strided = (u64, u64);
+
 /// Kept groups (innermost first, with their strides) and reduced groups likewise, of
 /// canonical `groups` whose strides are those of a row-major tensor.
-fn strided(groups: &[Group]) -> (Vec<(u64, u64)>, Vec<(u64, u64)>) {
+fn strided(groups: &[Group]) -> (Vec<Strided>, Vec<Strided>) {
     let (mut kept, mut reduced) = (Vec::new(), Vec::new());
     let mut stride = 1u64;
     for g in groups.iter().rev() {
         let entry = (g.size as u64, stride);
-        if g.reduced { reduced.push(entry) } else { kept.push(entry) }
+        if g.reduced {
+            reduced.push(entry)
+        } else {
+            kept.push(entry)
+        }
         stride *= g.size as u64;
     }
     (kept, reduced)
 }
 
 /// `(sizes, strides)` arrays of up to [`MAX_GROUPS`] groups.
-fn arrays(groups: &[(u64, u64)]) -> ([u64; MAX_GROUPS], [u64; MAX_GROUPS]) {
+fn arrays(groups: &[Strided]) -> ([u64; MAX_GROUPS], [u64; MAX_GROUPS]) {
     let (mut size, mut stride) = ([1; MAX_GROUPS], [0; MAX_GROUPS]);
     for (k, &(n, s)) in groups.iter().enumerate() {
         (size[k], stride[k]) = (n, s);

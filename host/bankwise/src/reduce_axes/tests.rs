@@ -4,12 +4,12 @@
 
 use proptest::prelude::*;
 
-use super::plan::{AxesKernel, AxesPlan, AxesSlot, AxesWork, Group, canonical};
 use super::plan as plan_of;
-use bankwise_builtin::reduce_axes::COLUMN_LANES;
+use super::plan::{AxesKernel, AxesPlan, AxesSlot, AxesWork, Group, canonical};
 use crate::cpu;
 use crate::error::Error;
 use crate::reduce::{Max, Min, Sum};
+use bankwise_builtin::reduce_axes::COLUMN_LANES;
 
 fn groups(spec: &[(usize, bool)]) -> Vec<Group> {
     spec.iter().map(|&(size, reduced)| Group { size, reduced }).collect()

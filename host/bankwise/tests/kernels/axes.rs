@@ -82,7 +82,11 @@ fn sum_ok(got: f64, (want, abs): (f64, f64), depth: u64, u: f64, extent: usize) 
     }
     let tol = cpu::sum_tolerance(depth, u, extent, want, abs);
     let err = (got - want).abs();
-    if err <= tol { Ok(()) } else { Err(format!("got {got:e}, want {want:e}: error {err:e} > γ_{depth}·Σ|x| = {tol:e}")) }
+    if err <= tol {
+        Ok(())
+    } else {
+        Err(format!("got {got:e}, want {want:e}: error {err:e} > γ_{depth}·Σ|x| = {tol:e}"))
+    }
 }
 
 fn check<T: TestData + AsF64, O: AxesOperation<T> + Default>(gpu: &Gpu, dims: &[usize], axes: &[usize]) -> Check {
@@ -149,7 +153,11 @@ where
     Min: AxesOperation<T>,
     Max: AxesOperation<T>,
 {
-    for (dims, axes, at) in [(&[40, 300][..], &[1][..], 4 * 300 + 17), (&[300, 40], &[0], 200 * 40 + 3), (&[6, 50, 7], &[0, 2], 3 * 350 + 20 * 7 + 6)] {
+    for (dims, axes, at) in [
+        (&[40, 300][..], &[1][..], 4 * 300 + 17),
+        (&[300, 40], &[0], 200 * 40 + 3),
+        (&[6, 50, 7], &[0, 2], 3 * 350 + 20 * 7 + 6),
+    ] {
         let n: usize = dims.iter().product();
         let mut host = T::data(n, seed_of("axes-nan", n), true);
         host[at] = T::nan();
@@ -179,7 +187,8 @@ where
 fn rejects_bad_arguments(gpu: &Gpu) -> Check {
     let src = gpu.upload(&[1.0f32; 24])?;
     let mut dst = gpu.alloc_zeros::<f32>(6)?;
-    let cases: [(&[usize], &[usize], fn(&Error) -> bool); 6] = [
+    type Case = (&'static [usize], &'static [usize], fn(&Error) -> bool);
+    let cases: [Case; 6] = [
         (&[], &[], |e| matches!(e, Error::AxesRank { rank: 0 })),
         (&[1, 1, 1, 1, 2, 2, 2, 3, 1], &[0], |e| matches!(e, Error::AxesRank { rank: 9 })),
         (&[4, 6], &[2], |e| matches!(e, Error::AxisOutOfRange { axis: 2, rank: 2 })),
@@ -240,7 +249,11 @@ fn column_combine_is_conflict_free() -> Check {
             .flat_map(|r| r.report.sites.iter())
             .collect();
         if sites.len() < 3 {
-            return Err(format!("{bytes}-byte: {} shared sites reported; want the slot write and the tree's", sites.len()).into());
+            return Err(format!(
+                "{bytes}-byte: {} shared sites reported; want the slot write and the tree's",
+                sites.len()
+            )
+            .into());
         }
         let want = if bytes == 4 { 1.0 } else { 2.0 };
         for s in sites {
