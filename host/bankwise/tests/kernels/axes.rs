@@ -32,6 +32,10 @@ const CASES: &[(&[usize], &[&[usize]])] = &[
     (&[3, 2, 5, 4, 7], &[&[0, 2, 4], &[1, 3], &[4, 1]]),
     (&[2, 1, 3, 1, 64], &[&[4, 0], &[3, 1]]),
     (&[5, 3, 1, 2, 1000], &[&[0, 3], &[4, 2]]),
+    // Segments of rows long enough for the vectors, unaligned: a warp's (extent under 1024)
+    // and a block's.
+    (&[2, 3, 401], &[&[0, 2]]),
+    (&[3, 2, 1501], &[&[2, 0]]),
 ];
 
 /// Larger shapes, GPU only: the goals (8192², (64, 4096, 1024)), odd sizes, past the
