@@ -3,6 +3,8 @@
 use crate::error::{Error, Result};
 use crate::transpose::Shape;
 
+pub use crate::reduce_axes::reference::{reduce_axes, sum_axes_reference};
+
 /// `dst[b][c][r] = src[b][r][c]`, in cache-sized blocks so that multi-gigabyte references
 /// finish in seconds.
 pub fn transpose<T: Copy>(src: &[T], shape: Shape) -> Result<Vec<T>> {

@@ -239,6 +239,38 @@ pub enum Error {
         /// Elements the scratch holds.
         actual: usize,
     },
+    /// A tensor of rank 0 or past 8 given to an axis reduction.
+    #[error("a tensor of rank {rank} cannot be reduced along axes: give 1 to 8 dimensions")]
+    AxesRank {
+        /// Dimensions given.
+        rank: usize,
+    },
+    /// An axis to reduce is not a dimension of the tensor.
+    #[error("axis {axis} is out of range for a tensor of rank {rank} (axes are 0 to {})", rank - 1)]
+    AxisOutOfRange {
+        /// The axis given.
+        axis: usize,
+        /// The tensor's rank.
+        rank: usize,
+    },
+    /// An axis to reduce is listed more than once.
+    #[error("axis {axis} is listed twice in the axes to reduce; list each axis once")]
+    AxisRepeated {
+        /// The axis.
+        axis: usize,
+    },
+    /// A minimum or maximum over no elements, which has no value.
+    #[error("{op} over axes {axes} of shape {shape} has no value: each of its {outputs} outputs reduces 0 elements")]
+    EmptyReduction {
+        /// The operation (`min`, `max`).
+        op: &'static str,
+        /// The shape, as given.
+        shape: String,
+        /// The axes, as given.
+        axes: String,
+        /// Outputs the reduction would have.
+        outputs: usize,
+    },
 }
 
 impl From<bankwise_runtime::Error> for Error {

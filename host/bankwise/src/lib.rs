@@ -64,6 +64,7 @@ pub mod matmul;
 pub mod permute;
 pub mod probe;
 pub mod reduce;
+pub mod reduce_axes;
 pub mod timing;
 pub mod tools;
 pub mod transpose;

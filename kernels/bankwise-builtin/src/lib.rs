@@ -14,6 +14,7 @@ pub mod matmul;
 pub mod permute;
 pub mod probe;
 pub mod reduce;
+pub mod reduce_axes;
 pub mod transpose;
 
 #[cfg(not(target_arch = "nvptx64"))]

@@ -18,6 +18,7 @@ pub mod matmul;
 pub mod permute;
 pub mod probe;
 pub mod reduce;
+pub mod reduce_axes;
 pub mod tile;
 pub mod transpose;
 pub mod warp;

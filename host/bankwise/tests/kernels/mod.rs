@@ -2,6 +2,7 @@
 //! random data, with the output poisoned before each launch: the trials that `gpu.rs` runs on a
 //! GPU and `emulator.rs` on the CPU emulator (smaller sizes, and nothing that times).
 
+mod axes;
 mod matmul;
 mod permute;
 
@@ -108,6 +109,7 @@ pub fn trials(gpu: Option<Arc<Gpu>>, target: Target) -> Vec<Trial> {
     probe_trials(&mut add, target);
     matmul::trials(&mut add, target);
     permute::trials(&mut add, target);
+    axes::trials(&mut add, target);
     // Properties over random shapes and ranges (seeded, so a failure reproduces).
     for kernel in TransposeKernel::ALL {
         add(format!("{}/random_shapes", kernel.name()), Box::new(move |g| transpose_random_shapes(g, kernel, target)));

@@ -1,0 +1,155 @@
+//! Reductions along axes of a row-major tensor: [`Gpu::reduce_axes`], the sum, minimum or
+//! maximum over any set of axes (PyTorch's `x.sum(dim=…)`, `x.amin(dim=…)`).
+//!
+//! The plan ([`plan()`], pure, tested on the CPU) validates the shape and axes, drops size-1
+//! dimensions and fuses adjacent reduced and adjacent kept ones, then picks:
+//! - a *row* reduction where the innermost group is reduced: a warp (short rows) or a block
+//!   per output, along contiguous memory with 16-byte loads on each row's aligned middle;
+//! - a *column* reduction where the innermost group is kept: 32 threads along the contiguous
+//!   kept dimension (coalesced), 8 along the reduced rows, their partials combined through
+//!   shared memory without bank conflicts;
+//! - where outputs are too few to fill the GPU, several workers per output writing partials,
+//!   and a second (column) pass over them: deterministic, no atomics.
+//!
+//! Other reduced groups (axes {0, 2} of 4 dimensions) become *segments* of the reduced
+//! extent, whose offsets the kernels decode in mixed radix (`docs/reductions.md`).
+//!
+//! Semantics are those of [`crate::reduce`]: integer sums wrap; float min/max propagate NaN
+//! and order −0 < +0 (exact); a float sum errs by at most `γ_d · Σ|x_i|` per output, with `d`
+//! the plan's [`AxesPlan::depth`] ([`crate::cpu::gamma`]). An empty reduced extent gives 0
+//! for a sum and is [`crate::Error::EmptyReduction`] for min and max (unless there are no outputs).
+
+mod plan;
+pub(crate) mod reference;
+#[cfg(test)]
+mod tests;
+
+pub use plan::{
+    AxesKernel, AxesPass, AxesPlan, AxesSlot, AxesWork, BLOCK_WORKER_MIN, Canonical, Group, MAX_RANK, MAX_SPLITS,
+    SPLIT_MIN_EXTENT, canonical,
+};
+
+use bankwise_builtin::reduce_axes::{AxesLadder, AxesParams};
+use bankwise_runtime::KernelEntry;
+
+use crate::error::Result;
+use crate::gpu::{DeviceBuffer, Gpu, Launch};
+use crate::reduce::{Max, Min, Operation, Reducible, Sum};
+
+/// An [`Operation`] with axis-reduction kernels: [`Sum`], [`Min`] and [`Max`] of every
+/// [`Reducible`] type.
+pub trait AxesOperation<T: Reducible>: Operation<T> {
+    /// Its entries (`bankwise_builtin::reduce_axes::SumAxes` for [`Sum`]).
+    type Axes: AxesLadder<T>;
+    /// Whether a reduction over no elements gives the identity (a sum: 0) rather than an
+    /// error (min, max: [`crate::Error::EmptyReduction`]).
+    const EMPTY_IS_IDENTITY: bool;
+}
+
+macro_rules! axes_ops {
+    ($($t:ty),+) => {$(
+        impl AxesOperation<$t> for Sum {
+            type Axes = bankwise_builtin::reduce_axes::SumAxes;
+            const EMPTY_IS_IDENTITY: bool = true;
+        }
+        impl AxesOperation<$t> for Min {
+            type Axes = bankwise_builtin::reduce_axes::MinAxes;
+            const EMPTY_IS_IDENTITY: bool = false;
+        }
+        impl AxesOperation<$t> for Max {
+            type Axes = bankwise_builtin::reduce_axes::MaxAxes;
+            const EMPTY_IS_IDENTITY: bool = false;
+        }
+    )+};
+}
+axes_ops!(f32, f64, i32, u32, i64, u64);
+
+/// The entry of `kernel` for `O` and `T`.
+pub fn entry<T: Reducible, O: AxesOperation<T>>(kernel: AxesKernel) -> KernelEntry<AxesParams<T>> {
+    match kernel {
+        AxesKernel::RowsWarp => O::Axes::ROWS_WARP,
+        AxesKernel::RowsBlock => O::Axes::ROWS_BLOCK,
+        AxesKernel::Columns => O::Axes::COLUMNS,
+    }
+}
+
+/// Validates the `O` reduction of a row-major `dims` tensor of `T` over `axes` (source of
+/// `src_len`, destination of `dst_len` elements) and plans it for a device of
+/// `multiprocessors` SMs. Errors: [`crate::Error::AxesRank`], [`crate::Error::AxisOutOfRange`],
+/// [`crate::Error::AxisRepeated`], [`crate::Error::ShapeOverflow`], [`crate::Error::LengthMismatch`],
+/// [`crate::Error::EmptyReduction`].
+pub fn plan<T: Reducible, O: AxesOperation<T>>(
+    dims: &[usize],
+    axes: &[usize],
+    src_len: usize,
+    dst_len: usize,
+    multiprocessors: u32,
+) -> Result<AxesPlan> {
+    let bytes = T::WIDTH.bytes();
+    plan::plan(dims, axes, src_len, dst_len, bytes, O::NAME, O::EMPTY_IS_IDENTITY, multiprocessors)
+}
+
+impl Gpu {
+    /// Queues the `op` reduction of `src`, a row-major tensor of sizes `dims` (rank 1 to 8,
+    /// any size 0 or more), over the axes `axes` (any subset, in any order, each once) into
+    /// `dst`, which holds the kept dimensions' product of elements (1 where every axis is
+    /// reduced), row-major in the kept dimensions' order. Nothing is waited for; scratch for
+    /// partials, where the plan splits outputs, is allocated by the call.
+    ///
+    /// ```
+    /// # fn main() -> bankwise::Result<()> {
+    /// use bankwise::reduce::{Max, Sum};
+    /// let gpu = bankwise::Gpu::emulator()?; // or Gpu::new() on a GPU
+    /// // A (2, 3, 4) tensor holding 0, 1, …, 23.
+    /// let src = gpu.upload(&(0..24).map(|i| i as f32).collect::<Vec<_>>())?;
+    /// // Over the middle axis: a (2, 4) result.
+    /// let mut rows = gpu.alloc_zeros::<f32>(8)?;
+    /// gpu.reduce_axes(Sum, &src, &[2, 3, 4], &[1], &mut rows)?;
+    /// assert_eq!(gpu.download(&rows)?, [12.0, 15.0, 18.0, 21.0, 48.0, 51.0, 54.0, 57.0]);
+    /// // Over the first and last: a (3,) result.
+    /// let mut max = gpu.alloc_zeros::<f32>(3)?;
+    /// gpu.reduce_axes(Max, &src, &[2, 3, 4], &[2, 0], &mut max)?;
+    /// assert_eq!(gpu.download(&max)?, [15.0, 19.0, 23.0]);
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// Errors, before any launch: [`crate::Error::AxesRank`], [`crate::Error::AxisOutOfRange`],
+    /// [`crate::Error::AxisRepeated`], [`crate::Error::ShapeOverflow`], [`crate::Error::LengthMismatch`] (`src` or
+    /// `dst`), [`crate::Error::EmptyReduction`] (min or max over a 0-sized axis).
+    pub fn reduce_axes<T: Reducible, O: AxesOperation<T>>(
+        &self,
+        _op: O,
+        src: &DeviceBuffer<T>,
+        dims: &[usize],
+        axes: &[usize],
+        dst: &mut DeviceBuffer<T>,
+    ) -> Result<()> {
+        let plan = plan::<T, O>(dims, axes, src.len(), dst.len(), self.info().multiprocessors)?;
+        let passes = match plan.work {
+            AxesWork::Nothing => return Ok(()),
+            AxesWork::Identity => return Ok(self.upload_into(&vec![O::identity(); dst.len()], dst)?),
+            AxesWork::Copy => return Ok(self.copy_dtod(src, dst)?),
+            AxesWork::Passes(passes) => passes,
+        };
+        let mut scratch = self.alloc_zeros::<T>(plan.scratch)?;
+        for pass in passes {
+            let block = pass.kernel.block();
+            let launch = Launch::new(entry::<T, O>(pass.kernel), (pass.grid, 1, 1), block);
+            let layout = pass.layout;
+            // SAFETY: `plan` sized every pass: the source holds the elements its layout names
+            // (`src` checked against `dims`; the scratch holds `splits · outputs` partials), the
+            // output `splits · outputs` elements (`dst` checked; scratch sized so), blocks and
+            // shared memory as the kernels expect (declared by the entries). No pass reads what
+            // it writes.
+            unsafe {
+                match (pass.input, pass.output) {
+                    (AxesSlot::Source, AxesSlot::Dst) => self.launch(launch, (&mut *dst, src, layout))?,
+                    (AxesSlot::Source, AxesSlot::Scratch) => self.launch(launch, (&mut scratch, src, layout))?,
+                    (AxesSlot::Scratch, AxesSlot::Dst) => self.launch(launch, (&mut *dst, &scratch, layout))?,
+                    (input, output) => unreachable!("an axes plan never routes {input:?} to {output:?}"),
+                }
+            }
+        }
+        Ok(())
+    }
+}

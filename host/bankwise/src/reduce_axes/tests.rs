@@ -1,0 +1,255 @@
+//! The planner on the CPU: canonical forms, errors, kernel choices and splits, and every plan
+//! interpreted element by element (the kernels' worker, chunk and offset arithmetic, without
+//! their threads) against the CPU reference.
+
+use proptest::prelude::*;
+
+use super::plan as plan_of;
+use super::plan::{AxesKernel, AxesPlan, AxesSlot, AxesWork, Group, canonical};
+use crate::cpu;
+use crate::error::Error;
+use crate::reduce::{Max, Min, Sum};
+use bankwise_builtin::reduce_axes::COLUMN_LANES;
+
+fn groups(spec: &[(usize, bool)]) -> Vec<Group> {
+    spec.iter().map(|&(size, reduced)| Group { size, reduced }).collect()
+}
+
+#[test]
+fn size_one_dimensions_drop_and_neighbours_fuse() {
+    // R2 · 1 · R3 · K4: the reduced pair fuses across the dropped 1.
+    let c = canonical(&[2, 1, 3, 4], &[0, 2]).unwrap();
+    assert_eq!(c.groups, groups(&[(6, true), (4, false)]));
+    assert_eq!((c.elements, c.outputs, c.extent), (24, 4, 6));
+    // Axes {0, 2} of 4 dims: two reduced groups, alternating with kept ones.
+    let c = canonical(&[5, 6, 7, 8], &[2, 0]).unwrap();
+    assert_eq!(c.groups, groups(&[(5, true), (6, false), (7, true), (8, false)]));
+    // A reduced size-1 axis is a copy; all axes of size 1: no group at all.
+    assert_eq!(canonical(&[3, 1], &[1]).unwrap().groups, groups(&[(3, false)]));
+    assert_eq!(canonical(&[1, 1], &[0]).unwrap().groups, vec![]);
+    // A 0 anywhere: no elements, no groups, and the products still say what is kept.
+    let c = canonical(&[4, 0, 3], &[1]).unwrap();
+    assert_eq!((c.groups.len(), c.elements, c.outputs, c.extent), (0, 0, 12, 0));
+}
+
+#[test]
+fn bad_shapes_and_axes_are_typed_errors_that_say_what_was_wrong() {
+    let e = canonical(&[], &[]).unwrap_err();
+    assert!(matches!(e, Error::AxesRank { rank: 0 }), "{e:?}");
+    assert!(e.to_string().contains("rank 0") && e.to_string().contains("1 to 8"), "{e}");
+    let e = canonical(&[2; 9], &[0]).unwrap_err();
+    assert!(matches!(e, Error::AxesRank { rank: 9 }), "{e:?}");
+    let e = canonical(&[2, 3], &[2]).unwrap_err();
+    assert!(matches!(e, Error::AxisOutOfRange { axis: 2, rank: 2 }), "{e:?}");
+    assert!(e.to_string().contains("axis 2 is out of range") && e.to_string().contains("0 to 1"), "{e}");
+    let e = canonical(&[2, 3, 4], &[1, 0, 1]).unwrap_err();
+    assert!(matches!(e, Error::AxisRepeated { axis: 1 }), "{e:?}");
+    assert!(e.to_string().contains("axis 1 is listed twice"), "{e}");
+    let e = canonical(&[1 << 40, 1 << 40], &[0]).unwrap_err();
+    assert!(matches!(e, Error::ShapeOverflow { .. }), "{e:?}");
+    // A 0 does not hide an overflow of the other dimensions' product.
+    let e = canonical(&[0, 1 << 40, 1 << 40], &[0]).unwrap_err();
+    assert!(matches!(e, Error::ShapeOverflow { .. }), "{e:?}");
+    let e = plan_of::<f32, Sum>(&[2, 3], &[1], 5, 2, 132).unwrap_err();
+    assert!(matches!(e, Error::LengthMismatch { buffer: "src", expected: 6, actual: 5, .. }), "{e:?}");
+    let e = plan_of::<f32, Sum>(&[2, 3], &[1], 6, 3, 132).unwrap_err();
+    assert!(matches!(e, Error::LengthMismatch { buffer: "dst", expected: 2, actual: 3, .. }), "{e:?}");
+    assert!(e.to_string().contains("dst holds 3 elements"), "{e}");
+}
+
+#[test]
+fn empty_extents_sum_to_zero_and_have_no_minimum() {
+    let p = plan_of::<i32, Sum>(&[3, 0], &[1], 0, 3, 132).unwrap();
+    assert_eq!(p.work, AxesWork::Identity);
+    let e = plan_of::<i32, Min>(&[3, 0], &[1], 0, 3, 132).unwrap_err();
+    assert!(matches!(e, Error::EmptyReduction { op: "min", outputs: 3, .. }), "{e:?}");
+    assert!(e.to_string().contains("min over axes [1] of shape [3, 0] has no value"), "{e}");
+    let e = plan_of::<f64, Max>(&[0], &[0], 0, 1, 132).unwrap_err();
+    assert!(matches!(e, Error::EmptyReduction { op: "max", outputs: 1, .. }), "{e:?}");
+    // No outputs: nothing to do, for min as well.
+    assert_eq!(plan_of::<i32, Min>(&[0, 5], &[1], 0, 0, 132).unwrap().work, AxesWork::Nothing);
+    // Nothing reduced (or only size-1 axes): a copy.
+    assert_eq!(plan_of::<u64, Max>(&[4, 1], &[1], 4, 4, 132).unwrap().work, AxesWork::Copy);
+    assert_eq!(plan_of::<u64, Max>(&[4, 2], &[], 8, 8, 132).unwrap().work, AxesWork::Copy);
+}
+
+fn passes(p: &AxesPlan) -> Vec<super::AxesPass> {
+    match &p.work {
+        AxesWork::Passes(v) => v.clone(),
+        w => panic!("no passes: {w:?}"),
+    }
+}
+
+#[test]
+fn the_innermost_group_picks_rows_or_columns() {
+    // 8192 × 8192 f32 row sums: a block per row, no split.
+    let p = passes(&plan_of::<f32, Sum>(&[8192, 8192], &[1], 8192 * 8192, 8192, 132).unwrap());
+    assert_eq!((p.len(), p[0].kernel, p[0].layout.splits()), (1, AxesKernel::RowsBlock, 1));
+    // Short rows: a warp each.
+    let p = passes(&plan_of::<f32, Sum>(&[1000, 100], &[1], 100_000, 1000, 132).unwrap());
+    assert_eq!(p[0].kernel, AxesKernel::RowsWarp);
+    // Column sums and the middle axis of (64, 4096, 1024): columns, no split (enough tiles).
+    let p = passes(&plan_of::<f32, Sum>(&[8192, 8192], &[0], 8192 * 8192, 8192, 132).unwrap());
+    assert_eq!((p.len(), p[0].kernel), (1, AxesKernel::Columns));
+    let p = passes(&plan_of::<f32, Sum>(&[64, 4096, 1024], &[1], 64 << 22, 64 * 1024, 132).unwrap());
+    assert_eq!((p.len(), p[0].kernel, p[0].layout.kept_rank, p[0].layout.cols), (1, AxesKernel::Columns, 1, 1024));
+}
+
+#[test]
+fn few_outputs_split_into_a_second_column_pass() {
+    // One output of 2^24: split into many row workers, then the partials' column.
+    let n = 1 << 24;
+    let plan = plan_of::<f32, Sum>(&[n], &[0], n, 1, 132).unwrap();
+    let p = passes(&plan);
+    assert_eq!(p.len(), 2);
+    let splits = p[0].layout.splits() as usize;
+    assert!((2..=super::MAX_SPLITS).contains(&splits), "{splits}");
+    assert_eq!((p[0].output, p[1].input, p[1].layout.splits()), (AxesSlot::Scratch, AxesSlot::Scratch, 1));
+    assert_eq!(plan.scratch, splits);
+    assert_eq!(p[1].layout.len as usize, splits);
+    // Four columns of a million rows: the rows split, the second pass is a column reduction.
+    let plan = plan_of::<f64, Max>(&[1 << 20, 4], &[0], 4 << 20, 4, 132).unwrap();
+    let p = passes(&plan);
+    assert_eq!((p.len(), p[0].kernel, p[1].kernel), (2, AxesKernel::Columns, AxesKernel::Columns));
+    assert_eq!(plan.scratch, p[0].layout.splits() as usize * 4);
+}
+
+/// Runs `plan` element by element as the kernels would, worker by worker (wrapping `u64`
+/// sums), checking every index and that each output of each pass is written once.
+fn interpret(plan: &AxesPlan, src: &[u64]) -> Vec<u64> {
+    let mut scratch = vec![0u64; plan.scratch];
+    let mut dst = vec![0u64; plan.canonical.outputs];
+    for pass in passes(plan) {
+        let l = pass.layout;
+        let input = if pass.input == AxesSlot::Source { src.to_vec() } else { scratch.clone() };
+        let out = if pass.output == AxesSlot::Dst { &mut dst } else { &mut scratch };
+        let mut written = vec![0u32; (l.splits() * l.outputs) as usize];
+        let fold = |base: u64, p: u64| {
+            let (s0, segs, l0, len) = l.chunk(p);
+            let mut acc = 0u64;
+            for s in 0..segs {
+                for i in 0..len {
+                    let at = base + l.segment_offset(s0 + s) + (l0 + i) * l.len_stride;
+                    acc = acc.wrapping_add(input[at as usize]);
+                }
+            }
+            acc
+        };
+        for w in 0..l.workers {
+            let outputs = if pass.kernel == AxesKernel::Columns {
+                let (p, rest) = (w % l.splits(), w / l.splits());
+                let tiles = l.cols.div_ceil(COLUMN_LANES as u64);
+                let (tile, q) = (rest % tiles, rest / tiles);
+                (0..COLUMN_LANES as u64)
+                    .map(|x| tile * COLUMN_LANES as u64 + x)
+                    .filter(|&c| c < l.cols)
+                    .map(|c| (p, q * l.cols + c, l.kept_offset(q) + c))
+                    .collect::<Vec<_>>()
+            } else {
+                let (o, p) = (w / l.splits(), w % l.splits());
+                vec![(p, o, l.kept_offset(o))]
+            };
+            for (p, o, base) in outputs {
+                let at = (p * l.outputs + o) as usize;
+                out[at] = fold(base, p);
+                written[at] += 1;
+            }
+        }
+        assert!(written.iter().all(|&n| n == 1), "{pass:?} wrote outputs {written:?} times");
+    }
+    dst
+}
+
+/// Random dims (rank 1 to 8, sizes 0 to 6 with 1s common, a few large) and a shuffled subset
+/// of axes.
+fn shapes() -> impl Strategy<Value = (Vec<usize>, Vec<usize>)> {
+    let size = prop_oneof![3 => 1usize..=6, 1 => Just(1usize), 1 => 20usize..70];
+    proptest::collection::vec(size, 1..=8)
+        .prop_flat_map(|dims| {
+            let rank = dims.len();
+            (Just(dims), proptest::collection::vec(any::<bool>(), rank), any::<u64>())
+        })
+        .prop_filter("small enough to interpret", |(dims, _, _)| dims.iter().product::<usize>() <= 1 << 16)
+        .prop_map(|(dims, pick, seed)| {
+            let mut axes: Vec<usize> = (0..dims.len()).filter(|&i| pick[i]).collect();
+            // A seeded rotation and reversal: any order is accepted.
+            let k = (seed as usize) % axes.len().max(1);
+            axes.rotate_left(k);
+            if seed & 1 == 1 {
+                axes.reverse();
+            }
+            (dims, axes)
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn canonical_groups_alternate_and_keep_the_products((dims, axes) in shapes()) {
+        let c = canonical(&dims, &axes).unwrap();
+        prop_assert_eq!(c.outputs * c.extent, c.elements);
+        if c.elements > 0 {
+            prop_assert!(c.groups.iter().all(|g| g.size >= 2));
+            prop_assert!(c.groups.windows(2).all(|w| w[0].reduced != w[1].reduced));
+            prop_assert_eq!(c.groups.iter().map(|g| g.size).product::<usize>(), c.elements);
+            let reduced: usize = c.groups.iter().filter(|g| g.reduced).map(|g| g.size).product();
+            prop_assert_eq!(reduced, c.extent);
+            prop_assert!(c.groups.len() <= 8);
+        }
+    }
+
+    #[test]
+    fn every_plan_computes_the_reference((dims, axes) in shapes(), sms in 1u32..200, seed in any::<u64>()) {
+        let c = canonical(&dims, &axes).unwrap();
+        let plan = plan_of::<u64, Sum>(&dims, &axes, c.elements, c.outputs, sms).unwrap();
+        let src: Vec<u64> = (0..c.elements as u64).map(|i| (i ^ seed).wrapping_mul(0x9E37_79B9_7F4A_7C15)).collect();
+        let want = cpu::reduce_axes(&src, &dims, &axes, Sum).unwrap();
+        let got = match plan.work {
+            AxesWork::Nothing => vec![],
+            AxesWork::Identity => vec![0; c.outputs],
+            AxesWork::Copy => src.clone(),
+            AxesWork::Passes(_) => interpret(&plan, &src),
+        };
+        prop_assert_eq!(got, want);
+    }
+
+    /// Large shapes, planned only: splits stay within bounds, the second pass never splits,
+    /// grids stay positive, and scratch holds the partials.
+    #[test]
+    fn large_plans_are_bounded(dims in proptest::collection::vec(1usize..5000, 1..=5), pick in any::<u8>(), sms in 1u32..200) {
+        let axes: Vec<usize> = (0..dims.len()).filter(|&i| pick >> i & 1 == 1).collect();
+        let c = canonical(&dims, &axes).unwrap();
+        let plan = plan_of::<f32, Min>(&dims, &axes, c.elements, c.outputs, sms).unwrap();
+        if let AxesWork::Passes(p) = &plan.work {
+            prop_assert!(p.iter().all(|p| p.grid >= 1 && p.layout.splits() as usize <= super::MAX_SPLITS));
+            if p.len() == 2 {
+                prop_assert_eq!(p[1].layout.splits(), 1);
+                prop_assert_eq!(plan.scratch, p[0].layout.splits() as usize * c.outputs);
+                prop_assert!(c.extent >= super::SPLIT_MIN_EXTENT);
+            }
+            prop_assert!(plan.depth >= 1 && plan.depth < c.extent as u64 + 20);
+        }
+    }
+}
+
+#[test]
+fn split_plans_compute_the_reference() {
+    let cases: [(&[usize], &[usize]); 6] = [
+        (&[1 << 17], &[0]),
+        (&[3, 1 << 16], &[1]),
+        (&[1 << 16, 3], &[0]),
+        (&[64, 3, 1024], &[0, 2]),
+        (&[5, 2, 7000, 2], &[2, 0]),
+        (&[40_000, 2, 3], &[0, 2]),
+    ];
+    for (dims, axes) in cases {
+        for sms in [1, 7, 132] {
+            let c = canonical(dims, axes).unwrap();
+            let plan = plan_of::<u64, Sum>(dims, axes, c.elements, c.outputs, sms).unwrap();
+            assert_eq!(passes(&plan).len(), 2, "{dims:?} over {axes:?} on {sms} SMs splits");
+            let src: Vec<u64> = (0..c.elements as u64).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15)).collect();
+            assert_eq!(interpret(&plan, &src), cpu::reduce_axes(&src, dims, axes, Sum).unwrap(), "{dims:?} {axes:?}");
+        }
+    }
+}

@@ -1,0 +1,14 @@
+//! The axis reductions' entries (`reduce_rows_warp_*`, `reduce_rows_block_*`,
+//! `reduce_columns_*`) for sum, min and max of every reducible type.
+
+use bankwise_kernels::reduce::{Max, Min, Sum};
+use bankwise_kernels::reduce_axes_entries;
+
+reduce_axes_entries!(SumAxes = sum: Sum; f32, f64, i32, u32, i64, u64);
+reduce_axes_entries!(MinAxes = min: Min; f32, f64, i32, u32, i64, u64);
+reduce_axes_entries!(MaxAxes = max: Max; f32, f64, i32, u32, i64, u64);
+
+#[cfg(not(target_arch = "nvptx64"))]
+pub use bankwise_kernels::reduce_axes::{
+    AxesLadder, AxesLayout, AxesParams, COLUMN_LANES, COLUMN_ROWS, MAX_GROUPS, THREADS,
+};
