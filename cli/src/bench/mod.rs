@@ -9,6 +9,7 @@
 //! with the kernel's on buffer sets of its own (for reductions, in a block of runs right after
 //! the kernel's).
 
+mod axes;
 mod chart;
 mod matmul;
 mod permute;
@@ -92,6 +93,8 @@ enum Suite {
     Matmul,
     /// N-d permutations: 60 cases of ranks 2 to 6 and 2^26 elements, f32 and bf16.
     Permute,
+    /// Reductions along axes: rows and columns of 8192², the middle axis of (64, 4096, 1024).
+    Axes,
 }
 
 /// One line of the table.
@@ -181,7 +184,7 @@ pub fn run(args: &Args) -> Result<()> {
         std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
     }
     let suites = if args.suites.is_empty() {
-        vec![Suite::Copy, Suite::Transpose, Suite::Reduce, Suite::Matmul, Suite::Permute]
+        vec![Suite::Copy, Suite::Transpose, Suite::Reduce, Suite::Matmul, Suite::Permute, Suite::Axes]
     } else {
         args.suites.clone()
     };
@@ -200,7 +203,7 @@ pub fn run(args: &Args) -> Result<()> {
     let per_suite = |s: Suite| match s {
         Suite::Copy => shapes.len() * 4,
         Suite::Transpose => shapes.len() * 2 * (TransposeKernel::ALL.len() + usize::from(blas.is_some())),
-        Suite::Reduce | Suite::Matmul | Suite::Permute => 0,
+        Suite::Reduce | Suite::Matmul | Suite::Permute | Suite::Axes => 0,
     };
     bench.progress.inc_length(suites.iter().map(|&s| per_suite(s) as u64).sum());
     let mut matmul_rows = Vec::new();
@@ -208,6 +211,10 @@ pub fn run(args: &Args) -> Result<()> {
     for suite in suites {
         if suite == Suite::Reduce {
             bench.reduce_suite()?;
+            continue;
+        }
+        if suite == Suite::Axes {
+            bench.axes_suite()?;
             continue;
         }
         if suite == Suite::Permute {
@@ -230,7 +237,7 @@ pub fn run(args: &Args) -> Result<()> {
                     bench.copy::<bf16>("copy_bytes", shape, |g, s, d| Ok(g.copy(s, d)?))?;
                     bench.row_copies(shape)?;
                 }
-                Suite::Reduce | Suite::Matmul | Suite::Permute => {}
+                Suite::Reduce | Suite::Matmul | Suite::Permute | Suite::Axes => {}
                 Suite::Transpose => {
                     for kernel in TransposeKernel::ALL {
                         let name = kernel.name();

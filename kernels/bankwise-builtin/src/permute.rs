@@ -1,10 +1,10 @@
 //! The N-d permutation's entries per element width, and their typed lookup ([`PermuteWord`]).
 
 use bankwise_device::kernel;
-use bankwise_kernels::permute::{permute_rows, permute_rows_vectors, permute_tiled_scalar, permute_tiled_vectorized};
+use bankwise_kernels::permute::{permute_rows, permute_rows_vectors, permute_tiled_flat, permute_tiled_vectorized};
 /// The parameters and limits of the entries below, for their launchers.
-pub use bankwise_kernels::permute::{Batch, Group, MAX_BATCH, MAX_GROUP, MAX_RANK, ROWS_THREADS, Rows, Tiled};
-use bankwise_layout::transpose::{TileLayout, tuned as layout};
+pub use bankwise_kernels::permute::{Batch, Group, MAX_BATCH, MAX_GROUP, MAX_RANK, ROWS_THREADS, Rows, Tiled, flat_pitch};
+use bankwise_layout::transpose::tuned as layout;
 
 /// Bytes of `T`, as the layout functions take them.
 const fn bytes<T>() -> u32 {
@@ -12,10 +12,11 @@ const fn bytes<T>() -> u32 {
 }
 
 /// Instantiates the three permutation kernels for each element width: `permute_tiled_<t>`
-/// (16-byte vectors, `V` elements each, `N` per thread), `permute_tiled_scalar_<t>` and
-/// `permute_rows_<t>`.
+/// (16-byte vectors, `V` elements each, `N` per thread), `permute_tiled_flat_<t>` (`K`
+/// elements per thread, tiles of `256 · K` elements, with the shared memory the launch gives)
+/// and `permute_rows_<t>`.
 macro_rules! per_width {
-    ($($t:ty: $tiled:ident($v:literal, $n:literal), $scalar:ident, $rows:ident;)+) => {$(
+    ($($t:ty: $tiled:ident($v:literal, $n:literal), $scalar:ident($k:literal), $rows:ident;)+) => {$(
         /// # Safety
         /// As `bankwise_kernels::permute::permute_tiled_vectorized`.
         #[kernel(shared = layout::tile_bytes(bytes::<$t>()))]
@@ -25,11 +26,11 @@ macro_rules! per_width {
         }
 
         /// # Safety
-        /// As `bankwise_kernels::permute::permute_tiled_scalar`.
-        #[kernel(shared = TileLayout::Padded.tile_bytes(bytes::<$t>()))]
+        /// As `bankwise_kernels::permute::permute_tiled_flat`.
+        #[kernel]
         pub unsafe fn $scalar(dst: *mut $t, src: *const $t, p: Tiled) {
             // SAFETY: this entry's contract (its `# Safety`, which the launch keeps) is the callee's.
-            unsafe { permute_tiled_scalar::<$t>(dst, src, &p) }
+            unsafe { permute_tiled_flat::<$t, $k>(dst, src, &p) }
         }
 
         /// # Safety
@@ -43,10 +44,18 @@ macro_rules! per_width {
 }
 
 per_width! {
-    u8: permute_tiled_u8(16, 4), permute_tiled_scalar_u8, permute_rows_u8;
-    u16: permute_tiled_u16(8, 8), permute_tiled_scalar_u16, permute_rows_u16;
-    u32: permute_tiled_u32(4, 4), permute_tiled_scalar_u32, permute_rows_u32;
-    u64: permute_tiled_u64(2, 8), permute_tiled_scalar_u64, permute_rows_u64;
+    u8: permute_tiled_u8(16, 4), permute_tiled_flat_u8(8), permute_rows_u8;
+    u16: permute_tiled_u16(8, 8), permute_tiled_flat_u16(8), permute_rows_u16;
+    u32: permute_tiled_u32(4, 4), permute_tiled_flat_u32(8), permute_rows_u32;
+    u64: permute_tiled_u64(2, 8), permute_tiled_flat_u64(8), permute_rows_u64;
+}
+
+/// Elements each thread of `permute_tiled_flat_*` moves, by element bytes (1, 2, 4, 8): the
+/// `K` each is instantiated with above, for the host's choice of tile: eight of every width
+/// take 56 to 64 registers on sm_90 (four blocks of 256 per SM); sixteen 1-, 2- or 4-byte
+/// elements took 96 (two).
+pub const fn flat_per_thread(_bytes: u32) -> u32 {
+    8
 }
 
 /// # Safety
@@ -70,8 +79,8 @@ pub type RowsParams<T> = (*mut T, *const T, Rows);
 pub trait PermuteWord: Copy + 'static {
     /// `permute_tiled_*`: 16-byte vectors.
     const TILED: bankwise_device::KernelEntry<TiledParams<Self>>;
-    /// `permute_tiled_scalar_*`.
-    const TILED_SCALAR: bankwise_device::KernelEntry<TiledParams<Self>>;
+    /// `permute_tiled_flat_*`.
+    const TILED_FLAT: bankwise_device::KernelEntry<TiledParams<Self>>;
     /// `permute_rows_*`.
     const ROWS: bankwise_device::KernelEntry<RowsParams<Self>>;
 }
@@ -81,7 +90,7 @@ macro_rules! permute_words {
     ($($t:ty: $tiled:ident, $scalar:ident, $rows:ident;)+) => {$(
         impl PermuteWord for $t {
             const TILED: bankwise_device::KernelEntry<TiledParams<Self>> = $tiled;
-            const TILED_SCALAR: bankwise_device::KernelEntry<TiledParams<Self>> = $scalar;
+            const TILED_FLAT: bankwise_device::KernelEntry<TiledParams<Self>> = $scalar;
             const ROWS: bankwise_device::KernelEntry<RowsParams<Self>> = $rows;
         }
     )+};
@@ -89,8 +98,8 @@ macro_rules! permute_words {
 
 #[cfg(not(target_arch = "nvptx64"))]
 permute_words! {
-    u8: permute_tiled_u8, permute_tiled_scalar_u8, permute_rows_u8;
-    u16: permute_tiled_u16, permute_tiled_scalar_u16, permute_rows_u16;
-    u32: permute_tiled_u32, permute_tiled_scalar_u32, permute_rows_u32;
-    u64: permute_tiled_u64, permute_tiled_scalar_u64, permute_rows_u64;
+    u8: permute_tiled_u8, permute_tiled_flat_u8, permute_rows_u8;
+    u16: permute_tiled_u16, permute_tiled_flat_u16, permute_rows_u16;
+    u32: permute_tiled_u32, permute_tiled_flat_u32, permute_rows_u32;
+    u64: permute_tiled_u64, permute_tiled_flat_u64, permute_rows_u64;
 }

@@ -9,10 +9,11 @@
 //!   run along `dst`'s innermost axes (contiguous in `dst`), so that both global sides are
 //!   coalesced; every other axis is a [`Batch`] index, one per tile. A batched 2-D transpose is
 //!   this with one axis in each group and one in the batch (the host gives that case to the
-//!   tuned transpose, which is this tile with fixed strides). Two kernels: 16-byte vectors on
-//!   both sides through the tuned transpose's swizzled tile ([`permute_tiled_vectorized`]),
-//!   where both groups span a multiple of the vector; else one element per access through a
-//!   padded 32 × 32 tile ([`permute_tiled_scalar`]).
+//!   tuned transpose, which is this tile with fixed strides, where both sides are 64 or more).
+//!   Two kernels: 16-byte vectors on both sides through the tuned transpose's swizzled square
+//!   tile ([`permute_tiled_vectorized`]), where both groups span a multiple of the vector and
+//!   at least the tile's side; else one element per access through a rectangular tile shaped
+//!   to the groups ([`permute_tiled_flat`]).
 //! - [`Rows`], where the innermost axis stays: `dst` is a gather of whole rows of `src`, copied
 //!   along both sides ([`permute_rows`]). Rows of 2, 4 or 8 bytes never get here: the host moves
 //!   them as one wider element and plans the rest again.
@@ -24,12 +25,10 @@ use bankwise_device::Plain;
 use bankwise_device::global;
 use bankwise_device::memory::{load_global_v4, store_global_v4};
 use bankwise_device::shared;
-use bankwise_device::thread::{block_x, sync_threads, thread_x, thread_y};
+use bankwise_device::thread::{block_x, sync_threads, thread_x};
 use bankwise_layout::transpose::tuned::{self, THREADS};
-use bankwise_layout::transpose::{BLOCK_ROWS, TILE, TileLayout};
 
 use crate::Vector;
-use crate::tile::SharedTile;
 
 /// The most axes a permutation takes.
 pub const MAX_RANK: usize = 8;
@@ -42,6 +41,8 @@ const _: () = assert!(MAX_GROUP == 4);
 pub const MAX_BATCH: usize = MAX_RANK - 1;
 /// Threads per block of [`permute_rows`].
 pub const ROWS_THREADS: u32 = 256;
+/// Words each thread of [`permute_rows`] loads before it stores them.
+pub const ROWS_UNROLL: usize = 4;
 
 /// Axes that are contiguous in one tensor and strided in the other: the columns of a tile
 /// (the innermost axes of `src`, where column `c` is `src` offset `c`) or its rows (the
@@ -111,10 +112,27 @@ pub struct Batch {
 }
 
 impl Batch {
-    /// The `src` and `dst` offsets of batch index `b` (`b < count`).
+    /// The `src` and `dst` offsets of batch index `b` (`b < count`): a mixed-radix decode, in
+    /// 32-bit divisions where the batch has fewer than 2³² indices (every batch a GPU's memory
+    /// holds in practice; a 64-bit division is a long software routine on the GPU).
     #[inline(always)]
-    pub fn offsets(&self, mut b: u64) -> (u64, u64) {
+    pub fn offsets(&self, b: u64) -> (u64, u64) {
         let (mut s, mut d) = (0, 0);
+        if self.count <= u32::MAX as u64 {
+            let mut b = b as u32;
+            for i in 0..MAX_BATCH {
+                if i >= self.dims as usize {
+                    break;
+                }
+                let n = self.sizes[i] as u32;
+                let x = if i + 1 == self.dims as usize { b } else { b % n };
+                b /= n;
+                s += x as u64 * self.src[i];
+                d += x as u64 * self.dst[i];
+            }
+            return (s, d);
+        }
+        let mut b = b;
         for i in 0..MAX_BATCH {
             if i >= self.dims as usize {
                 break;
@@ -148,6 +166,15 @@ pub struct Tiled {
     /// column of tiles, then across, then batch index by batch index (the tuned transpose's
     /// order, measured faster than along rows).
     pub first_tile: u64,
+    /// The flat kernel's tile: `1 << row_shift` rows (the vectorized kernel's side is fixed).
+    pub row_shift: u32,
+    /// The flat kernel's tile: `1 << col_shift` columns.
+    pub col_shift: u32,
+    /// The flat kernel's shared-memory pitch in elements: tile element `(r, c)` is at
+    /// `r · pitch + c` (see [`flat_pitch`]).
+    pub pitch: u32,
+    /// Unused; keeps the struct free of implicit padding.
+    pub reserved: u32,
 }
 
 impl Tiled {
@@ -156,15 +183,48 @@ impl Tiled {
         self.tiles_down * self.tiles_across * self.batch.count
     }
 
-    /// Block `block`'s tile: its batch's `src` and `dst` offsets and its first row and column.
+    /// Block `block`'s tile of `tall` rows × `wide` columns: its batch's `src` and `dst`
+    /// offsets and its first row and column. In 32-bit divisions where the tiles number under
+    /// 2³² (always, in practice: see [`Batch::offsets`]).
     #[inline(always)]
-    pub fn tile(&self, block: u64, side: u64) -> (u64, u64, u64, u64) {
+    pub fn tile(&self, block: u64, tall: u64, wide: u64) -> (u64, u64, u64, u64) {
         let id = self.first_tile + block;
-        let (down, rest) = (id % self.tiles_down, id / self.tiles_down);
-        let (across, b) = (rest % self.tiles_across, rest / self.tiles_across);
+        let (down, across, b) = if self.tiles() <= u32::MAX as u64 {
+            let (id, d, a) = (id as u32, self.tiles_down as u32, self.tiles_across as u32);
+            let rest = id / d;
+            ((id % d) as u64, (rest % a) as u64, (rest / a) as u64)
+        } else {
+            let rest = id / self.tiles_down;
+            (id % self.tiles_down, rest % self.tiles_across, rest / self.tiles_across)
+        };
         let (s, d) = self.batch.offsets(b);
-        (s, d, down * side, across * side)
+        (s, d, down * tall, across * wide)
     }
+}
+
+/// The flat kernel's pitch, in elements, for a tile of `tall` × `wide` elements (powers of
+/// two) of `bytes` each, chosen so that the column walk of the stores meets distinct banks:
+/// - `tall ≥ 32` (a warp takes 32 rows of one column): rows a whole odd number of 4-byte
+///   words apart (8-byte units for 8-byte elements), so 32 consecutive rows start on 32
+///   distinct banks (16 distinct pairs for 8-byte elements: the 2 wavefronts a warp's 256
+///   bytes need anyway);
+/// - `tall < 32` (a warp takes `32 / tall` columns of every row; `wide · bytes` is then 128
+///   bytes or more, so every row would start on bank 0): rows shifted by the bytes those
+///   columns span, at least a word, so the rows' pieces tile the 32 banks.
+///
+/// The row-major writes of the load phase are contiguous within a row and conflict-free where
+/// `wide ≥ 32`; narrower tiles (a few columns: `32 / wide` rows a warp) take 2 wavefronts,
+/// as no pitch serves both walks there (the rows would have to start `wide` words apart).
+pub const fn flat_pitch(tall: u32, wide: u32, bytes: u32) -> u32 {
+    let pitch_bytes = if tall < 32 {
+        let shift = bytes * (32 / tall);
+        wide * bytes + if shift < 4 { 4 } else { shift }
+    } else {
+        let unit = if bytes < 4 { 4 } else { bytes };
+        let rounded = (wide * bytes).div_ceil(unit) * unit;
+        if (rounded / unit) % 2 == 0 { rounded + unit } else { rounded }
+    };
+    pitch_bytes.div_ceil(bytes)
 }
 
 /// A permutation whose innermost axis stays innermost, as a gather of rows (see the
@@ -229,7 +289,7 @@ pub unsafe fn permute_tiled_vectorized<T: Plain, const V: usize, const N: usize>
     let t = thread_x();
     let rows_per_k = THREADS / per_row;
     let (tr, tv) = (t / per_row, t % per_row);
-    let (bs, bd, r0, c0) = p.tile(block_x() as u64, side as u64);
+    let (bs, bd, r0, c0) = p.tile(block_x() as u64, side as u64, side as u64);
     let (rows, cols) = (p.rows.len, p.cols.len);
     let interior = r0 + side as u64 <= rows && c0 + side as u64 <= cols;
     let c = c0 + (tv * V as u32) as u64;
@@ -256,11 +316,13 @@ pub unsafe fn permute_tiled_vectorized<T: Plain, const V: usize, const N: usize>
     for k in 0..N as u32 {
         let (j, u) = tuned::store_role(k * THREADS + t, size);
         let (out_row, out_col) = (c0 + j as u64, r0 + (u * V as u32) as u64);
+        // Gathered whether or not the vector is stored, so that every lane of a warp reads the
+        // tile together.
+        // SAFETY: `tuned::offset` maps each (row, column) of the tile into it; every element was
+        // written before the barrier, and nothing writes the tile after it.
+        let gathered: [T; V] =
+            core::array::from_fn(|e| unsafe { elems.read(tuned::offset(u * V as u32 + e as u32, j, size) as usize) });
         if interior || (out_row < cols && out_col < rows) {
-            // SAFETY: `tuned::offset` maps each (row, column) of the tile into it; every element was
-            // written before the barrier, and nothing writes the tile after it.
-            let gathered: [T; V] =
-                core::array::from_fn(|e| unsafe { elems.read(tuned::offset(u * V as u32 + e as u32, j, size) as usize) });
             // SAFETY: [T; V] is exactly 16 bytes of plain data.
             let packed: [u32; 4] = unsafe { core::mem::transmute_copy(&gathered) };
             let at = bd + p.cols.offset(out_row) + out_col;
@@ -271,50 +333,63 @@ pub unsafe fn permute_tiled_vectorized<T: Plain, const V: usize, const N: usize>
     }
 }
 
-/// The tiled permutation one element per access, for groups that do not span whole vectors:
-/// the transpose ladder's padded 32 × 32 tile (pitch 33 for 4- and 8-byte elements, 34 and 36
-/// for 2- and 1-byte ones: the column walk is conflict-free) in blocks of 32 × 8 threads, each
-/// moving four rows, with [`Tiled`]'s addresses.
+/// The tiled permutation one element per access, with rectangular tiles: `1 << row_shift`
+/// rows × `1 << col_shift` columns, `K` elements per thread of 256, each phase's roles flat
+/// over the tile (loads row-major, stores column-major), so a tile of 4 rows × 1024 columns
+/// (an NCHW → NHWC transpose with 3 channels) keeps every thread busy and both global sides
+/// coalesced, as a 64 × 64 tile does for large groups. Taken where the groups do not span
+/// whole 16-byte vectors or where one group is narrower than the vectorized tile's side. The
+/// shared tile's pitch is [`flat_pitch`].
 ///
 /// # Safety
 /// `src` and `dst` are valid, non-overlapping buffers holding the permutation `p` describes;
-/// the launch has blocks of `TILE × BLOCK_ROWS` threads, at most `p.tiles() - p.first_tile`
-/// blocks for tiles of side `TILE`, and the padded tile's dynamic shared memory.
+/// `(1 << row_shift) · (1 << col_shift) ≤ 256 · K`; the launch has blocks of 256 threads, at
+/// most `p.tiles() - p.first_tile` blocks for tiles of that shape, and
+/// `(1 << row_shift) · p.pitch` elements of dynamic shared memory.
 #[inline(always)]
-pub unsafe fn permute_tiled_scalar<T: Plain>(dst: *mut T, src: *const T, p: &Tiled) {
-    const K: u32 = TILE / BLOCK_ROWS;
-    // SAFETY: the launch gives the padded tile's bytes (the caller's contract).
-    let tile = unsafe { SharedTile::<T>::new_unchecked(TileLayout::Padded) };
-    let (tx, ty) = (thread_x(), thread_y());
-    let (bs, bd, r0, c0) = p.tile(block_x() as u64, TILE as u64);
+pub unsafe fn permute_tiled_flat<T: Plain, const K: usize>(dst: *mut T, src: *const T, p: &Tiled) {
+    let (rs, cs, pitch) = (p.row_shift, p.col_shift, p.pitch);
+    let (tall, wide) = (1u32 << rs, 1u32 << cs);
+    let tile = shared::dynamic::<T>();
+    let t = thread_x();
+    let (bs, bd, r0, c0) = p.tile(block_x() as u64, tall as u64, wide as u64);
     let (rows, cols) = (p.rows.len, p.cols.len);
-    let interior = r0 + TILE as u64 <= rows && c0 + TILE as u64 <= cols;
+    let interior = r0 + tall as u64 <= rows && c0 + wide as u64 <= cols;
+    // Tiles of both groups' sizes where both are small take fewer slots than the block has.
+    let slots = tall * wide;
     // SAFETY: T is Plain, so zero bytes are a valid value.
-    let mut held: [T; K as usize] = unsafe { core::mem::zeroed() };
-    let c = c0 + tx as u64;
+    let mut held: [T; K] = unsafe { core::mem::zeroed() };
     for (k, h) in held.iter_mut().enumerate() {
-        let r = r0 + (ty + k as u32 * BLOCK_ROWS) as u64;
-        if interior || (r < rows && c < cols) {
+        let i = k as u32 * THREADS + t;
+        let (r, c) = (r0 + (i >> cs) as u64, c0 + (i & (wide - 1)) as u64);
+        if i < slots && (interior || (r < rows && c < cols)) {
             // SAFETY: `(r, c)` lies inside the groups, so the element is inside `src`.
             *h = unsafe { global::read(src.add((bs + p.rows.offset(r) + c) as usize)) };
         }
     }
     for (k, &h) in held.iter().enumerate() {
-        // SAFETY: inside the tile; one writer per slot; the barrier orders it before the reads.
-        unsafe { tile.write(ty + k as u32 * BLOCK_ROWS, tx, h) };
+        let i = k as u32 * THREADS + t;
+        if i < slots {
+            // SAFETY: row `i >> cs < tall` and column `< wide ≤ pitch`: inside the launch's
+            // `tall · pitch` elements; one writer per slot, ordered before the reads by the barrier.
+            unsafe { tile.write(((i >> cs) * pitch + (i & (wide - 1))) as usize, h) };
+        }
     }
     sync_threads();
-    let out_col = r0 + tx as u64;
-    for k in 0..K {
-        let j = ty + k * BLOCK_ROWS;
-        let out_row = c0 + j as u64;
+    for k in 0..K as u32 {
+        let j = k * THREADS + t;
+        let (r, c) = (j & (tall - 1), j >> rs);
+        let (out_row, out_col) = (c0 + c as u64, r0 + r as u64);
+        if j >= slots {
+            break;
+        }
+        // Read whether or not the element is stored, so that every lane of a warp reads the
+        // tile together (a value no thread wrote is unspecified, and unused).
+        // SAFETY: `(r, c)` is inside the tile; what it holds was written before the barrier.
+        let v = unsafe { tile.read((r * pitch + c) as usize) };
         if interior || (out_row < cols && out_col < rows) {
-            // SAFETY: `(tx, j)` is inside the tile, written before the barrier; the output element
-            // is inside `dst`, and one thread writes it.
-            unsafe {
-                let v = tile.read(tx, j);
-                global::write(dst.add((bd + p.cols.offset(out_row) + out_col) as usize), v);
-            }
+            // SAFETY: the output element is inside `dst`, and one thread writes it.
+            unsafe { global::write(dst.add((bd + p.cols.offset(out_row) + out_col) as usize), v) };
         }
     }
 }
@@ -332,6 +407,21 @@ pub unsafe fn permute_tiled_scalar<T: Plain>(dst: *mut T, src: *const T, p: &Til
 /// shared memory; `p.rows_per_block ≤ ROWS_THREADS`.
 #[inline(always)]
 pub unsafe fn permute_rows<T: Plain>(dst: *mut T, src: *const T, p: &Rows) {
+    // SAFETY: T is Plain, so zero bytes are a valid value.
+    let zero: T = unsafe { core::mem::zeroed() };
+    // SAFETY: `rows_with` calls these only for words inside the buffers (this function's
+    // contract); one thread writes each output word.
+    let (load, store) = (|i: u64| unsafe { global::read(src.add(i as usize)) }, |i: u64, v: T| unsafe {
+        global::write(dst.add(i as usize), v)
+    });
+    rows_with(p, zero, load, store);
+}
+
+/// [`permute_rows`]' walk, over words that `load(i)` reads from `src` word `i` and `store(i,
+/// v)` writes to `dst` word `i`: plain elements, or 16-byte vectors held as `[u32; 4]` (which,
+/// unlike an array of a 16-byte-aligned struct, stays in registers).
+#[inline(always)]
+fn rows_with<H: Copy>(p: &Rows, zero: H, load: impl Fn(u64) -> H, store: impl Fn(u64, H)) {
     let t = thread_x();
     let block = p.first_block + block_x() as u64;
     if p.blocks_per_row > 1 {
@@ -340,10 +430,22 @@ pub unsafe fn permute_rows<T: Plain>(dst: *mut T, src: *const T, p: &Rows) {
         let end = p.row_len.min((part + 1) * p.chunk);
         let mut x = part * p.chunk + t as u64;
         while x < end {
-            // SAFETY: `x < row_len` of row `row < outer.count`: inside both buffers; one thread
-            // writes each element.
-            unsafe { global::write(dst.add((to + x) as usize), global::read(src.add((from + x) as usize))) };
-            x += ROWS_THREADS as u64;
+            // Up to ROWS_UNROLL loads in flight before the first store (one at a time measured
+            // 81% of the copy at (32, 2048, 32, 32) by (0, 2, 1, 3) f32 on an H100).
+            let mut held = [zero; ROWS_UNROLL];
+            for (u, h) in held.iter_mut().enumerate() {
+                let y = x + (u as u32 * ROWS_THREADS) as u64;
+                if y < end {
+                    *h = load(from + y);
+                }
+            }
+            for (u, &h) in held.iter().enumerate() {
+                let y = x + (u as u32 * ROWS_THREADS) as u64;
+                if y < end {
+                    store(to + y, h);
+                }
+            }
+            x += (ROWS_UNROLL as u32 * ROWS_THREADS) as u64;
         }
         return;
     }
@@ -358,19 +460,25 @@ pub unsafe fn permute_rows<T: Plain>(dst: *mut T, src: *const T, p: &Rows) {
     sync_threads();
     // A block copies at most a chunk of words (the host's `rows_per_block · row_len ≤ chunk`,
     // far below 2³²), so the walk divides in 32-bit arithmetic.
-    let (total, len) = ((count * p.row_len) as u32, p.row_len as u32);
-    // SAFETY: the block's rows are consecutive in `dst`, from row `first`.
-    let to = unsafe { dst.add((first * p.row_len) as usize) };
+    let (total, len, to) = ((count * p.row_len) as u32, p.row_len as u32, first * p.row_len);
     let mut x = t;
     while x < total {
-        let (row, within) = (x / len, x % len);
-        // SAFETY: `row < count`: its start was written before the barrier. The element is inside
-        // row `first + row` of both buffers, and one thread writes it.
-        unsafe {
-            let from = starts.read(row as usize) + within as u64;
-            global::write(to.add(x as usize), global::read(src.add(from as usize)));
+        let mut held = [zero; ROWS_UNROLL];
+        for (u, h) in held.iter_mut().enumerate() {
+            let y = x + u as u32 * ROWS_THREADS;
+            if y < total {
+                // SAFETY: row `y / len < count`: its start was written before the barrier.
+                let start = unsafe { starts.read((y / len) as usize) };
+                *h = load(start + (y % len) as u64);
+            }
         }
-        x += ROWS_THREADS;
+        for (u, &h) in held.iter().enumerate() {
+            let y = x + u as u32 * ROWS_THREADS;
+            if y < total {
+                store(to + y as u64, h);
+            }
+        }
+        x += ROWS_UNROLL as u32 * ROWS_THREADS;
     }
 }
 
@@ -381,6 +489,11 @@ pub unsafe fn permute_rows<T: Plain>(dst: *mut T, src: *const T, p: &Rows) {
 /// As [`permute_rows`] for 16-byte words, with `src` and `dst` 16-byte aligned.
 #[inline(always)]
 pub unsafe fn permute_rows_vectors(dst: *mut u32, src: *const u32, p: &Rows) {
-    // SAFETY: this function's contract is `permute_rows`'s for `Vector`, 16 bytes aligned to 16.
-    unsafe { permute_rows::<Vector>(dst.cast(), src.cast(), p) }
+    let (src, dst) = (src.cast::<[u32; 4]>(), dst.cast::<[u32; 4]>());
+    // SAFETY: `rows_with` calls these only for vectors inside the buffers, 16-byte aligned (this
+    // function's contract); one thread writes each output vector.
+    let (load, store) = (|i: u64| unsafe { load_global_v4(src.add(i as usize)) }, |i: u64, v: [u32; 4]| unsafe {
+        store_global_v4(dst.add(i as usize), v)
+    });
+    rows_with(p, [0; 4], load, store);
 }

@@ -25,7 +25,7 @@ pub use plan::{Fused, PermutePlan, Work};
 
 use bankwise_builtin::PermuteWord;
 use bankwise_builtin::permute::ROWS_THREADS;
-use bankwise_layout::transpose::{BLOCK_ROWS, TILE, tuned};
+use bankwise_layout::transpose::tuned;
 
 use crate::element::{Element, Width, view, view_mut};
 use crate::error::{Error, Result};
@@ -129,13 +129,18 @@ impl Gpu {
         src: DeviceSlice<'_, W>,
         mut dst: DeviceSliceMut<'_, W>,
     ) -> Result<()> {
-        let (kernel, block) =
-            if vectorized { (W::TILED, (tuned::THREADS, 1, 1)) } else { (W::TILED_SCALAR, (TILE, BLOCK_ROWS, 1)) };
+        // The flat tiles' shared memory is their shape's, given at launch; the vectorized
+        // entries declare theirs.
+        let (kernel, shared_bytes) = if vectorized {
+            (W::TILED, 0)
+        } else {
+            (W::TILED_FLAT, (params.pitch << params.row_shift) * size_of::<W>() as u32)
+        };
         let tiles = params.tiles();
         let mut first = 0;
         while first < tiles {
             let blocks = (tiles - first).min(plan::MAX_BLOCKS);
-            let launch = Launch::new(kernel, (blocks as u32, 1, 1), block);
+            let launch = Launch { shared_bytes, ..Launch::new(kernel, (blocks as u32, 1, 1), (tuned::THREADS, 1, 1)) };
             let p = bankwise_builtin::permute::Tiled { first_tile: first, ..*params };
             // Safety: the plan's groups and batch span exactly the tensor, which both slices hold
             // (checked against the plan's element count); the launch takes tiles `first ..

@@ -3,8 +3,10 @@
 
 use std::fmt;
 
-use bankwise_builtin::permute::{Batch, Group, MAX_BATCH, MAX_GROUP, MAX_RANK, ROWS_THREADS, Rows, Tiled};
-use bankwise_layout::transpose::{TILE, tuned};
+use bankwise_builtin::permute::{
+    Batch, Group, MAX_BATCH, MAX_GROUP, MAX_RANK, ROWS_THREADS, Rows, Tiled, flat_per_thread, flat_pitch,
+};
+use bankwise_layout::transpose::tuned;
 
 use crate::element::Width;
 use crate::error::{Error, Result};
@@ -165,13 +167,18 @@ impl fmt::Display for PermutePlan {
             Work::Transpose { shape, width } => write!(f, "a transpose of {shape} {}-byte words", width.bytes()),
             Work::Tiled { params, vectorized, width } => write!(
                 f,
-                "{} tiles of {} rows × {} columns ({} batch indices) of {}-byte words{}",
-                params.tiles(),
+                "{} rows × {} columns ({} batch indices) of {}-byte words in {} tiles of {}",
                 params.rows.len,
                 params.cols.len,
                 params.batch.count,
                 width.bytes(),
-                if *vectorized { ", 16-byte vectors" } else { ", one element per access" }
+                params.tiles(),
+                if *vectorized {
+                    let side = tuned::side(width.bytes() as u32);
+                    format!("{side} × {side}, 16-byte vectors")
+                } else {
+                    format!("{} × {}, one element per access", 1u32 << params.row_shift, 1u32 << params.col_shift)
+                }
             ),
             Work::Rows { params, width } => write!(
                 f,
@@ -219,18 +226,55 @@ fn work(sizes: &[usize], perm: &[usize], bytes: u64) -> Work {
         return rows(sizes, perm, bytes);
     }
     let width = width_of(bytes);
-    if k == 2 {
-        return Work::Transpose { shape: Shape::new(sizes[0], sizes[1]), width };
-    }
-    if k == 3 && perm == [0, 2, 1] {
-        return Work::Transpose { shape: Shape::batched(sizes[0], sizes[1], sizes[2]), width };
+    let side = tuned::side(bytes as u32) as usize;
+    // A (batched) 2-D transpose whose sides both fill the tuned transpose's tiles is the tuned
+    // transpose; narrower ones take the flat tiles, shaped to them.
+    let (rows, cols) = (sizes[k - 2], sizes[k - 1]);
+    if (k == 2 || (k == 3 && perm == [0, 2, 1])) && rows >= side && cols >= side {
+        let shape = if k == 2 { Shape::new(rows, cols) } else { Shape::batched(sizes[0], rows, cols) };
+        return Work::Transpose { shape, width };
     }
     let v = tuned::vector(bytes as u32) as u64;
-    let params = tiled(sizes, perm, tuned::side(bytes as u32) as u64);
-    if params.rows.len % v == 0 && params.cols.len % v == 0 {
+    let side = side as u64;
+    let params = tiled(sizes, perm, side);
+    let (r, c) = (params.rows.len, params.cols.len);
+    if r % v == 0 && c % v == 0 && r >= side && c >= side {
         return Work::Tiled { params, vectorized: true, width };
     }
-    Work::Tiled { params: tiled(sizes, perm, TILE as u64), vectorized: false, width }
+    Work::Tiled { params: flat(tiled(sizes, perm, FLAT_GROW), bytes), vectorized: false, width }
+}
+
+/// The side the groups of a flat tile grow to: past it, their width is the tile's to choose.
+const FLAT_GROW: u64 = 64;
+
+/// The flat kernel's tile for `params`'s groups, of `bytes`-byte elements: `256 · K` elements
+/// ([`flat_per_thread`]): 32 rows of 64 columns, 64 of 32 for 8-byte elements, and
+/// where a group is narrower than its side, that side cut to the group (rounded up to a
+/// power of two) and the other lengthened to keep the elements. Where both are narrower, the
+/// tile is just both groups.
+fn flat(mut params: Tiled, bytes: u64) -> Tiled {
+    let slots = 256 * flat_per_thread(bytes as u32);
+    // 64 columns (32 of 8-byte elements) and 32 rows (64): the tile's 2048 elements as
+    // near square as they go, with 64- to 256-byte runs on both global sides.
+    let wide_default = if bytes == 8 { 32 } else { 64 };
+    let tall_default = slots / wide_default;
+    let pow2 = |n: u64| n.next_power_of_two().min(1 << 31) as u32;
+    let (r, c) = (params.rows.len, params.cols.len);
+    let (tall, wide) = if r < tall_default as u64 {
+        let tall = pow2(r);
+        (tall, (slots / tall).min(pow2(c)))
+    } else if c < wide_default as u64 {
+        let wide = pow2(c);
+        ((slots / wide).min(pow2(r)), wide)
+    } else {
+        (tall_default, wide_default)
+    };
+    params.row_shift = tall.trailing_zeros();
+    params.col_shift = wide.trailing_zeros();
+    params.pitch = flat_pitch(tall, wide, bytes as u32);
+    params.tiles_down = r.div_ceil(tall as u64);
+    params.tiles_across = c.div_ceil(wide as u64);
+    params
 }
 
 /// Grows a group from `axes` (in order) while it spans fewer than `side` elements, stays
@@ -285,7 +329,7 @@ fn tiled(sizes: &[usize], perm: &[usize], side: u64) -> Tiled {
         batch,
         tiles_down: rows.len.div_ceil(side),
         tiles_across: cols.len.div_ceil(side),
-        first_tile: 0,
+        ..Tiled::default()
     }
 }
 

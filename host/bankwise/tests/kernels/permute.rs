@@ -159,9 +159,10 @@ fn rejects_bad_arguments(gpu: &Gpu) -> Check {
 
 /// Each tiled kernel, on a fresh emulator, measures the ideal wavefronts at every shared
 /// site: one per request for accesses of up to 4 bytes a lane, `bytes / 4` for wider ones (a
-/// warp's 256 or 512 bytes take 2 or 4 wavefronts however they are laid out).
+/// warp's 256 or 512 bytes take 2 or 4 wavefronts however they are laid out); flat tiles
+/// narrower than 32 columns twice that at most (`flat_pitch`: no pitch serves both walks).
 fn tiles_are_conflict_free() -> Check {
-    fn one<T: Element>(dims: &[usize], perm: &[usize], vectorized: bool) -> Check {
+    fn one<T: Element>(dims: &[usize], perm: &[usize], vectorized: bool, slack: u32) -> Check {
         let gpu = Gpu::emulator()?;
         let plan = PermutePlan::new(dims, perm, T::WIDTH)?;
         match plan.work {
@@ -174,11 +175,11 @@ fn tiles_are_conflict_free() -> Check {
         gpu.permute_with_plan(&plan, &src, &mut dst)?;
         for launch in gpu.take_emulator_reports() {
             for site in &launch.report.sites {
-                let ideal = (site.bytes / 4).max(1);
+                let ideal = (site.bytes / 4).max(1) * slack;
                 if site.worst_wavefronts > ideal {
                     return Err(format!(
-                        "{plan}: {} bytes at {} take {} wavefronts (ideal {ideal})",
-                        site.bytes, site.site, site.worst_wavefronts
+                        "{plan}: {} bytes at {:?} take {} wavefronts (at most {ideal} promised): {:?}",
+                        site.bytes, site.site, site.worst_wavefronts, site.worst
                     )
                     .into());
                 }
@@ -186,17 +187,20 @@ fn tiles_are_conflict_free() -> Check {
         }
         Ok(())
     }
-    for (dims, perm) in [(&[16usize, 64, 32][..], &[2usize, 1, 0][..]), (&[8, 16, 8, 16], &[3, 2, 1, 0])] {
-        one::<u8>(dims, perm, true)?;
-        one::<bf16>(dims, perm, true)?;
-        one::<f32>(dims, perm, true)?;
-        one::<f64>(dims, perm, true)?;
+    macro_rules! every_width {
+        ($dims:expr, $perm:expr, $vectorized:expr, $slack:expr) => {
+            one::<u8>($dims, $perm, $vectorized, $slack)?;
+            one::<bf16>($dims, $perm, $vectorized, $slack)?;
+            one::<f32>($dims, $perm, $vectorized, $slack)?;
+            one::<f64>($dims, $perm, $vectorized, $slack)?;
+        };
     }
-    for (dims, perm) in [(&[33usize, 35, 31][..], &[2usize, 1, 0][..]), (&[5, 7, 9, 3], &[3, 1, 2, 0])] {
-        one::<u8>(dims, perm, false)?;
-        one::<bf16>(dims, perm, false)?;
-        one::<f32>(dims, perm, false)?;
-        one::<f64>(dims, perm, false)?;
-    }
+    // Vectorized: both groups span whole vectors and the tile's side.
+    every_width!(&[128, 3, 128], &[2, 1, 0], true, 1);
+    // Flat: square tiles of odd groups, tiles of a few rows, tiles of a few columns.
+    every_width!(&[129, 3, 131], &[2, 1, 0], false, 1);
+    every_width!(&[5, 7, 300], &[2, 1, 0], false, 1);
+    every_width!(&[3, 300, 5], &[2, 0, 1], false, 2);
+    every_width!(&[300, 7, 3], &[2, 1, 0], false, 2);
     Ok(())
 }

@@ -91,11 +91,16 @@ fn interpret(plan: &PermutePlan, src: &[u8]) -> Vec<u8> {
                 }
             }
         }
-        Work::Tiled { params, width, .. } => {
-            for b in 0..params.batch.count {
-                let (bs, bd) = params.batch.offsets(b);
-                for r in 0..params.rows.len {
-                    for c in 0..params.cols.len {
+        Work::Tiled { params, width, vectorized } => {
+            // Tile by tile, as the blocks take them.
+            let side = tuned::side(width.bytes() as u32) as u64;
+            let (tall, wide) =
+                if *vectorized { (side, side) } else { (1 << params.row_shift, 1 << params.col_shift) };
+            assert!(*vectorized || tall * wide <= 256 * flat_per_thread(width.bytes() as u32) as u64, "{plan}");
+            for block in 0..params.tiles() {
+                let (bs, bd, r0, c0) = params.tile(block, tall, wide);
+                for r in r0..(r0 + tall).min(params.rows.len) {
+                    for c in c0..(c0 + wide).min(params.cols.len) {
                         put(bd + params.cols.offset(c) + r, bs + params.rows.offset(r) + c, width.bytes() as u64);
                     }
                 }

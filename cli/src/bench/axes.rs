@@ -1,0 +1,63 @@
+//! `bankwise bench axes`: reductions along axes ([`bankwise::Gpu::reduce_axes`]), their input
+//! read at a share of the driver's copy of the same input (timed in a block of runs right
+//! after, as for the whole-range reductions: a reduction writes next to nothing).
+//!
+//! The cases are the tensors issue's: an 8192 × 8192 sum of rows and of columns, and a
+//! (64, 4096, 1024) sum over its middle axis; plus the minimum along the same axes. PyTorch's
+//! side (`torch.sum(x, dim, out=…)`) is `benches/peers/axes_torch.py`.
+
+use anyhow::Result;
+use bankwise::Element;
+use bankwise::reduce::{Operation, Reducible};
+use bankwise::reduce_axes::AxesOperation;
+use bankwise::timing::{measure, rotation};
+use bankwise::{Min, Sum};
+
+use super::{Bench, Row, random, short_type_name};
+
+/// `(dims, axes)` of the suite.
+pub const CASES: [(&[usize], &[usize]); 3] = [(&[8192, 8192], &[1]), (&[8192, 8192], &[0]), (&[64, 4096, 1024], &[1])];
+
+impl Bench<'_> {
+    /// Every case, f32 and f64 sums and the f32 minimum.
+    pub(super) fn axes_suite(&mut self) -> Result<()> {
+        self.progress.inc_length(3 * CASES.len() as u64);
+        for (dims, axes) in CASES {
+            self.axes::<f32, _>(Sum, dims, axes)?;
+            self.axes::<f64, _>(Sum, dims, axes)?;
+            self.axes::<f32, _>(Min, dims, axes)?;
+        }
+        Ok(())
+    }
+
+    fn axes<T: Reducible + Element, O: AxesOperation<T>>(&mut self, op: O, dims: &[usize], axes: &[usize]) -> Result<()> {
+        let dtype = short_type_name::<T>();
+        let label = format!("{} over {:?}", dims.iter().map(usize::to_string).collect::<Vec<_>>().join("x"), axes);
+        let name = format!("reduce_axes/{}", <O as Operation<T>>::NAME);
+        self.progress.set_message(format!("{name} {dtype} {label}"));
+        let n: usize = dims.iter().product();
+        let kept: usize = (0..dims.len()).filter(|a| !axes.contains(a)).map(|a| dims[a]).product();
+        let bytes = n * size_of::<T>();
+        let sets = rotation(self.gpu.info().l2_bytes, bytes);
+        let host = random::<T>(n);
+        let srcs = (0..sets).map(|_| self.gpu.upload(&host)).collect::<bankwise::runtime::Result<Vec<_>>>()?;
+        let mut out = self.gpu.alloc_zeros::<T>(kept)?;
+        let mut copy_dst = self.gpu.alloc_zeros::<T>(n)?;
+        let (warmup, runs) = if self.args.quick { (2, 5) } else { (self.args.warmup, self.args.runs) };
+        let stats = measure(self.gpu, warmup, runs, |i| self.gpu.reduce_axes(op, &srcs[i % sets], dims, axes, &mut out))?;
+        let copy = measure(self.gpu, warmup, runs.min(50), |i| self.gpu.copy_driver(&srcs[i % sets], &mut copy_dst))?;
+        self.rows.push(Row {
+            kernel: name,
+            dtype,
+            shape: label,
+            bytes: (bytes + kept * size_of::<T>()) as u64,
+            stats,
+            copy,
+            copy_bytes: 2 * bytes as u64,
+            square: None,
+            log_len: None,
+        });
+        self.progress.inc(1);
+        Ok(())
+    }
+}
