@@ -19,6 +19,7 @@ chapters!(
     reduction = "reduction.md",
     matmul = "matmul.md",
     patterns = "patterns.md",
+    tensors = "tensors.md",
     measuring = "measuring.md",
     exercises = "exercises.md",
     from_rust_cuda = "from-rust-cuda.md",

@@ -157,3 +157,13 @@ fn rank_eight_with_every_axis_kept_fits_the_kernels_arrays() {
     check_plan(&[2, 3, 2, 3, 2, 3, 2, 5], &[6, 4, 2, 0, 5, 3, 1, 7], Width::B8);
     check_plan(&[3, 2, 3, 2, 3, 2, 3, 5], &[1, 0, 3, 2, 5, 4, 6, 7], Width::B1);
 }
+
+#[test]
+fn the_parameter_structs_have_no_padding_and_the_sizes_the_docs_give() {
+    // Sums of their fields' sizes: no implicit padding, one layout on the host and nvptx64.
+    assert_eq!(size_of::<Group>(), 8 + 4 * 8 + 4 * 4 + 4 + 4);
+    assert_eq!(size_of::<Batch>(), 8 + 3 * MAX_BATCH * 8 + 4 + 4);
+    assert_eq!(size_of::<Tiled>(), 2 * size_of::<Group>() + size_of::<Batch>() + 3 * 8 + 4 * 4);
+    assert_eq!(size_of::<Tiled>(), 352);
+    assert_eq!(size_of::<Rows>(), size_of::<Batch>() + 5 * 8);
+}
