@@ -16,7 +16,7 @@ const fn bytes<T>() -> u32 {
 /// elements per thread, tiles of `256 · K` elements, with the shared memory the launch gives)
 /// and `permute_rows_<t>`.
 macro_rules! per_width {
-    ($($t:ty: $tiled:ident($v:literal, $n:literal), $scalar:ident($k:literal), $rows:ident;)+) => {$(
+    ($($t:ty: $tiled:ident($v:literal, $n:literal), $scalar:ident($k:literal), $large:ident, $rows:ident;)+) => {$(
         /// # Safety
         /// As `bankwise_kernels::permute::permute_tiled_vectorized`.
         #[kernel(shared = layout::tile_bytes(bytes::<$t>()))]
@@ -26,11 +26,20 @@ macro_rules! per_width {
         }
 
         /// # Safety
-        /// As `bankwise_kernels::permute::permute_tiled_flat`.
+        /// As `bankwise_kernels::permute::permute_tiled_flat`, for tensors of fewer than 2³²
+        /// elements.
         #[kernel]
         pub unsafe fn $scalar(dst: *mut $t, src: *const $t, p: Tiled) {
             // SAFETY: this entry's contract (its `# Safety`, which the launch keeps) is the callee's.
-            unsafe { permute_tiled_flat::<$t, $k>(dst, src, &p) }
+            unsafe { permute_tiled_flat::<$t, $k, true>(dst, src, &p) }
+        }
+
+        /// # Safety
+        /// As `bankwise_kernels::permute::permute_tiled_flat`.
+        #[kernel]
+        pub unsafe fn $large(dst: *mut $t, src: *const $t, p: Tiled) {
+            // SAFETY: this entry's contract (its `# Safety`, which the launch keeps) is the callee's.
+            unsafe { permute_tiled_flat::<$t, $k, false>(dst, src, &p) }
         }
 
         /// # Safety
@@ -44,18 +53,19 @@ macro_rules! per_width {
 }
 
 per_width! {
-    u8: permute_tiled_u8(16, 4), permute_tiled_flat_u8(8), permute_rows_u8;
-    u16: permute_tiled_u16(8, 8), permute_tiled_flat_u16(8), permute_rows_u16;
-    u32: permute_tiled_u32(4, 4), permute_tiled_flat_u32(8), permute_rows_u32;
-    u64: permute_tiled_u64(2, 8), permute_tiled_flat_u64(8), permute_rows_u64;
+    u8: permute_tiled_u8(16, 4), permute_tiled_flat_u8(16), permute_tiled_flat_large_u8, permute_rows_u8;
+    u16: permute_tiled_u16(8, 8), permute_tiled_flat_u16(16), permute_tiled_flat_large_u16, permute_rows_u16;
+    u32: permute_tiled_u32(4, 4), permute_tiled_flat_u32(16), permute_tiled_flat_large_u32, permute_rows_u32;
+    u64: permute_tiled_u64(2, 8), permute_tiled_flat_u64(16), permute_tiled_flat_large_u64, permute_rows_u64;
 }
 
 /// Elements each thread of `permute_tiled_flat_*` moves, by element bytes (1, 2, 4, 8): the
-/// `K` each is instantiated with above, for the host's choice of tile: eight of every width
-/// take 56 to 64 registers on sm_90 (four blocks of 256 per SM); sixteen 1-, 2- or 4-byte
-/// elements took 96 (two).
+/// `K` each is instantiated with above, for the host's choice of tile. Sixteen of every width
+/// take 48 to 64 registers on sm_90 (four blocks of 256 per SM, 16 KiB of `f32` loads in
+/// flight per block), with the interior tiles' offsets stepped (one multiply-add a slot);
+/// computed slot by slot, sixteen 4-byte elements took 89 registers (two blocks).
 pub const fn flat_per_thread(_bytes: u32) -> u32 {
-    8
+    16
 }
 
 /// # Safety
@@ -79,18 +89,21 @@ pub type RowsParams<T> = (*mut T, *const T, Rows);
 pub trait PermuteWord: Copy + 'static {
     /// `permute_tiled_*`: 16-byte vectors.
     const TILED: bankwise_device::KernelEntry<TiledParams<Self>>;
-    /// `permute_tiled_flat_*`.
+    /// `permute_tiled_flat_*`: tensors of fewer than 2³² elements.
     const TILED_FLAT: bankwise_device::KernelEntry<TiledParams<Self>>;
+    /// `permute_tiled_flat_large_*`: any tensor.
+    const TILED_FLAT_LARGE: bankwise_device::KernelEntry<TiledParams<Self>>;
     /// `permute_rows_*`.
     const ROWS: bankwise_device::KernelEntry<RowsParams<Self>>;
 }
 
 #[cfg(not(target_arch = "nvptx64"))]
 macro_rules! permute_words {
-    ($($t:ty: $tiled:ident, $scalar:ident, $rows:ident;)+) => {$(
+    ($($t:ty: $tiled:ident, $scalar:ident, $large:ident, $rows:ident;)+) => {$(
         impl PermuteWord for $t {
             const TILED: bankwise_device::KernelEntry<TiledParams<Self>> = $tiled;
             const TILED_FLAT: bankwise_device::KernelEntry<TiledParams<Self>> = $scalar;
+            const TILED_FLAT_LARGE: bankwise_device::KernelEntry<TiledParams<Self>> = $large;
             const ROWS: bankwise_device::KernelEntry<RowsParams<Self>> = $rows;
         }
     )+};
@@ -98,8 +111,8 @@ macro_rules! permute_words {
 
 #[cfg(not(target_arch = "nvptx64"))]
 permute_words! {
-    u8: permute_tiled_u8, permute_tiled_flat_u8, permute_rows_u8;
-    u16: permute_tiled_u16, permute_tiled_flat_u16, permute_rows_u16;
-    u32: permute_tiled_u32, permute_tiled_flat_u32, permute_rows_u32;
-    u64: permute_tiled_u64, permute_tiled_flat_u64, permute_rows_u64;
+    u8: permute_tiled_u8, permute_tiled_flat_u8, permute_tiled_flat_large_u8, permute_rows_u8;
+    u16: permute_tiled_u16, permute_tiled_flat_u16, permute_tiled_flat_large_u16, permute_rows_u16;
+    u32: permute_tiled_u32, permute_tiled_flat_u32, permute_tiled_flat_large_u32, permute_rows_u32;
+    u64: permute_tiled_u64, permute_tiled_flat_u64, permute_tiled_flat_large_u64, permute_rows_u64;
 }

@@ -90,6 +90,31 @@ impl Group {
         x /= n[2];
         offset + x as u64 * s[3]
     }
+
+    /// [`Group::offset`] in 32-bit arithmetic, for tensors of fewer than 2³² elements (every
+    /// offset and stride fits): a 32-bit multiply-add per axis where the 64-bit form takes
+    /// several instructions and twice the registers.
+    #[inline(always)]
+    pub fn offset32(&self, x: u32) -> u32 {
+        let (s, n) = (&self.strides, &self.sizes);
+        if self.dims <= 1 {
+            return x.wrapping_mul(s[0] as u32);
+        }
+        let mut x = x;
+        let mut offset = (x % n[0]).wrapping_mul(s[0] as u32);
+        x /= n[0];
+        if self.dims == 2 {
+            return offset.wrapping_add(x.wrapping_mul(s[1] as u32));
+        }
+        offset = offset.wrapping_add((x % n[1]).wrapping_mul(s[1] as u32));
+        x /= n[1];
+        if self.dims == 3 {
+            return offset.wrapping_add(x.wrapping_mul(s[2] as u32));
+        }
+        offset = offset.wrapping_add((x % n[2]).wrapping_mul(s[2] as u32));
+        x /= n[2];
+        offset.wrapping_add(x.wrapping_mul(s[3] as u32))
+    }
 }
 
 /// The axes outside a tile's two groups: one index of the batch per tile, decoded into its
@@ -347,7 +372,7 @@ pub unsafe fn permute_tiled_vectorized<T: Plain, const V: usize, const N: usize>
 /// most `p.tiles() - p.first_tile` blocks for tiles of that shape, and
 /// `(1 << row_shift) · p.pitch` elements of dynamic shared memory.
 #[inline(always)]
-pub unsafe fn permute_tiled_flat<T: Plain, const K: usize>(dst: *mut T, src: *const T, p: &Tiled) {
+pub unsafe fn permute_tiled_flat<T: Plain, const K: usize, const SMALL: bool>(dst: *mut T, src: *const T, p: &Tiled) {
     let (rs, cs, pitch) = (p.row_shift, p.col_shift, p.pitch);
     let (tall, wide) = (1u32 << rs, 1u32 << cs);
     let tile = shared::dynamic::<T>();
@@ -355,16 +380,54 @@ pub unsafe fn permute_tiled_flat<T: Plain, const K: usize>(dst: *mut T, src: *co
     let (bs, bd, r0, c0) = p.tile(block_x() as u64, tall as u64, wide as u64);
     let (rows, cols) = (p.rows.len, p.cols.len);
     let interior = r0 + tall as u64 <= rows && c0 + wide as u64 <= cols;
+    // Element offsets: in 32-bit arithmetic where the tensor has fewer than 2³² elements
+    // (`SMALL`), from the tile's origin on.
+    let src_at = |r: u64, c: u64| {
+        if SMALL {
+            (bs as u32).wrapping_add(p.rows.offset32(r as u32)).wrapping_add(c as u32) as usize
+        } else {
+            (bs + p.rows.offset(r) + c) as usize
+        }
+    };
+    let dst_at = |out_row: u64, out_col: u64| {
+        if SMALL {
+            (bd as u32).wrapping_add(p.cols.offset32(out_row as u32)).wrapping_add(out_col as u32) as usize
+        } else {
+            (bd + p.cols.offset(out_row) + out_col) as usize
+        }
+    };
     // Tiles of both groups' sizes where both are small take fewer slots than the block has.
     let slots = tall * wide;
     // SAFETY: T is Plain, so zero bytes are a valid value.
     let mut held: [T; K] = unsafe { core::mem::zeroed() };
-    for (k, h) in held.iter_mut().enumerate() {
-        let i = k as u32 * THREADS + t;
-        let (r, c) = (r0 + (i >> cs) as u64, c0 + (i & (wide - 1)) as u64);
-        if i < slots && (interior || (r < rows && c < cols)) {
-            // SAFETY: `(r, c)` lies inside the groups, so the element is inside `src`.
-            *h = unsafe { global::read(src.add((bs + p.rows.offset(r) + c) as usize)) };
+    if SMALL && interior && p.rows.dims == 1 && slots == K as u32 * THREADS {
+        // A full interior tile whose rows are one axis: element k is `k · 256` slots past the
+        // thread's first, a fixed step in `src`, so the offsets are one multiply-add each and no
+        // load is predicated.
+        let stride = p.rows.strides[0] as u32;
+        let first = (bs as u32).wrapping_add(((r0 as u32).wrapping_add(t >> cs)).wrapping_mul(stride))
+            .wrapping_add(c0 as u32 + (t & (wide - 1)));
+        // 256 slots are 256 >> cs rows where a row is at most 256 wide, else 256 columns.
+        let step = if cs <= 8 { (THREADS >> cs).wrapping_mul(stride) } else { THREADS };
+        let per_row = if cs <= 8 { 1 } else { 1u32 << (cs - 8) };
+        for (k, h) in held.iter_mut().enumerate() {
+            let k = k as u32;
+            let off = if cs <= 8 {
+                first.wrapping_add(k.wrapping_mul(step))
+            } else {
+                first.wrapping_add((k / per_row).wrapping_mul(stride)).wrapping_add((k % per_row) * step)
+            };
+            // SAFETY: an interior tile: every element of it is inside `src`.
+            *h = unsafe { global::read(src.add(off as usize)) };
+        }
+    } else {
+        for (k, h) in held.iter_mut().enumerate() {
+            let i = k as u32 * THREADS + t;
+            let (r, c) = (r0 + (i >> cs) as u64, c0 + (i & (wide - 1)) as u64);
+            if i < slots && (interior || (r < rows && c < cols)) {
+                // SAFETY: `(r, c)` lies inside the groups, so the element is inside `src`.
+                *h = unsafe { global::read(src.add(src_at(r, c))) };
+            }
         }
     }
     for (k, &h) in held.iter().enumerate() {
@@ -376,6 +439,30 @@ pub unsafe fn permute_tiled_flat<T: Plain, const K: usize>(dst: *mut T, src: *co
         }
     }
     sync_threads();
+    if SMALL && interior && p.cols.dims == 1 && slots == K as u32 * THREADS {
+        // The store phase's counterpart of the load phase's fast path: a full interior tile
+        // whose columns are one axis, so slot `k · 256` past the thread's first is a fixed step
+        // in `dst` (and in the tile).
+        let stride = p.cols.strides[0] as u32;
+        let (r, c) = (t & (tall - 1), t >> rs);
+        let first = (bd as u32).wrapping_add((c0 as u32 + c).wrapping_mul(stride)).wrapping_add(r0 as u32 + r);
+        let at = r * pitch + c;
+        for k in 0..K as u32 {
+            // 256 slots are 256 >> rs output rows where a tile column is at most 256 tall, else
+            // 256 rows down the same column.
+            let (off, cell) = if rs <= 8 {
+                let columns = k * (THREADS >> rs);
+                (first.wrapping_add(columns.wrapping_mul(stride)), at + columns)
+            } else {
+                let (column, down) = (k >> (rs - 8), (k & ((1 << (rs - 8)) - 1)) * THREADS);
+                (first.wrapping_add(column.wrapping_mul(stride)).wrapping_add(down), at + down * pitch + column)
+            };
+            // SAFETY: the slot is inside the tile, written before the barrier; an interior tile's
+            // output elements are all inside `dst`, and one thread writes each.
+            unsafe { global::write(dst.add(off as usize), tile.read(cell as usize)) };
+        }
+        return;
+    }
     for k in 0..K as u32 {
         let j = k * THREADS + t;
         let (r, c) = (j & (tall - 1), j >> rs);
@@ -389,7 +476,7 @@ pub unsafe fn permute_tiled_flat<T: Plain, const K: usize>(dst: *mut T, src: *co
         let v = unsafe { tile.read((r * pitch + c) as usize) };
         if interior || (out_row < cols && out_col < rows) {
             // SAFETY: the output element is inside `dst`, and one thread writes it.
-            unsafe { global::write(dst.add((bd + p.cols.offset(out_row) + out_col) as usize), v) };
+            unsafe { global::write(dst.add(dst_at(out_row, out_col)), v) };
         }
     }
 }

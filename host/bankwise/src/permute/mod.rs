@@ -134,7 +134,10 @@ impl Gpu {
         let (kernel, shared_bytes) = if vectorized {
             (W::TILED, 0)
         } else {
-            (W::TILED_FLAT, (params.pitch << params.row_shift) * size_of::<W>() as u32)
+            // 32-bit offsets where every one fits: fewer than 2³² elements.
+            let small = src.len() < 1 << 32;
+            let kernel = if small { W::TILED_FLAT } else { W::TILED_FLAT_LARGE };
+            (kernel, (params.pitch << params.row_shift) * size_of::<W>() as u32)
         };
         let tiles = params.tiles();
         let mut first = 0;

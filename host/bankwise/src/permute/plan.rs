@@ -248,14 +248,15 @@ fn work(sizes: &[usize], perm: &[usize], bytes: u64) -> Work {
 const FLAT_GROW: u64 = 64;
 
 /// The flat kernel's tile for `params`'s groups, of `bytes`-byte elements: `256 · K` elements
-/// ([`flat_per_thread`]): 32 rows of 64 columns, 64 of 32 for 8-byte elements, and
+/// ([`flat_per_thread`]): 64 rows of 64 columns, 128 of 32 for 8-byte elements, and
 /// where a group is narrower than its side, that side cut to the group (rounded up to a
 /// power of two) and the other lengthened to keep the elements. Where both are narrower, the
 /// tile is just both groups.
 fn flat(mut params: Tiled, bytes: u64) -> Tiled {
     let slots = 256 * flat_per_thread(bytes as u32);
-    // 64 columns (32 of 8-byte elements) and 32 rows (64): the tile's 2048 elements as
-    // near square as they go, with 64- to 256-byte runs on both global sides.
+    // 64 columns (32 of 8-byte elements) and 64 rows (128): the tile's 4096 elements as near
+    // square as they go, with 64- to 256-byte runs on the input side and 64 bytes to 1 KiB on
+    // the output side.
     let wide_default = if bytes == 8 { 32 } else { 64 };
     let tall_default = slots / wide_default;
     let pow2 = |n: u64| n.next_power_of_two().min(1 << 31) as u32;

@@ -43,6 +43,11 @@ const CASES: &[(&[usize], &[usize])] = &[
     (&[2, 1, 3, 1, 5], &[4, 3, 2, 1, 0]),
     (&[128, 3, 128], &[2, 1, 0]),
     (&[130, 2, 66], &[0, 2, 1]),
+    // Flat tiles' interior fast paths: 512 rows of 8 columns, 4 rows of 1024, batched.
+    (&[1024, 8], &[1, 0]),
+    (&[4, 1024], &[1, 0]),
+    (&[3, 8, 600], &[0, 2, 1]),
+    (&[2, 1024, 16], &[0, 2, 1]),
 ];
 
 /// Larger cases for a GPU: the suite shapes (2^26 elements), primes and 2^31.
