@@ -236,30 +236,35 @@ fn work(sizes: &[usize], perm: &[usize], bytes: u64) -> Work {
     }
     let v = tuned::vector(bytes as u32) as u64;
     let side = side as u64;
-    let params = tiled(sizes, perm, side);
+    let params = tiled(sizes, perm, side, side);
     let (r, c) = (params.rows.len, params.cols.len);
     if r % v == 0 && c % v == 0 && r >= side && c >= side {
         return Work::Tiled { params, vectorized: true, width };
     }
-    Work::Tiled { params: flat(tiled(sizes, perm, FLAT_GROW), bytes), vectorized: false, width }
+    Work::Tiled { params: flat(sizes, perm, bytes), vectorized: false, width }
 }
 
 /// The side the groups of a flat tile grow to: past it, their width is the tile's to choose.
 const FLAT_GROW: u64 = 64;
 
-/// The flat kernel's tile for `params`'s groups, of `bytes`-byte elements: `256 · K` elements
+/// The flat kernel's tile for a normal form of `bytes`-byte elements: `256 · K` elements
 /// ([`flat_per_thread`]): 64 rows of 64 columns, 128 of 32 for 8-byte elements, and
 /// where a group is narrower than its side, that side cut to the group (rounded up to a
-/// power of two) and the other lengthened to keep the elements. Where both are narrower, the
-/// tile is just both groups.
-fn flat(mut params: Tiled, bytes: u64) -> Tiled {
+/// power of two) and the other lengthened to keep the elements; the other group then grows
+/// to fill it (`(64, 64, 2, 2, 64, 64)` by `(0, 1, 4, 2, 5, 3)`: 2 rows, and columns of both
+/// 64-element axes, 4096, where 64 would leave the tile 97% empty). Where both are narrower,
+/// the tile is just both groups.
+fn flat(sizes: &[usize], perm: &[usize], bytes: u64) -> Tiled {
     let slots = 256 * flat_per_thread(bytes as u32);
-    // 64 columns (32 of 8-byte elements) and 64 rows (128): the tile's 4096 elements as near
-    // square as they go, with 64- to 256-byte runs on the input side and 64 bytes to 1 KiB on
-    // the output side.
+    let pow2 = |n: u64| n.next_power_of_two().min(1 << 31) as u32;
+    let mut params = tiled(sizes, perm, FLAT_GROW, FLAT_GROW);
+    if params.rows.len < FLAT_GROW {
+        params = tiled(sizes, perm, FLAT_GROW, (slots / pow2(params.rows.len)) as u64);
+    } else if params.cols.len < FLAT_GROW {
+        params = tiled(sizes, perm, (slots / pow2(params.cols.len)) as u64, FLAT_GROW);
+    }
     let wide_default = if bytes == 8 { 32 } else { 64 };
     let tall_default = slots / wide_default;
-    let pow2 = |n: u64| n.next_power_of_two().min(1 << 31) as u32;
     let (r, c) = (params.rows.len, params.cols.len);
     let (tall, wide) = if r < tall_default as u64 {
         let tall = pow2(r);
@@ -300,8 +305,9 @@ fn group(axes: impl Iterator<Item = usize>, sizes: &[usize], stride: &[u64], sid
     (g, members)
 }
 
-/// The tiles of a normal form whose innermost axis moves, for tiles of `side` elements.
-fn tiled(sizes: &[usize], perm: &[usize], side: u64) -> Tiled {
+/// The tiles of a normal form whose innermost axis moves, for tiles of `row_side` rows and
+/// `col_side` columns (each group grows until it spans its side).
+fn tiled(sizes: &[usize], perm: &[usize], row_side: u64, col_side: u64) -> Tiled {
     let k = sizes.len();
     let src_stride = strides(sizes);
     let dst_sizes: Vec<usize> = perm.iter().map(|&a| sizes[a]).collect();
@@ -312,10 +318,10 @@ fn tiled(sizes: &[usize], perm: &[usize], side: u64) -> Tiled {
     }
     let b = perm[k - 1];
     // Columns: src's innermost axes, up to dst's innermost one.
-    let (cols, col_axes) = group((0..k).rev().take_while(|&a| a != b), sizes, &dst_stride, side);
+    let (cols, col_axes) = group((0..k).rev().take_while(|&a| a != b), sizes, &dst_stride, col_side);
     // Rows: dst's innermost axes, up to one of the columns'.
     let (rows, row_axes) =
-        group(perm.iter().rev().copied().take_while(|a| !col_axes.contains(a)), sizes, &src_stride, side);
+        group(perm.iter().rev().copied().take_while(|a| !col_axes.contains(a)), sizes, &src_stride, row_side);
     let mut batch = Batch { count: 1, ..Batch::default() };
     for &a in perm.iter().rev().filter(|a| !col_axes.contains(a) && !row_axes.contains(a)) {
         let i = batch.dims as usize;
@@ -328,8 +334,8 @@ fn tiled(sizes: &[usize], perm: &[usize], side: u64) -> Tiled {
         rows,
         cols,
         batch,
-        tiles_down: rows.len.div_ceil(side),
-        tiles_across: cols.len.div_ceil(side),
+        tiles_down: rows.len.div_ceil(row_side),
+        tiles_across: cols.len.div_ceil(col_side),
         ..Tiled::default()
     }
 }

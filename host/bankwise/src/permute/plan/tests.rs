@@ -56,6 +56,14 @@ fn the_issues_cases_get_the_work_the_module_promises() {
     };
     assert_eq!((params.rows.len, params.cols.len, params.rows.dims, params.cols.dims), (256, 256, 2, 2));
     assert_eq!(params.batch.count, 256);
+    // A pixel shuffle: 2 output rows, so the columns grow to both 64-element axes and the
+    // flat tile is 2 × 2048, full.
+    let Work::Tiled { params, vectorized: false, .. } = plan(&[64, 64, 2, 2, 64, 64], &[0, 1, 4, 2, 5, 3], Width::B4)
+    else {
+        panic!("not flat")
+    };
+    assert_eq!((params.rows.len, params.cols.len, params.cols.dims), (2, 4096, 2));
+    assert_eq!((1 << params.row_shift, 1 << params.col_shift), (2, 2048));
     // A 4-byte run of the innermost axis moves as one u32.
     assert_eq!(
         plan(&[512, 512, 2], &[1, 0, 2], Width::B2),
