@@ -62,6 +62,39 @@ pub struct Group {
     pub dims: u32,
     /// Unused; keeps the struct free of implicit padding.
     pub reserved: u32,
+    /// Each inner axis's [`FastDiv`] multiplier, for [`Group::offset32`].
+    pub magic: [u64; MAX_GROUP],
+    /// Each inner axis's [`FastDiv`] shift.
+    pub shift: [u32; MAX_GROUP],
+}
+
+/// Division of any `x < 2³¹` by a fixed `d` (`1 ≤ d < 2³¹`) as a multiply and a shift:
+/// `x / d = (x · magic) >> shift` with `shift = 31 + ⌈log₂ d⌉` and `magic = ⌈2^shift / d⌉`
+/// (at most 2³², so `x · magic` fits 64 bits). Exact: `magic · d − 2^shift < d ≤ 2^⌈log₂ d⌉`
+/// keeps the error `x · (magic · d − 2^shift) / (d · 2^shift)` under `1 / d`, too little to
+/// cross an integer (Granlund and Montgomery's round-up method). A few instructions where a
+/// 32-bit division is a reciprocal estimate and two corrections (about 20).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FastDiv {
+    /// The multiplier.
+    pub magic: u64,
+    /// The shift.
+    pub shift: u32,
+}
+
+impl FastDiv {
+    /// The multiplier and shift for `d` (`1 ≤ d < 2³¹`).
+    pub const fn new(d: u32) -> FastDiv {
+        let log = 32 - (d - 1).leading_zeros();
+        let shift = 31 + log;
+        FastDiv { magic: (1u64 << shift).div_ceil(d as u64), shift }
+    }
+
+    /// `x / d` for `x < 2³¹`.
+    #[inline(always)]
+    pub const fn divide(magic: u64, shift: u32, x: u32) -> u32 {
+        ((x as u64 * magic) >> shift) as u32
+    }
 }
 
 impl Group {
@@ -100,20 +133,22 @@ impl Group {
         if self.dims <= 1 {
             return x.wrapping_mul(s[0] as u32);
         }
-        let mut x = x;
-        let mut offset = (x % n[0]).wrapping_mul(s[0] as u32);
-        x /= n[0];
+        // Each step: the quotient by a multiply and a shift (`FastDiv`), the remainder from it.
+        let step = |x: u32, i: usize| {
+            let q = FastDiv::divide(self.magic[i], self.shift[i], x);
+            (q, (x - q * n[i]).wrapping_mul(s[i] as u32))
+        };
+        let (x, mut offset) = step(x, 0);
         if self.dims == 2 {
             return offset.wrapping_add(x.wrapping_mul(s[1] as u32));
         }
-        offset = offset.wrapping_add((x % n[1]).wrapping_mul(s[1] as u32));
-        x /= n[1];
+        let (x, o) = step(x, 1);
+        offset = offset.wrapping_add(o);
         if self.dims == 3 {
             return offset.wrapping_add(x.wrapping_mul(s[2] as u32));
         }
-        offset = offset.wrapping_add((x % n[2]).wrapping_mul(s[2] as u32));
-        x /= n[2];
-        offset.wrapping_add(x.wrapping_mul(s[3] as u32))
+        let (x, o) = step(x, 2);
+        offset.wrapping_add(o).wrapping_add(x.wrapping_mul(s[3] as u32))
     }
 }
 

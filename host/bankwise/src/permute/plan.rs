@@ -4,7 +4,7 @@
 use std::fmt;
 
 use bankwise_builtin::permute::{
-    Batch, Group, MAX_BATCH, MAX_GROUP, MAX_RANK, ROWS_THREADS, Rows, Tiled, flat_per_thread, flat_pitch,
+    Batch, FastDiv, Group, MAX_BATCH, MAX_GROUP, MAX_RANK, ROWS_THREADS, Rows, Tiled, flat_per_thread, flat_pitch,
 };
 use bankwise_layout::transpose::tuned;
 
@@ -298,6 +298,10 @@ fn group(axes: impl Iterator<Item = usize>, sizes: &[usize], stride: &[u64], sid
         g.strides[members.len()] = stride[a];
         // Only the inner axes' sizes are read, and a group of several axes is under 2³¹.
         g.sizes[members.len()] = n.min(u32::MAX as u64) as u32;
+        if n < 1 << 31 {
+            let div = FastDiv::new(n as u32);
+            (g.magic[members.len()], g.shift[members.len()]) = (div.magic, div.shift);
+        }
         g.len = if members.is_empty() { n } else { g.len * n };
         members.push(a);
     }

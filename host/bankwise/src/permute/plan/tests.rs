@@ -169,9 +169,22 @@ fn rank_eight_with_every_axis_kept_fits_the_kernels_arrays() {
 #[test]
 fn the_parameter_structs_have_no_padding_and_the_sizes_the_docs_give() {
     // Sums of their fields' sizes: no implicit padding, one layout on the host and nvptx64.
-    assert_eq!(size_of::<Group>(), 8 + 4 * 8 + 4 * 4 + 4 + 4);
+    assert_eq!(size_of::<Group>(), 8 + 4 * 8 + 4 * 4 + 4 + 4 + 4 * 8 + 4 * 4);
     assert_eq!(size_of::<Batch>(), 8 + 3 * MAX_BATCH * 8 + 4 + 4);
     assert_eq!(size_of::<Tiled>(), 2 * size_of::<Group>() + size_of::<Batch>() + 3 * 8 + 4 * 4);
-    assert_eq!(size_of::<Tiled>(), 352);
+    assert_eq!(size_of::<Tiled>(), 448);
     assert_eq!(size_of::<Rows>(), size_of::<Batch>() + 5 * 8);
+}
+
+proptest! {
+    #[test]
+    fn fast_division_is_exact_below_2_31(d in 1u32..(1 << 31), x in 0u32..(1 << 31), small in 1u32..300) {
+        for d in [d, small, d.next_power_of_two().min(1 << 30)] {
+            let f = FastDiv::new(d);
+            prop_assert!(f.magic <= 1 << 32);
+            for x in [x, (x as u64 % (4 * d as u64)) as u32, (1 << 31) - 1, d - 1, d.min((1 << 31) - 1), 0] {
+                prop_assert_eq!(FastDiv::divide(f.magic, f.shift, x), x / d, "{} / {}", x, d);
+            }
+        }
+    }
 }
