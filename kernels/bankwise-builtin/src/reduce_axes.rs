@@ -10,5 +10,5 @@ reduce_axes_entries!(MaxAxes = max: Max; f32, f64, i32, u32, i64, u64);
 
 #[cfg(not(target_arch = "nvptx64"))]
 pub use bankwise_kernels::reduce_axes::{
-    AxesLadder, AxesLayout, AxesParams, COLUMN_LANES, COLUMN_ROWS, MAX_GROUPS, THREADS,
+    AxesLadder, AxesLayout, AxesParams, COLUMN_LANES, COLUMN_ROWS, COLUMN_UNROLL, MAX_GROUPS, THREADS,
 };

@@ -16,12 +16,16 @@
 //!   contiguous memory, 16-byte vectors on the aligned middle of each row (a scalar head and
 //!   tail), then combines its lanes by shuffles ([`warp::reduce`]) or [`block::reduce`];
 //! - [`reduce_columns`] where the innermost group is kept: a block of
-//!   [`COLUMN_LANES`] × [`COLUMN_ROWS`] threads covers 32 adjacent outputs, threads along x on
-//!   the contiguous kept dimension (each warp's loads coalesce into one 128- or 256-byte
-//!   request), threads along y on the reduced rows; the 8 partials of each column are then
-//!   combined through shared memory, `shared[y·32 + x]`, so that every warp's access is 32
-//!   consecutive slots: conflict-free (1 wavefront per request for 4-byte elements, the
-//!   minimum 2 for 8-byte ones).
+//!   [`COLUMN_LANES`] × [`COLUMN_ROWS`] threads covers a tile of adjacent outputs, threads
+//!   along x on the contiguous kept dimension, threads along y on the reduced rows. Where the
+//!   kept dimension is a multiple of the 16-byte vector (`col_vector == V`), each thread owns
+//!   `V` adjacent columns and reads them as one 16-byte load per row (a warp reads 512
+//!   contiguous bytes of a row per instruction); otherwise one column with scalar loads (a
+//!   warp's 32 coalesce into one 128- or 256-byte request). Each thread issues
+//!   [`COLUMN_UNROLL`] rows' loads before folding any of them, in row order. The 8 partials of
+//!   each column are then combined through shared memory, one plane of `shared[y·32 + x]` per
+//!   owned column, so that every warp's access is 32 consecutive slots: conflict-free (1
+//!   wavefront per request for 4-byte elements, the minimum 2 for 8-byte ones).
 //!
 //! Where outputs are few, the host splits each output's reduced subspace among
 //! `split_seg × split_len` workers (contiguous chunks of segments and of `len`), which write
@@ -51,9 +55,13 @@ pub const THREADS: u32 = 256;
 pub const COLUMN_LANES: u32 = WARP;
 /// Threads along y (the reduced rows) of a [`reduce_columns`] block.
 pub const COLUMN_ROWS: u32 = THREADS / COLUMN_LANES;
+/// Rows a [`reduce_columns`] thread loads before folding them (where a chunk's innermost
+/// reduced group has at least `COLUMN_ROWS · COLUMN_UNROLL` rows): four 16-byte loads in
+/// flight per thread.
+pub const COLUMN_UNROLL: u64 = 4;
 
 /// What one pass of an axis reduction reads and writes: see the [module](self) docs. Passed
-/// to the kernels by value (a `#[repr(C)]` parameter of 28 `u64`s, 224 bytes).
+/// to the kernels by value (a `#[repr(C)]` parameter of 29 `u64`s, 232 bytes).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct AxesLayout {
@@ -76,6 +84,10 @@ pub struct AxesLayout {
     pub len_stride: u64,
     /// Columns: the innermost kept group's size (its stride is 1); rows: 1.
     pub cols: u64,
+    /// Columns: adjacent columns per thread, 1 or the 16-byte vector's `V` (only where `cols`
+    /// is a multiple of `V`, so that a thread's columns are one aligned vector in every row of
+    /// an aligned source); rows: 1.
+    pub col_vector: u64,
     /// Outputs of the pass (the product of the kept groups and `cols`): partial `p` of output
     /// `o` is written at `dst[p · outputs + o]`.
     pub outputs: u64,
@@ -89,7 +101,8 @@ pub struct AxesLayout {
     pub split_len: u64,
     /// Elements of `len` per chunk (a multiple of the vector for rows).
     pub chunk_len: u64,
-    /// Workers in all: outputs (rows) or tiles of 32 columns (columns), times the splits.
+    /// Workers in all: outputs (rows) or tiles of `32 · col_vector` columns (columns), times
+    /// the splits.
     pub workers: u64,
 }
 
@@ -146,33 +159,46 @@ impl AxesLayout {
     }
 }
 
-/// Folds the `segs × len` elements of a chunk that one thread of a worker owns: positions
+/// A chunk of one output's reduced subspace: `(first segment, segments, first element of
+/// len, elements)`, as [`AxesLayout::chunk`] gives it.
+type Chunk = (u64, u64, u64, u64);
+
+/// `acc[k] = combine(acc[k], x[k])` for each of `P` adjacent columns.
+#[inline(always)]
+fn fold_each<T: Element, O: ReduceOp<T>, const P: usize>(mut acc: [T; P], x: [T; P]) -> [T; P] {
+    // Indexed and unrolled: the arrays stay in registers.
+    #[allow(clippy::needless_range_loop)]
+    for k in 0..P {
+        acc[k] = O::combine(acc[k], x[k]);
+    }
+    acc
+}
+
+/// Folds the `segs × len` positions of a chunk that one thread of a worker owns: positions
 /// `first, first + step, …` of the chunk in row-major order (segment outer), walked with a
-/// carry instead of a division per element. Returns the fold from `acc`.
+/// carry instead of a division per element. `load(offset)` reads the `P` adjacent elements
+/// at a source offset. Returns the fold from `acc`.
 ///
 /// # Safety
-/// Every `base + segment_offset(s0 + s) + (l0 + l) · len_stride` with `s < segs`, `l < len`
-/// is inside `src`.
+/// `load` is valid at every `base + segment_offset(s0 + s) + (l0 + l) · len_stride` with
+/// `s < segs`, `l < len`.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-unsafe fn fold_strided<T: Element, O: ReduceOp<T>>(
-    mut acc: T,
-    src: *const T,
+unsafe fn fold_strided<T: Element, O: ReduceOp<T>, const P: usize>(
+    mut acc: [T; P],
     layout: &AxesLayout,
     base: u64,
-    (s0, segs, l0, len): (u64, u64, u64, u64),
-    first: u64,
-    step: u64,
-) -> T {
+    (s0, segs, l0, len): Chunk,
+    (first, step): (u64, u64),
+    load: impl Fn(u64) -> [T; P],
+) -> [T; P] {
     if len == 0 || segs == 0 {
         return acc;
     }
     let (mut s, mut l) = (first / len, first % len);
     let mut row = base + layout.segment_offset(s0 + s);
     while s < segs {
-        // SAFETY: `s < segs` and `l < len`: an element of the chunk, inside `src` (the contract).
-        let x = unsafe { global::read(src.add((row + (l0 + l) * layout.len_stride) as usize)) };
-        acc = O::combine(acc, x);
+        // `s < segs` and `l < len`: a position of the chunk, where `load` is valid (the contract).
+        acc = fold_each::<T, O, P>(acc, load(row + (l0 + l) * layout.len_stride));
         l += step;
         if l >= len {
             while l >= len {
@@ -280,8 +306,10 @@ pub unsafe fn reduce_rows<T: Element, O: ReduceOp<T>, const V: usize, const W: u
                 acc = unsafe { fold_row::<T, O, V, W>(acc, src.add(row as usize), len, lane) };
             }
         } else {
-            // SAFETY: the chunk's elements are inside `src` (the contract).
-            acc = unsafe { fold_strided::<T, O>(acc, src, &layout, base, chunk, lane as u64, W as u64) };
+            // SAFETY: `load` reads one element at an offset of the chunk, inside `src` (the contract).
+            let load = |at: u64| [unsafe { global::read(src.add(at as usize)) }];
+            // SAFETY: `load` is valid at the chunk's offsets (above).
+            [acc] = unsafe { fold_strided::<T, O, 1>([acc], &layout, base, chunk, (lane as u64, W as u64), load) };
         }
         let v = if W == WARP {
             warp::reduce::<T, O>(acc)
@@ -298,23 +326,72 @@ pub unsafe fn reduce_rows<T: Element, O: ReduceOp<T>, const V: usize, const W: u
     }
 }
 
-/// Combines the [`COLUMN_ROWS`] partials of each of a block's 32 columns, `smem[y·32 + x]`:
-/// at step `h = 4, 2, 1` row `y < h` adds row `y + h` (a barrier between steps). Each warp is
-/// one row `y`, so it reads and writes 32 consecutive slots: conflict-free. Row 0 then holds
-/// the results.
+/// Folds a column thread's share of a chunk: rows `y, y + 8, …` of each segment, where the
+/// chunk's `len` holds at least [`COLUMN_UNROLL`] rows per thread, [`COLUMN_UNROLL`] rows'
+/// loads issued before any is folded (then folded in row order); shorter `len`s (many
+/// segments of few rows) as one strided walk over the chunk, so that every row of threads
+/// works.
 ///
 /// # Safety
-/// `smem` holds `THREADS` slots, each thread's written before the call; every thread of the
-/// block calls it.
+/// `load` is valid at every offset of the chunk (as for [`fold_strided`]).
 #[inline(always)]
-unsafe fn combine_rows<T: Element, O: ReduceOp<T>>(smem: SharedSlice<T>, x: u32, y: u32) {
+unsafe fn fold_column<T: Element, O: ReduceOp<T>, const P: usize>(
+    mut acc: [T; P],
+    layout: &AxesLayout,
+    base: u64,
+    chunk @ (s0, segs, l0, len): Chunk,
+    y: u64,
+    load: impl Fn(u64) -> [T; P],
+) -> [T; P] {
+    let step = COLUMN_ROWS as u64;
+    if len < step * COLUMN_UNROLL {
+        // SAFETY: the contract is the callee's.
+        return unsafe { fold_strided::<T, O, P>(acc, layout, base, chunk, (y, step), load) };
+    }
+    let ls = layout.len_stride;
+    let jump = step * ls;
+    for s in 0..segs {
+        let row = base + layout.segment_offset(s0 + s) + l0 * ls;
+        let mut l = y;
+        // Rows `l, l + 8, l + 16, l + 24 < len`: positions of the chunk, where `load` is valid.
+        while l + (COLUMN_UNROLL - 1) * step < len {
+            let at = row + l * ls;
+            let (a, b, c, d) = (load(at), load(at + jump), load(at + 2 * jump), load(at + 3 * jump));
+            acc = fold_each::<T, O, P>(fold_each::<T, O, P>(acc, a), b);
+            acc = fold_each::<T, O, P>(fold_each::<T, O, P>(acc, c), d);
+            l += COLUMN_UNROLL * step;
+        }
+        while l < len {
+            acc = fold_each::<T, O, P>(acc, load(row + l * ls));
+            l += step;
+        }
+    }
+    acc
+}
+
+/// Combines the [`COLUMN_ROWS`] partials of each of a block's columns, plane `k < planes` of
+/// `smem[k·THREADS + y·32 + x]`: at step `h = 4, 2, 1` row `y < h` adds row `y + h` (a barrier
+/// between steps). Each warp is one row `y`, so it reads and writes 32 consecutive slots of a
+/// plane: conflict-free. Row 0 of each plane then holds the results.
+///
+/// # Safety
+/// `smem` holds `planes · THREADS` slots, each thread's written before the call; every thread
+/// of the block calls it with the same `planes`.
+#[inline(always)]
+unsafe fn combine_rows<T: Element, O: ReduceOp<T>, const V: usize>(smem: SharedSlice<T>, x: u32, y: u32, planes: u64) {
     let mut h = COLUMN_ROWS / 2;
     while h > 0 {
         if y < h {
-            let (a, b) = ((y * COLUMN_LANES + x) as usize, ((y + h) * COLUMN_LANES + x) as usize);
-            // SAFETY: `a` and `b < THREADS`; at this step `a` is this thread's alone and `b` is no
-            // thread's `a`; the barrier below separates the steps.
-            unsafe { smem.write(a, O::combine(smem.read(a), smem.read(b))) };
+            for k in 0..V {
+                if (k as u64) < planes {
+                    let plane = k * THREADS as usize;
+                    let a = plane + (y * COLUMN_LANES + x) as usize;
+                    let b = plane + ((y + h) * COLUMN_LANES + x) as usize;
+                    // SAFETY: `a` and `b < planes · THREADS`; at this step `a` is this thread's alone
+                    // and `b` is no thread's `a`; the barrier below separates the steps.
+                    unsafe { smem.write(a, O::combine(smem.read(a), smem.read(b))) };
+                }
+            }
         }
         sync_threads();
         h /= 2;
@@ -322,46 +399,98 @@ unsafe fn combine_rows<T: Element, O: ReduceOp<T>>(smem: SharedSlice<T>, x: u32,
 }
 
 /// Columns: the innermost group is kept (`cols` wide, stride 1). A block of
-/// [`COLUMN_LANES`] × [`COLUMN_ROWS`] threads takes one worker, 32 adjacent columns of one
-/// outer kept index for one split: thread `(x, y)` folds rows `y, y + 8, …` of its column's
-/// chunk (walked with a carry over segments), then the 8 partials of each column are combined
-/// through shared memory ([`combine_rows`]) and row 0 writes them.
+/// [`COLUMN_LANES`] × [`COLUMN_ROWS`] threads takes one worker, a tile of `32 · col_vector`
+/// adjacent columns of one outer kept index for one split: thread `(x, y)` folds columns
+/// `x · col_vector …` of the tile over rows `y, y + 8, …` of the chunk ([`fold_column`]; 16-byte
+/// loads where `col_vector == V` and `src` is 16-byte aligned, scalar ones otherwise), then
+/// the 8 partials of each column are combined through shared memory ([`combine_rows`]) and
+/// row 0 writes them.
 ///
 /// # Safety
-/// `src` holds every element the layout names, `dst` at least `splits · outputs`; blocks of
-/// [`COLUMN_LANES`] × [`COLUMN_ROWS`] threads and `THREADS · size_of::<T>()` bytes of dynamic
-/// shared memory.
+/// `src` holds every element the layout names, `dst` at least `splits · outputs`;
+/// `col_vector` is 1, or `V` with `cols` a multiple of `V`; blocks of [`COLUMN_LANES`] ×
+/// [`COLUMN_ROWS`] threads and `V · THREADS · size_of::<T>()` bytes of dynamic shared memory.
 #[inline(always)]
-pub unsafe fn reduce_columns<T: Element, O: ReduceOp<T>>(dst: *mut T, src: *const T, layout: AxesLayout) {
+pub unsafe fn reduce_columns<T: Element, O: ReduceOp<T>, const V: usize>(
+    dst: *mut T,
+    src: *const T,
+    layout: AxesLayout,
+) {
+    const { assert!(V * size_of::<T>() == 16, "V elements are one 16-byte vector") };
     let smem = shared::dynamic::<T>();
     let (x, y) = (thread_x(), thread_y());
     let slot = (y * COLUMN_LANES + x) as usize;
     let splits = layout.splits();
-    let tiles = layout.cols.div_ceil(COLUMN_LANES as u64);
+    let per = layout.col_vector;
+    let tile_cols = COLUMN_LANES as u64 * per;
+    let tiles = layout.cols.div_ceil(tile_cols);
+    // Every row of the tile starts a multiple of `V` elements into an aligned source (`cols`,
+    // and so every row stride, is a multiple of `V`): whole aligned vectors.
+    let vectors = per == V as u64 && (src as usize).is_multiple_of(16);
     let mut w = block_x() as u64;
     while w < layout.workers {
         let (p, rest) = (w % splits, w / splits);
         let (tile, q) = (rest % tiles, rest / tiles);
-        let c = tile * COLUMN_LANES as u64 + x as u64;
-        let mut acc = O::identity();
+        let c = tile * tile_cols + x as u64 * per;
+        let chunk = layout.chunk(p);
+        let mut acc = [O::identity(); V];
+        // With `per == V`, `c < cols` means all `V` columns are (`cols` is a multiple of `V`).
         if c < layout.cols {
             let base = layout.kept_offset(q) + c;
-            // SAFETY: the chunk's elements of column `c` are inside `src` (the contract).
-            acc =
-                unsafe { fold_strided::<T, O>(acc, src, &layout, base, layout.chunk(p), y as u64, COLUMN_ROWS as u64) };
+            let y = y as u64;
+            if vectors {
+                let load = |at: u64| {
+                    // SAFETY: `at` is an offset of the chunk in column `c`, whose `V` columns are an
+                    // aligned vector inside `src` (above; the contract).
+                    let v = unsafe { load_global_v4(src.add(at as usize).cast::<[u32; 4]>()) };
+                    // SAFETY: `[T; V]` is exactly the 16 bytes of a vector, plain data.
+                    unsafe { core::mem::transmute_copy::<[u32; 4], [T; V]>(&v) }
+                };
+                // SAFETY: `load` is valid at the chunk's offsets (above).
+                acc = unsafe { fold_column::<T, O, V>(acc, &layout, base, chunk, y, load) };
+            } else if per == 1 {
+                // SAFETY: `at` is an offset of the chunk in column `c < cols`, inside `src`.
+                let load = |at: u64| [unsafe { global::read(src.add(at as usize)) }];
+                // SAFETY: `load` is valid at the chunk's offsets (above).
+                [acc[0]] = unsafe { fold_column::<T, O, 1>([acc[0]], &layout, base, chunk, y, load) };
+            } else {
+                // A source not 16-byte aligned: the same `V` columns, by scalar loads.
+                let load = |at: u64| {
+                    let mut v = [O::identity(); V];
+                    #[allow(clippy::needless_range_loop)]
+                    for k in 0..V {
+                        // SAFETY: `at + k` is an offset of the chunk in column `c + k < cols`.
+                        v[k] = unsafe { global::read(src.add(at as usize + k)) };
+                    }
+                    v
+                };
+                // SAFETY: `load` is valid at the chunk's offsets (above).
+                acc = unsafe { fold_column::<T, O, V>(acc, &layout, base, chunk, y, load) };
+            }
         }
-        // SAFETY: `slot < THREADS`, this thread's; the previous worker's last read of it (row 0's,
-        // below) was this thread's own, and other slots were last read before the tree's last
-        // barrier.
-        unsafe { smem.write(slot, acc) };
+        #[allow(clippy::needless_range_loop)]
+        for k in 0..V {
+            if (k as u64) < per {
+                // SAFETY: `k · THREADS + slot < V · THREADS`, this thread's; the previous worker's last
+                // read of it (row 0's, below) was this thread's own, and other slots were last read
+                // before the tree's last barrier.
+                unsafe { smem.write(k * THREADS as usize + slot, acc[k]) };
+            }
+        }
         sync_threads();
-        // SAFETY: every slot written before the barrier above; the whole block calls it.
-        unsafe { combine_rows::<T, O>(smem, x, y) };
+        // SAFETY: every slot of the `per` planes written before the barrier above; the whole
+        // block calls it with the same `per`.
+        unsafe { combine_rows::<T, O, V>(smem, x, y, per) };
         if y == 0 && c < layout.cols {
-            let o = q * layout.cols + c;
-            // SAFETY: slot `x` of row 0, final after the tree's last barrier; `p < splits`,
-            // `o < outputs`: inside `dst`, this thread's own output.
-            unsafe { global::write(dst.add((p * layout.outputs + o) as usize), smem.read(x as usize)) };
+            for k in 0..V {
+                if (k as u64) < per {
+                    let o = q * layout.cols + c + k as u64;
+                    // SAFETY: slot `x` of plane `k`'s row 0, final after the tree's last barrier;
+                    // `p < splits`, `o < outputs` (`c + k < cols`): inside `dst`, this thread's own.
+                    let v = unsafe { smem.read(k * THREADS as usize + x as usize) };
+                    unsafe { global::write(dst.add((p * layout.outputs + o) as usize), v) };
+                }
+            }
         }
         w += grid_dim_x() as u64;
     }
@@ -419,11 +548,13 @@ macro_rules! reduce_axes_entries {
             }
             /// # Safety
             /// See `reduce_columns`.
-            #[$crate::__device::kernel(shared = $crate::reduce_axes::THREADS * core::mem::size_of::<$t>() as u32)]
+            #[$crate::__device::kernel(shared = $crate::reduce_axes::THREADS * 16)]
             #[unsafe(export_name = concat!("reduce_columns_", stringify!($op), "_", stringify!($t)))]
             pub unsafe fn columns(dst: *mut $t, src: *const $t, layout: $crate::reduce_axes::AxesLayout) {
                 // SAFETY: this entry's contract is the callee's.
-                unsafe { $crate::reduce_axes::reduce_columns::<$t, $Op>(dst, src, layout) }
+                unsafe {
+                    $crate::reduce_axes::reduce_columns::<$t, $Op, { 16 / core::mem::size_of::<$t>() }>(dst, src, layout)
+                }
             }
             #[cfg(not(target_arch = "nvptx64"))]
             impl $crate::reduce_axes::AxesLadder<$t> for $Ladder {

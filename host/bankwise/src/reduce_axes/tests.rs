@@ -88,11 +88,22 @@ fn the_innermost_group_picks_rows_or_columns() {
     // Short rows: a warp each.
     let p = passes(&plan_of::<f32, Sum>(&[1000, 100], &[1], 100_000, 1000, 132).unwrap());
     assert_eq!(p[0].kernel, AxesKernel::RowsWarp);
-    // Column sums and the middle axis of (64, 4096, 1024): columns, no split (enough tiles).
+    // Column sums: 16-byte vectors (tiles of 128 f32 columns, 64 of them), the 8192 rows split
+    // into 64 chunks of 128 to fill 4096 blocks, combined by a second column pass.
     let p = passes(&plan_of::<f32, Sum>(&[8192, 8192], &[0], 8192 * 8192, 8192, 132).unwrap());
-    assert_eq!((p.len(), p[0].kernel), (1, AxesKernel::Columns));
+    assert_eq!((p.len(), p[0].kernel, p[1].kernel), (2, AxesKernel::Columns, AxesKernel::Columns));
+    assert_eq!((p[0].layout.col_vector, p[0].layout.splits(), p[0].layout.chunk_len), (4, 64, 128));
+    assert_eq!((p[0].layout.workers, p[1].layout.len, p[1].layout.col_vector), (4096, 64, 4));
+    // The middle axis of (64, 4096, 1024): the outer kept axis and a split of the 4096 rows
+    // both make blocks (64 · 8 tiles × 9 splits).
     let p = passes(&plan_of::<f32, Sum>(&[64, 4096, 1024], &[1], 64 << 22, 64 * 1024, 132).unwrap());
-    assert_eq!((p.len(), p[0].kernel, p[0].layout.kept_rank, p[0].layout.cols), (1, AxesKernel::Columns, 1, 1024));
+    assert_eq!((p.len(), p[0].kernel, p[0].layout.kept_rank, p[0].layout.cols), (2, AxesKernel::Columns, 1, 1024));
+    assert_eq!((p[0].layout.col_vector, p[0].layout.splits(), p[0].layout.workers), (4, 9, 64 * 8 * 9));
+    // f64: vectors of 2; an odd width: scalar columns, tiles of 32.
+    let p = passes(&plan_of::<f64, Sum>(&[8192, 8192], &[0], 8192 * 8192, 8192, 132).unwrap());
+    assert_eq!((p[0].layout.col_vector, p[0].layout.workers / p[0].layout.splits()), (2, 128));
+    let p = passes(&plan_of::<f32, Sum>(&[8191, 8193], &[0], 8191 * 8193, 8193, 132).unwrap());
+    assert_eq!((p[0].layout.col_vector, p[0].layout.workers / p[0].layout.splits()), (1, 257));
 }
 
 #[test]
@@ -138,10 +149,12 @@ fn interpret(plan: &AxesPlan, src: &[u64]) -> Vec<u64> {
         for w in 0..l.workers {
             let outputs = if pass.kernel == AxesKernel::Columns {
                 let (p, rest) = (w % l.splits(), w / l.splits());
-                let tiles = l.cols.div_ceil(COLUMN_LANES as u64);
+                let width = COLUMN_LANES as u64 * l.col_vector;
+                assert!(l.col_vector == 1 || l.cols.is_multiple_of(l.col_vector), "{l:?}");
+                let tiles = l.cols.div_ceil(width);
                 let (tile, q) = (rest % tiles, rest / tiles);
-                (0..COLUMN_LANES as u64)
-                    .map(|x| tile * COLUMN_LANES as u64 + x)
+                (0..width)
+                    .map(|x| tile * width + x)
                     .filter(|&c| c < l.cols)
                     .map(|c| (p, q * l.cols + c, l.kept_offset(q) + c))
                     .collect::<Vec<_>>()
@@ -226,7 +239,7 @@ proptest! {
             if p.len() == 2 {
                 prop_assert_eq!(p[1].layout.splits(), 1);
                 prop_assert_eq!(plan.scratch, p[0].layout.splits() as usize * c.outputs);
-                prop_assert!(c.extent >= super::SPLIT_MIN_EXTENT);
+                prop_assert!(c.extent >= super::SPLIT_MIN_EXTENT.min(2 * super::COLUMN_CHUNK));
             }
             prop_assert!(plan.depth >= 1 && plan.depth < c.extent as u64 + 20);
         }

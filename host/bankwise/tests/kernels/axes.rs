@@ -228,22 +228,24 @@ fn empty_extents(gpu: &Gpu) -> Check {
     Ok(())
 }
 
-/// The column kernel's combine through shared memory, `shared[y·32 + x]`: every warp reads
-/// and writes 32 consecutive slots, so each request takes 1 wavefront for 4-byte elements and
-/// 2 (256 bytes, the minimum) for 8-byte ones, at every shared site of the kernel.
+/// The column kernel's combine through shared memory, a plane `shared[k·256 + y·32 + x]` per
+/// column a thread owns: every warp reads and writes 32 consecutive slots, so each request
+/// takes 1 wavefront for 4-byte elements and 2 (256 bytes, the minimum) for 8-byte ones, at
+/// every shared site of the kernel (the 16-byte-vector plan: 4 planes for f32, 2 for u64).
 fn column_combine_is_conflict_free() -> Check {
     let gpu = Gpu::emulator()?;
     for bytes in [4, 8] {
         gpu.take_emulator_reports();
-        // 96 columns: whole warps everywhere (a last tile of fewer columns reads fewer bytes).
-        let (dims, axes) = ([100, 3, 96], [0, 1]);
+        // 128 columns: whole tiles of 32 threads × 4 f32 (or 2 u64) columns, so whole warps
+        // everywhere (a last tile of fewer columns reads fewer bytes).
+        let (dims, axes) = ([100, 3, 128], [0, 1]);
         if bytes == 4 {
-            let src = gpu.upload(&vec![1.5f32; 28_800])?;
-            let mut dst = gpu.alloc_zeros::<f32>(96)?;
+            let src = gpu.upload(&vec![1.5f32; 38_400])?;
+            let mut dst = gpu.alloc_zeros::<f32>(128)?;
             gpu.reduce_axes(Sum, &src, &dims, &axes, &mut dst)?;
         } else {
-            let src = gpu.upload(&vec![7u64; 28_800])?;
-            let mut dst = gpu.alloc_zeros::<u64>(96)?;
+            let src = gpu.upload(&vec![7u64; 38_400])?;
+            let mut dst = gpu.alloc_zeros::<u64>(128)?;
             gpu.reduce_axes(Max, &src, &dims, &axes, &mut dst)?;
         }
         let reports = gpu.take_emulator_reports();
