@@ -89,12 +89,50 @@ pub fn plan<T: Reducible, O: AxesOperation<T>>(
     plan::plan(dims, axes, src_len, dst_len, bytes, O::NAME, O::EMPTY_IS_IDENTITY, multiprocessors)
 }
 
+/// Device memory an axis reduction needs besides its source and destination: the partials
+/// `[splits][outputs]` of a plan that splits outputs among workers. Make one with
+/// [`Gpu::reduce_axes_scratch`] and pass it to [`Gpu::reduce_axes_with_scratch`] as often as
+/// wanted: an allocation per call (what [`Gpu::reduce_axes`] does where a plan splits) costs
+/// more than a small reduction.
+pub struct AxesScratch<T> {
+    partials: DeviceBuffer<T>,
+}
+
+impl<T> AxesScratch<T> {
+    /// Partials it holds.
+    pub fn len(&self) -> usize {
+        self.partials.len()
+    }
+
+    /// Whether it holds none (enough for every plan that does not split).
+    pub fn is_empty(&self) -> bool {
+        self.partials.is_empty()
+    }
+}
+
+impl<T> std::fmt::Debug for AxesScratch<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "AxesScratch<{}>[{}]", std::any::type_name::<T>(), self.partials.len())
+    }
+}
+
 impl Gpu {
+    /// Scratch for reductions of a `dims` tensor of `T` over `axes` on this GPU (the partials
+    /// of its plan, none where the plan does not split; any operation). The same errors as
+    /// [`Gpu::reduce_axes`]'s shape checks, except that an empty extent is not one here.
+    pub fn reduce_axes_scratch<T: Reducible>(&self, dims: &[usize], axes: &[usize]) -> Result<AxesScratch<T>> {
+        let c = canonical(dims, axes)?;
+        let sms = self.info().multiprocessors;
+        let plan = plan::plan(dims, axes, c.elements, c.outputs, T::WIDTH.bytes(), "sum", true, sms)?;
+        Ok(AxesScratch { partials: self.alloc_zeros(plan.scratch)? })
+    }
+
     /// Queues the `op` reduction of `src`, a row-major tensor of sizes `dims` (rank 1 to 8,
     /// any size 0 or more), over the axes `axes` (any subset, in any order, each once) into
     /// `dst`, which holds the kept dimensions' product of elements (1 where every axis is
     /// reduced), row-major in the kept dimensions' order. Nothing is waited for; scratch for
-    /// partials, where the plan splits outputs, is allocated by the call.
+    /// partials, where the plan splits outputs, is allocated by the call
+    /// ([`Gpu::reduce_axes_with_scratch`] reuses it).
     ///
     /// ```
     /// # fn main() -> bankwise::Result<()> {
@@ -125,27 +163,58 @@ impl Gpu {
         dst: &mut DeviceBuffer<T>,
     ) -> Result<()> {
         let plan = plan::<T, O>(dims, axes, src.len(), dst.len(), self.info().multiprocessors)?;
+        let mut scratch = AxesScratch { partials: self.alloc_zeros::<T>(plan.scratch)? };
+        self.run_axes::<T, O>(plan, src, dst, &mut scratch)
+    }
+
+    /// [`Gpu::reduce_axes`] with partials in `scratch` (from [`Gpu::reduce_axes_scratch`]
+    /// for this shape and axes on this GPU, or any holding at least the plan's):
+    /// [`crate::Error::ScratchTooSmall`] where it holds fewer. Nothing is allocated.
+    pub fn reduce_axes_with_scratch<T: Reducible, O: AxesOperation<T>>(
+        &self,
+        _op: O,
+        src: &DeviceBuffer<T>,
+        dims: &[usize],
+        axes: &[usize],
+        dst: &mut DeviceBuffer<T>,
+        scratch: &mut AxesScratch<T>,
+    ) -> Result<()> {
+        let plan = plan::<T, O>(dims, axes, src.len(), dst.len(), self.info().multiprocessors)?;
+        if plan.scratch > scratch.len() {
+            return Err(crate::Error::ScratchTooSmall { needed: plan.scratch, actual: scratch.len() });
+        }
+        self.run_axes::<T, O>(plan, src, dst, scratch)
+    }
+
+    /// Queues `plan`'s work (checked against `src`, `dst` and `scratch` by the callers).
+    fn run_axes<T: Reducible, O: AxesOperation<T>>(
+        &self,
+        plan: AxesPlan,
+        src: &DeviceBuffer<T>,
+        dst: &mut DeviceBuffer<T>,
+        scratch: &mut AxesScratch<T>,
+    ) -> Result<()> {
         let passes = match plan.work {
             AxesWork::Nothing => return Ok(()),
             AxesWork::Identity => return Ok(self.upload_into(&vec![O::identity(); dst.len()], dst)?),
             AxesWork::Copy => return Ok(self.copy_dtod(src, dst)?),
             AxesWork::Passes(passes) => passes,
         };
-        let mut scratch = self.alloc_zeros::<T>(plan.scratch)?;
+        let scratch = &mut scratch.partials;
         for pass in passes {
             let block = pass.kernel.block();
             let launch = Launch::new(entry::<T, O>(pass.kernel), (pass.grid, 1, 1), block);
             let layout = pass.layout;
             // SAFETY: `plan` sized every pass: the source holds the elements its layout names
-            // (`src` checked against `dims`; the scratch holds `splits · outputs` partials), the
-            // output `splits · outputs` elements (`dst` checked; scratch sized so), blocks and
-            // shared memory as the kernels expect (declared by the entries). No pass reads what
-            // it writes.
+            // (`src` checked against `dims`; the scratch holds at least `splits · outputs`
+            // partials, checked by the callers), the output `splits · outputs` elements (`dst`
+            // checked; scratch likewise), blocks and shared memory as the kernels expect
+            // (declared by the entries). No pass reads what it writes.
             unsafe {
                 match (pass.input, pass.output) {
                     (AxesSlot::Source, AxesSlot::Dst) => self.launch(launch, (&mut *dst, src, layout))?,
-                    (AxesSlot::Source, AxesSlot::Scratch) => self.launch(launch, (&mut scratch, src, layout))?,
-                    (AxesSlot::Scratch, AxesSlot::Dst) => self.launch(launch, (&mut *dst, &scratch, layout))?,
+                    (AxesSlot::Source, AxesSlot::Scratch) => self.launch(launch, (&mut *scratch, src, layout))?,
+                    (AxesSlot::Scratch, AxesSlot::Dst) => self.launch(launch, (&mut *dst, &*scratch, layout))?,
                     (input, output) => unreachable!("an axes plan never routes {input:?} to {output:?}"),
                 }
             }

@@ -73,6 +73,7 @@ pub fn trials(add: &mut AddTrial<'_>, target: Target) {
     add("reduce_axes/nan/f64".into(), Box::new(check_nan::<f64>));
     add("reduce_axes/rejects_bad_arguments".into(), Box::new(rejects_bad_arguments));
     add("reduce_axes/empty_extents".into(), Box::new(empty_extents));
+    add("reduce_axes/scratch_is_reused".into(), Box::new(scratch_is_reused));
     if target == Target::Emulator {
         // On an emulator of its own: its reports are not mixed with other trials'.
         add("reduce_axes/column_combine_is_conflict_free".into(), Box::new(|_| column_combine_is_conflict_free()));
@@ -226,6 +227,34 @@ fn empty_extents(gpu: &Gpu) -> Check {
     let mut none = gpu.alloc_zeros::<i64>(0)?;
     gpu.reduce_axes(Min, &src, &[0, 5], &[1], &mut none)?;
     Ok(())
+}
+
+/// `reduce_axes_with_scratch` with one scratch for several calls gives what `reduce_axes`
+/// gives (bit for bit: the same plan), and a scratch too small for a split plan is refused.
+fn scratch_is_reused(gpu: &Gpu) -> Check {
+    let (dims, axes) = ([20_000, 3], [0]);
+    let mut scratch = gpu.reduce_axes_scratch::<f32>(&dims, &axes)?;
+    let plan = plan::<f32, Sum>(&dims, &axes, 60_000, 3, gpu.info().multiprocessors)?;
+    if plan.scratch == 0 || scratch.len() != plan.scratch {
+        return Err(format!("a split plan wants {} partials, the scratch holds {}", plan.scratch, scratch.len()).into());
+    }
+    let (mut want, mut got) = (gpu.alloc_zeros::<f32>(3)?, gpu.alloc_zeros::<f32>(3)?);
+    for seed in 0..2 {
+        let src = gpu.upload(&f32::data(60_000, seed_of("axes-scratch", seed), true))?;
+        gpu.reduce_axes(Sum, &src, &dims, &axes, &mut want)?;
+        gpu.fill_bytes(&mut got, POISON)?;
+        gpu.reduce_axes_with_scratch(Sum, &src, &dims, &axes, &mut got, &mut scratch)?;
+        let (w, g) = (gpu.download(&want)?, gpu.download(&got)?);
+        if let Some(i) = cpu::first_bit_difference(&g, &w) {
+            return Err(format!("call {seed}, output {i}: {} with the scratch, {} without", g[i], w[i]).into());
+        }
+    }
+    let src = gpu.alloc_zeros::<f32>(60_000)?;
+    let mut none = gpu.reduce_axes_scratch::<f32>(&[60_000], &[])?;
+    match gpu.reduce_axes_with_scratch(Sum, &src, &dims, &axes, &mut got, &mut none) {
+        Err(Error::ScratchTooSmall { needed, actual: 0 }) if needed == plan.scratch => Ok(()),
+        other => Err(format!("an empty scratch for a split plan: {other:?}").into()),
+    }
 }
 
 /// The column kernel's combine through shared memory, a plane `shared[k·256 + y·32 + x]` per
