@@ -42,6 +42,7 @@ use bankwise_device::shared::{self, SharedSlice};
 use bankwise_device::thread::{block_x, grid_dim_x, sync_threads, thread_x, thread_y};
 use bankwise_layout::reduce::{WARP, split};
 
+use crate::half::Stored;
 use crate::reduce::{Element, ReduceOp};
 use crate::{block, warp};
 
@@ -213,11 +214,24 @@ unsafe fn fold_strided<T: Element, O: ReduceOp<T>, const P: usize>(
     acc
 }
 
+/// The `V` elements of a 16-byte vector, widened to the accumulator.
+#[inline(always)]
+fn widen_vector<I: Stored<A>, A: Element, const V: usize>(words: [u32; 4]) -> [A; V] {
+    // SAFETY: `[I; V]` is exactly the 16 bytes of a vector (the kernels assert it), plain data.
+    let x: [I; V] = unsafe { core::mem::transmute_copy(&words) };
+    // Indexed and unrolled, as in `fold_each`: no local memory.
+    let mut out = [x[0].widen(); V];
+    #[allow(clippy::needless_range_loop)]
+    for k in 1..V {
+        out[k] = x[k].widen();
+    }
+    out
+}
+
 /// Folds element `k` of a 16-byte vector into `acc`, in order.
 #[inline(always)]
-fn fold_vector<T: Element, O: ReduceOp<T>, const V: usize>(mut acc: T, words: [u32; 4]) -> T {
-    // SAFETY: `[T; V]` is exactly the 16 bytes of a vector, plain data.
-    let x: [T; V] = unsafe { core::mem::transmute_copy(&words) };
+fn fold_vector<I: Stored<A>, A: Element, O: ReduceOp<A>, const V: usize>(mut acc: A, words: [u32; 4]) -> A {
+    let x = widen_vector::<I, A, V>(words);
     // Indexed, not `into_iter`, whose iterator rustc kept in local memory (the PTX's
     // `__local_depot`); unrolled, the elements stay in registers.
     #[allow(clippy::needless_range_loop)]
@@ -235,17 +249,17 @@ fn fold_vector<T: Element, O: ReduceOp<T>, const V: usize>(mut acc: T, words: [u
 /// # Safety
 /// `row` valid for `n` elements.
 #[inline(always)]
-unsafe fn fold_row<T: Element, O: ReduceOp<T>, const V: usize, const W: u32>(
-    mut acc: T,
-    row: *const T,
+unsafe fn fold_row<I: Stored<A>, A: Element, O: ReduceOp<A>, const V: usize, const W: u32>(
+    mut acc: A,
+    row: *const I,
     n: u64,
     lane: u32,
-) -> T {
-    let parts = split(row as u64, n, size_of::<T>() as u64);
+) -> A {
+    let parts = split(row as u64, n, size_of::<I>() as u64);
     let lane = lane as u64;
     if lane < parts.head {
         // SAFETY: `lane < head ≤ n`.
-        acc = O::combine(acc, unsafe { global::read(row.add(lane as usize)) });
+        acc = O::combine(acc, unsafe { global::read(row.add(lane as usize)) }.widen());
     }
     // SAFETY: `head ≤ n`: inside the row or one past its end.
     let vectors = unsafe { row.add(parts.head as usize) }.cast::<[u32; 4]>();
@@ -255,17 +269,17 @@ unsafe fn fold_row<T: Element, O: ReduceOp<T>, const V: usize, const W: u32>(
         // SAFETY: `i < i + W < vectors`: whole 16-byte-aligned vectors of the row (`split`).
         let (a, b) =
             unsafe { (load_global_v4(vectors.add(i as usize)), load_global_v4(vectors.add((i + step) as usize))) };
-        acc = fold_vector::<T, O, V>(fold_vector::<T, O, V>(acc, a), b);
+        acc = fold_vector::<I, A, O, V>(fold_vector::<I, A, O, V>(acc, a), b);
         i += 2 * step;
     }
     if i < parts.vectors {
         // SAFETY: `i < vectors`.
-        acc = fold_vector::<T, O, V>(acc, unsafe { load_global_v4(vectors.add(i as usize)) });
+        acc = fold_vector::<I, A, O, V>(acc, unsafe { load_global_v4(vectors.add(i as usize)) });
     }
     if lane < parts.tail {
         let at = parts.head + parts.vectors * V as u64 + lane;
         // SAFETY: `at < head + vectors · V + tail = n`.
-        acc = O::combine(acc, unsafe { global::read(row.add(at as usize)) });
+        acc = O::combine(acc, unsafe { global::read(row.add(at as usize)) }.widen());
     }
     acc
 }
@@ -280,14 +294,17 @@ unsafe fn fold_row<T: Element, O: ReduceOp<T>, const V: usize, const W: u32>(
 /// # Safety
 /// `layout.len_stride == 1`; `src` holds every element the layout names, `dst` at least
 /// `splits · outputs`; blocks of [`THREADS`] threads along x, and for `W == THREADS`
-/// `THREADS / 32 · size_of::<T>()` bytes of dynamic shared memory.
+/// `THREADS / 32 · size_of::<A>()` bytes of dynamic shared memory.
 #[inline(always)]
-pub unsafe fn reduce_rows<T: Element, O: ReduceOp<T>, const V: usize, const W: u32>(
-    dst: *mut T,
-    src: *const T,
-    layout: AxesLayout,
-) {
+pub unsafe fn reduce_rows<I, A, Out, O, const V: usize, const W: u32>(dst: *mut Out, src: *const I, layout: AxesLayout)
+where
+    I: Stored<A>,
+    A: Element,
+    Out: Stored<A>,
+    O: ReduceOp<A>,
+{
     const { assert!(W == WARP || W == THREADS, "a worker is a warp or the block") };
+    const { assert!(V * size_of::<I>() == 16, "V elements are one 16-byte vector") };
     let per_block = (THREADS / W) as u64;
     let tid = thread_x();
     let lane = tid % W;
@@ -303,24 +320,24 @@ pub unsafe fn reduce_rows<T: Element, O: ReduceOp<T>, const V: usize, const W: u
             for s in 0..segs {
                 let row = base + layout.segment_offset(s0 + s) + l0;
                 // SAFETY: the chunk's row `s`: `len` elements inside `src` (the contract).
-                acc = unsafe { fold_row::<T, O, V, W>(acc, src.add(row as usize), len, lane) };
+                acc = unsafe { fold_row::<I, A, O, V, W>(acc, src.add(row as usize), len, lane) };
             }
         } else {
             // SAFETY: `load` reads one element at an offset of the chunk, inside `src` (the contract).
-            let load = |at: u64| [unsafe { global::read(src.add(at as usize)) }];
+            let load = |at: u64| [unsafe { global::read(src.add(at as usize)) }.widen()];
             // SAFETY: `load` is valid at the chunk's offsets (above).
-            [acc] = unsafe { fold_strided::<T, O, 1>([acc], &layout, base, chunk, (lane as u64, W as u64), load) };
+            [acc] = unsafe { fold_strided::<A, O, 1>([acc], &layout, base, chunk, (lane as u64, W as u64), load) };
         }
         let v = if W == WARP {
-            warp::reduce::<T, O>(acc)
+            warp::reduce::<A, O>(acc)
         } else {
             // SAFETY: the block is `THREADS` threads along x, all in this iteration (`w` is the
             // block's), and the dynamic shared memory holds a slot per warp, used by nothing else.
-            unsafe { block::reduce::<T, O, THREADS>(acc, shared::dynamic()) }
+            unsafe { block::reduce::<A, O, THREADS>(acc, shared::dynamic()) }
         };
         if lane == 0 {
             // SAFETY: `p < splits`, `o < outputs`: inside `dst` (the contract), this worker's own.
-            unsafe { global::write(dst.add((p * layout.outputs + o) as usize), v) };
+            unsafe { global::write(dst.add((p * layout.outputs + o) as usize), Out::narrow(v)) };
         }
         w += stride;
     }
@@ -409,15 +426,17 @@ unsafe fn combine_rows<T: Element, O: ReduceOp<T>, const V: usize>(smem: SharedS
 /// # Safety
 /// `src` holds every element the layout names, `dst` at least `splits · outputs`;
 /// `col_vector` is 1, or `V` with `cols` a multiple of `V`; blocks of [`COLUMN_LANES`] ×
-/// [`COLUMN_ROWS`] threads and `V · THREADS · size_of::<T>()` bytes of dynamic shared memory.
+/// [`COLUMN_ROWS`] threads and `V · THREADS · size_of::<A>()` bytes of dynamic shared memory.
 #[inline(always)]
-pub unsafe fn reduce_columns<T: Element, O: ReduceOp<T>, const V: usize>(
-    dst: *mut T,
-    src: *const T,
-    layout: AxesLayout,
-) {
-    const { assert!(V * size_of::<T>() == 16, "V elements are one 16-byte vector") };
-    let smem = shared::dynamic::<T>();
+pub unsafe fn reduce_columns<I, A, Out, O, const V: usize>(dst: *mut Out, src: *const I, layout: AxesLayout)
+where
+    I: Stored<A>,
+    A: Element,
+    Out: Stored<A>,
+    O: ReduceOp<A>,
+{
+    const { assert!(V * size_of::<I>() == 16, "V elements are one 16-byte vector") };
+    let smem = shared::dynamic::<A>();
     let (x, y) = (thread_x(), thread_y());
     let slot = (y * COLUMN_LANES + x) as usize;
     let splits = layout.splits();
@@ -442,17 +461,15 @@ pub unsafe fn reduce_columns<T: Element, O: ReduceOp<T>, const V: usize>(
                 let load = |at: u64| {
                     // SAFETY: `at` is an offset of the chunk in column `c`, whose `V` columns are an
                     // aligned vector inside `src` (above; the contract).
-                    let v = unsafe { load_global_v4(src.add(at as usize).cast::<[u32; 4]>()) };
-                    // SAFETY: `[T; V]` is exactly the 16 bytes of a vector, plain data.
-                    unsafe { core::mem::transmute_copy::<[u32; 4], [T; V]>(&v) }
+                    widen_vector::<I, A, V>(unsafe { load_global_v4(src.add(at as usize).cast::<[u32; 4]>()) })
                 };
                 // SAFETY: `load` is valid at the chunk's offsets (above).
-                acc = unsafe { fold_column::<T, O, V>(acc, &layout, base, chunk, y, load) };
+                acc = unsafe { fold_column::<A, O, V>(acc, &layout, base, chunk, y, load) };
             } else if per == 1 {
                 // SAFETY: `at` is an offset of the chunk in column `c < cols`, inside `src`.
-                let load = |at: u64| [unsafe { global::read(src.add(at as usize)) }];
+                let load = |at: u64| [unsafe { global::read(src.add(at as usize)) }.widen()];
                 // SAFETY: `load` is valid at the chunk's offsets (above).
-                [acc[0]] = unsafe { fold_column::<T, O, 1>([acc[0]], &layout, base, chunk, y, load) };
+                [acc[0]] = unsafe { fold_column::<A, O, 1>([acc[0]], &layout, base, chunk, y, load) };
             } else {
                 // A source not 16-byte aligned: the same `V` columns, by scalar loads.
                 let load = |at: u64| {
@@ -460,12 +477,12 @@ pub unsafe fn reduce_columns<T: Element, O: ReduceOp<T>, const V: usize>(
                     #[allow(clippy::needless_range_loop)]
                     for k in 0..V {
                         // SAFETY: `at + k` is an offset of the chunk in column `c + k < cols`.
-                        v[k] = unsafe { global::read(src.add(at as usize + k)) };
+                        v[k] = unsafe { global::read(src.add(at as usize + k)) }.widen();
                     }
                     v
                 };
                 // SAFETY: `load` is valid at the chunk's offsets (above).
-                acc = unsafe { fold_column::<T, O, V>(acc, &layout, base, chunk, y, load) };
+                acc = unsafe { fold_column::<A, O, V>(acc, &layout, base, chunk, y, load) };
             }
         }
         #[allow(clippy::needless_range_loop)]
@@ -480,7 +497,7 @@ pub unsafe fn reduce_columns<T: Element, O: ReduceOp<T>, const V: usize>(
         sync_threads();
         // SAFETY: every slot of the `per` planes written before the barrier above; the whole
         // block calls it with the same `per`.
-        unsafe { combine_rows::<T, O, V>(smem, x, y, per) };
+        unsafe { combine_rows::<A, O, V>(smem, x, y, per) };
         if y == 0 && c < layout.cols {
             for k in 0..V {
                 if (k as u64) < per {
@@ -488,7 +505,7 @@ pub unsafe fn reduce_columns<T: Element, O: ReduceOp<T>, const V: usize>(
                     // SAFETY: slot `x` of plane `k`'s row 0, final after the tree's last barrier;
                     // `p < splits`, `o < outputs` (`c + k < cols`): inside `dst`, this thread's own.
                     let v = unsafe { smem.read(k * THREADS as usize + x as usize) };
-                    unsafe { global::write(dst.add((p * layout.outputs + o) as usize), v) };
+                    unsafe { global::write(dst.add((p * layout.outputs + o) as usize), Out::narrow(v)) };
                 }
             }
         }
@@ -496,26 +513,94 @@ pub unsafe fn reduce_columns<T: Element, O: ReduceOp<T>, const V: usize>(
     }
 }
 
-/// An axis reduction's parameters: `dst`, `src`, the layout.
+/// An axis reduction's parameters: `dst` (of `Out`), `src` (of `In`), the layout.
 #[cfg(not(target_arch = "nvptx64"))]
-pub type AxesParams<T> = (*mut T, *const T, AxesLayout);
+pub type AxesParams<Out, In = Out> = (*mut Out, *const In, AxesLayout);
 
-/// The axis-reduction entries [`reduce_axes_entries!`](crate::reduce_axes_entries)
-/// instantiated for an operation and element type `T` (host forms only).
+/// The axis-reduction entries [`reduce_axes_entries!`](crate::reduce_axes_entries) (or
+/// [`reduce_axes_half_entries!`](crate::reduce_axes_half_entries)) instantiated for an
+/// operation and element type `T` (host forms only). Partials of a split plan are kept in
+/// [`Acc`](AxesLadder::Acc): `T` itself, or `f32` for half precision, so that the second pass
+/// rounds to `T` once.
 #[cfg(not(target_arch = "nvptx64"))]
 pub trait AxesLadder<T> {
-    /// `reduce_rows_warp_<op>_<t>`: a warp per output.
+    /// The accumulator and the partials' type.
+    type Acc;
+    /// `reduce_rows_warp_<op>_<t>`: a warp per output, `T` to `T`.
     const ROWS_WARP: bankwise_device::KernelEntry<AxesParams<T>>;
     /// `reduce_rows_block_<op>_<t>`: a block per output.
     const ROWS_BLOCK: bankwise_device::KernelEntry<AxesParams<T>>;
     /// `reduce_columns_<op>_<t>`.
     const COLUMNS: bankwise_device::KernelEntry<AxesParams<T>>;
+    /// The first pass of a split plan, `T` to partials: [`ROWS_WARP`](Self::ROWS_WARP)'s kernel.
+    const SPLIT_ROWS_WARP: bankwise_device::KernelEntry<AxesParams<Self::Acc, T>>;
+    /// As [`ROWS_BLOCK`](Self::ROWS_BLOCK).
+    const SPLIT_ROWS_BLOCK: bankwise_device::KernelEntry<AxesParams<Self::Acc, T>>;
+    /// As [`COLUMNS`](Self::COLUMNS).
+    const SPLIT_COLUMNS: bankwise_device::KernelEntry<AxesParams<Self::Acc, T>>;
+    /// The second pass of a split plan, partials to `T`.
+    const COMBINE_ROWS_WARP: bankwise_device::KernelEntry<AxesParams<T, Self::Acc>>;
+    /// As [`ROWS_BLOCK`](Self::ROWS_BLOCK).
+    const COMBINE_ROWS_BLOCK: bankwise_device::KernelEntry<AxesParams<T, Self::Acc>>;
+    /// As [`COLUMNS`](Self::COLUMNS).
+    const COMBINE_COLUMNS: bankwise_device::KernelEntry<AxesParams<T, Self::Acc>>;
 }
 
-/// Instantiates the axis reductions for an operation and element types: entries
-/// `reduce_rows_warp_<op>_<t>`, `reduce_rows_block_<op>_<t>` and `reduce_columns_<op>_<t>`,
-/// and a unit type `$Ladder` implementing [`AxesLadder<$t>`](AxesLadder) for each `$t`:
-/// `reduce_axes_entries!(SumAxes = sum: Sum; f32, u64)`.
+/// One operation's three axis kernels reading `$In`, accumulating in `$A` and writing `$Out`,
+/// exported as `reduce_rows_warp_<op>_<suffix>`, `reduce_rows_block_…`, `reduce_columns_…`
+/// and named `$warp`, `$block`, `$columns` in the caller's scope.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __reduce_axes_kernels {
+    ($Op:ty, $op:ident, [$($suffix:tt)*], $In:ty => $A:ty => $Out:ty, $warp:ident, $block:ident, $columns:ident) => {
+        /// # Safety
+        /// See `reduce_rows`.
+        #[$crate::__device::kernel]
+        #[unsafe(export_name = concat!("reduce_rows_warp_", stringify!($op), "_", $($suffix)*))]
+        pub unsafe fn $warp(dst: *mut $Out, src: *const $In, layout: $crate::reduce_axes::AxesLayout) {
+            // SAFETY: this entry's contract is the callee's.
+            unsafe {
+                $crate::reduce_axes::reduce_rows::<$In, $A, $Out, $Op, { 16 / core::mem::size_of::<$In>() }, 32>(
+                    dst, src, layout,
+                )
+            }
+        }
+        /// # Safety
+        /// See `reduce_rows`.
+        #[$crate::__device::kernel(shared = $crate::reduce_axes::THREADS / 32 * core::mem::size_of::<$A>() as u32)]
+        #[unsafe(export_name = concat!("reduce_rows_block_", stringify!($op), "_", $($suffix)*))]
+        pub unsafe fn $block(dst: *mut $Out, src: *const $In, layout: $crate::reduce_axes::AxesLayout) {
+            // SAFETY: this entry's contract is the callee's.
+            unsafe {
+                $crate::reduce_axes::reduce_rows::<
+                    $In,
+                    $A,
+                    $Out,
+                    $Op,
+                    { 16 / core::mem::size_of::<$In>() },
+                    { $crate::reduce_axes::THREADS },
+                >(dst, src, layout)
+            }
+        }
+        /// # Safety
+        /// See `reduce_columns`.
+        #[$crate::__device::kernel(shared = $crate::reduce_axes::THREADS * (16 / core::mem::size_of::<$In>() * core::mem::size_of::<$A>()) as u32)]
+        #[unsafe(export_name = concat!("reduce_columns_", stringify!($op), "_", $($suffix)*))]
+        pub unsafe fn $columns(dst: *mut $Out, src: *const $In, layout: $crate::reduce_axes::AxesLayout) {
+            // SAFETY: this entry's contract is the callee's.
+            unsafe {
+                $crate::reduce_axes::reduce_columns::<$In, $A, $Out, $Op, { 16 / core::mem::size_of::<$In>() }>(
+                    dst, src, layout,
+                )
+            }
+        }
+    };
+}
+
+/// Instantiates the axis reductions for an operation and element types, each its own
+/// accumulator: entries `reduce_rows_warp_<op>_<t>`, `reduce_rows_block_<op>_<t>` and
+/// `reduce_columns_<op>_<t>`, and a unit type `$Ladder` implementing
+/// [`AxesLadder<$t>`](AxesLadder) for each `$t`: `reduce_axes_entries!(SumAxes = sum: Sum; f32, u64)`.
 #[macro_export]
 macro_rules! reduce_axes_entries {
     ($Ladder:ident = $op:ident: $Op:ty; $($t:ident),+ $(,)?) => {
@@ -524,45 +609,57 @@ macro_rules! reduce_axes_entries {
         pub struct $Ladder;
         $(
         const _: () = {
-            /// # Safety
-            /// See `reduce_rows`.
-            #[$crate::__device::kernel]
-            #[unsafe(export_name = concat!("reduce_rows_warp_", stringify!($op), "_", stringify!($t)))]
-            pub unsafe fn rows_warp(dst: *mut $t, src: *const $t, layout: $crate::reduce_axes::AxesLayout) {
-                // SAFETY: this entry's contract is the callee's.
-                unsafe {
-                    $crate::reduce_axes::reduce_rows::<$t, $Op, { 16 / core::mem::size_of::<$t>() }, 32>(dst, src, layout)
-                }
-            }
-            /// # Safety
-            /// See `reduce_rows`.
-            #[$crate::__device::kernel(shared = $crate::reduce_axes::THREADS / 32 * core::mem::size_of::<$t>() as u32)]
-            #[unsafe(export_name = concat!("reduce_rows_block_", stringify!($op), "_", stringify!($t)))]
-            pub unsafe fn rows_block(dst: *mut $t, src: *const $t, layout: $crate::reduce_axes::AxesLayout) {
-                // SAFETY: this entry's contract is the callee's.
-                unsafe {
-                    $crate::reduce_axes::reduce_rows::<$t, $Op, { 16 / core::mem::size_of::<$t>() }, { $crate::reduce_axes::THREADS }>(
-                        dst, src, layout,
-                    )
-                }
-            }
-            /// # Safety
-            /// See `reduce_columns`.
-            #[$crate::__device::kernel(shared = $crate::reduce_axes::THREADS * 16)]
-            #[unsafe(export_name = concat!("reduce_columns_", stringify!($op), "_", stringify!($t)))]
-            pub unsafe fn columns(dst: *mut $t, src: *const $t, layout: $crate::reduce_axes::AxesLayout) {
-                // SAFETY: this entry's contract is the callee's.
-                unsafe {
-                    $crate::reduce_axes::reduce_columns::<$t, $Op, { 16 / core::mem::size_of::<$t>() }>(dst, src, layout)
-                }
-            }
+            $crate::__reduce_axes_kernels!($Op, $op, [stringify!($t)], $t => $t => $t, rows_warp, rows_block, columns);
             #[cfg(not(target_arch = "nvptx64"))]
             impl $crate::reduce_axes::AxesLadder<$t> for $Ladder {
+                type Acc = $t;
                 const ROWS_WARP: $crate::__device::KernelEntry<$crate::reduce_axes::AxesParams<$t>> = rows_warp;
                 const ROWS_BLOCK: $crate::__device::KernelEntry<$crate::reduce_axes::AxesParams<$t>> = rows_block;
                 const COLUMNS: $crate::__device::KernelEntry<$crate::reduce_axes::AxesParams<$t>> = columns;
+                const SPLIT_ROWS_WARP: $crate::__device::KernelEntry<$crate::reduce_axes::AxesParams<$t>> = rows_warp;
+                const SPLIT_ROWS_BLOCK: $crate::__device::KernelEntry<$crate::reduce_axes::AxesParams<$t>> = rows_block;
+                const SPLIT_COLUMNS: $crate::__device::KernelEntry<$crate::reduce_axes::AxesParams<$t>> = columns;
+                const COMBINE_ROWS_WARP: $crate::__device::KernelEntry<$crate::reduce_axes::AxesParams<$t>> = rows_warp;
+                const COMBINE_ROWS_BLOCK: $crate::__device::KernelEntry<$crate::reduce_axes::AxesParams<$t>> = rows_block;
+                const COMBINE_COLUMNS: $crate::__device::KernelEntry<$crate::reduce_axes::AxesParams<$t>> = columns;
             }
         };
         )+
     };
+}
+
+/// The axis reductions of half-precision types for an operation whose ladder
+/// [`reduce_axes_entries!`](crate::reduce_axes_entries) declared: per `$name: $T` (a
+/// [`Stored<f32>`](crate::half::Stored) type such as [`Bf16`](crate::half::Bf16)), the three
+/// kernels `$T` to `$T` (`reduce_columns_<op>_<name>`), `$T` to `f32` partials
+/// (`…_<name>_f32`) and `f32` partials to `$T` (`…_f32_<name>`), all accumulating in `f32`:
+/// `reduce_axes_half_entries!(SumAxes = sum: Sum; bf16: Bf16)`.
+#[macro_export]
+macro_rules! reduce_axes_half_entries {
+    ($Ladder:ident = $op:ident: $Op:ty; $($name:ident: $T:ty),+ $(,)?) => {$(
+        const _: () = {
+            $crate::__reduce_axes_kernels!($Op, $op, [stringify!($name)], $T => f32 => $T, rows_warp, rows_block, columns);
+            $crate::__reduce_axes_kernels!(
+                $Op, $op, [stringify!($name), "_f32"], $T => f32 => f32, split_warp, split_block, split_columns
+            );
+            $crate::__reduce_axes_kernels!(
+                $Op, $op, ["f32_", stringify!($name)], f32 => f32 => $T, combine_warp, combine_block, combine_columns
+            );
+            #[cfg(not(target_arch = "nvptx64"))]
+            impl $crate::reduce_axes::AxesLadder<$T> for $Ladder {
+                type Acc = f32;
+                const ROWS_WARP: $crate::__device::KernelEntry<$crate::reduce_axes::AxesParams<$T>> = rows_warp;
+                const ROWS_BLOCK: $crate::__device::KernelEntry<$crate::reduce_axes::AxesParams<$T>> = rows_block;
+                const COLUMNS: $crate::__device::KernelEntry<$crate::reduce_axes::AxesParams<$T>> = columns;
+                const SPLIT_ROWS_WARP: $crate::__device::KernelEntry<$crate::reduce_axes::AxesParams<f32, $T>> = split_warp;
+                const SPLIT_ROWS_BLOCK: $crate::__device::KernelEntry<$crate::reduce_axes::AxesParams<f32, $T>> = split_block;
+                const SPLIT_COLUMNS: $crate::__device::KernelEntry<$crate::reduce_axes::AxesParams<f32, $T>> = split_columns;
+                const COMBINE_ROWS_WARP: $crate::__device::KernelEntry<$crate::reduce_axes::AxesParams<$T, f32>> = combine_warp;
+                const COMBINE_ROWS_BLOCK: $crate::__device::KernelEntry<$crate::reduce_axes::AxesParams<$T, f32>> =
+                    combine_block;
+                const COMBINE_COLUMNS: $crate::__device::KernelEntry<$crate::reduce_axes::AxesParams<$T, f32>> =
+                    combine_columns;
+            }
+        };
+    )+};
 }

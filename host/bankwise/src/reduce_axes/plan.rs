@@ -200,7 +200,8 @@ pub struct AxesPlan {
 }
 
 /// Plans `dims` reduced over `axes`, from a source of `src_len` and into a destination of
-/// `dst_len` elements of `elem_bytes` each, on a device of `multiprocessors` SMs. `op` names
+/// `dst_len` elements of `bytes.0` each (partials of `bytes.1`, the accumulator's), on a
+/// device of `multiprocessors` SMs. `op` names
 /// the operation in errors; `empty_is_identity` says whether an empty extent gives the
 /// identity (a sum) or is an error (a minimum, a maximum), where there are outputs.
 #[allow(clippy::too_many_arguments)]
@@ -209,7 +210,7 @@ pub fn plan(
     axes: &[usize],
     src_len: usize,
     dst_len: usize,
-    elem_bytes: usize,
+    (elem_bytes, acc_bytes): (usize, usize),
     op: &'static str,
     empty_is_identity: bool,
     multiprocessors: u32,
@@ -246,7 +247,7 @@ pub fn plan(
     }
     // The partials `[splits][outputs]`, reduced over their first axis.
     let partials = canonical(&[splits, c.outputs], &[0])?;
-    let second = pass(&partials.groups, elem_bytes, sms, false)?;
+    let second = pass(&partials.groups, acc_bytes, sms, false)?;
     debug_assert_eq!(second.layout.splits(), 1);
     let depth = first.depth + second.depth;
     let passes = vec![

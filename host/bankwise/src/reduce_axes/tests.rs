@@ -266,3 +266,46 @@ fn split_plans_compute_the_reference() {
         }
     }
 }
+
+/// The kernels' half-precision conversions (integer code, run by the emulator and the GPU)
+/// are the `half` crate's, which the host and the CPU references use: widening every bit
+/// pattern (NaNs quieted), rounding a stride through every `f32` bit pattern plus the ties, subnormals,
+/// overflows and NaNs.
+#[test]
+fn the_kernels_half_conversions_are_the_half_crates() {
+    use bankwise_builtin::reduce_axes::{DeviceBf16, DeviceF16, Stored};
+    for bits in 0..=u16::MAX {
+        let (b, h) = (half::bf16::from_bits(bits), half::f16::from_bits(bits));
+        // bf16 widens by the exact shift, a signalling NaN staying signalling until the first
+        // f32 operation quiets it (`half` quiets it at once): the same NaN after any combine.
+        let wide = <DeviceBf16 as Stored<f32>>::widen(DeviceBf16(bits)).to_bits();
+        let quiet = if b.is_nan() { wide | 0x0040_0000 } else { wide };
+        assert_eq!(quiet, b.to_f32().to_bits(), "bf16 {bits:#06x}");
+        assert_eq!(
+            <DeviceF16 as Stored<f32>>::widen(DeviceF16(bits)).to_bits(),
+            h.to_f32().to_bits(),
+            "f16 {bits:#06x}"
+        );
+    }
+    let edges = [
+        0x3F80_8000u32, // a bf16 tie, to even (down)
+        0x3F81_8000,    // a bf16 tie, to even (up)
+        0x3F80_1000,    // an f16 tie
+        0x3F80_3000,
+        0x3380_0000, // 2^-24: f16's smallest subnormal
+        0x3300_0000, // 2^-25: a tie to 0
+        0x3300_0001,
+        0x477F_F000, // f16's largest finite, rounding up to ∞
+        0x7F7F_FFFF, // f32's largest: bf16 ∞
+        0x7F80_0000,
+        0xFF80_0000,
+        0x7FC0_0000,
+        0x7F80_0001, // a signalling NaN
+        0xFFFF_FFFF,
+    ];
+    for i in (0..=u32::MAX).step_by(4099).chain(edges) {
+        let x = f32::from_bits(i);
+        assert_eq!(<DeviceBf16 as Stored<f32>>::narrow(x).0, half::bf16::from_f32(x).to_bits(), "bf16 of {i:#010x}");
+        assert_eq!(<DeviceF16 as Stored<f32>>::narrow(x).0, half::f16::from_f32(x).to_bits(), "f16 of {i:#010x}");
+    }
+}
