@@ -502,9 +502,10 @@ where
             for k in 0..V {
                 if (k as u64) < per {
                     let o = q * layout.cols + c + k as u64;
-                    // SAFETY: slot `x` of plane `k`'s row 0, final after the tree's last barrier;
-                    // `p < splits`, `o < outputs` (`c + k < cols`): inside `dst`, this thread's own.
+                    // SAFETY: slot `x` of plane `k`'s row 0, final after the tree's last barrier.
                     let v = unsafe { smem.read(k * THREADS as usize + x as usize) };
+                    // SAFETY: `p < splits`, `o < outputs` (`c + k < cols`): inside `dst`, this
+                    // thread's own.
                     unsafe { global::write(dst.add((p * layout.outputs + o) as usize), Out::narrow(v)) };
                 }
             }

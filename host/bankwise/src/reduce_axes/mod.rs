@@ -219,7 +219,7 @@ impl Gpu {
         let sms = self.info().multiprocessors;
         let bytes = (T::WIDTH.bytes(), T::Acc::WIDTH.bytes());
         let plan = plan::plan(dims, axes, c.elements, c.outputs, bytes, "sum", true, sms)?;
-        Ok(AxesScratch { partials: self.alloc_zeros(plan.scratch)? })
+        Ok(AxesScratch { partials: self.partials::<T>(plan.scratch)? })
     }
 
     /// Queues the `op` reduction of `src` (any [`AxesElement`]), a row-major tensor of sizes `dims` (rank 1 to 8,
@@ -258,7 +258,7 @@ impl Gpu {
         dst: &mut DeviceBuffer<T>,
     ) -> Result<()> {
         let plan = plan::<T, O>(dims, axes, src.len(), dst.len(), self.info().multiprocessors)?;
-        let mut scratch = AxesScratch::<T> { partials: self.alloc_zeros(plan.scratch)? };
+        let mut scratch = AxesScratch::<T> { partials: self.partials::<T>(plan.scratch)? };
         self.run_axes::<T, O>(plan, src, dst, &mut scratch)
     }
 
@@ -279,6 +279,14 @@ impl Gpu {
             return Err(crate::Error::ScratchTooSmall { needed: plan.scratch, actual: scratch.len() });
         }
         self.run_axes::<T, O>(plan, src, dst, scratch)
+    }
+
+    /// Uninitialised room for `len` partials (no fill: a split plan's first pass writes each
+    /// partial its second pass reads, in the same call).
+    fn partials<T: AxesElement>(&self, len: usize) -> Result<DeviceBuffer<T::Acc>> {
+        // SAFETY: only `run_axes` reads the partials, each after the same call's first pass
+        // wrote it (every `p · outputs + o` of the plan, once; `tests::interpret` checks it).
+        Ok(unsafe { self.alloc_uninit(len) }?)
     }
 
     /// Queues `plan`'s work (checked against `src`, `dst` and `scratch` by the callers).
