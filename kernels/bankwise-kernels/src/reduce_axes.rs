@@ -22,7 +22,8 @@
 //!   `V` adjacent columns and reads them as one 16-byte load per row (a warp reads 512
 //!   contiguous bytes of a row per instruction); otherwise one column with scalar loads (a
 //!   warp's 32 coalesce into one 128- or 256-byte request). Each thread issues
-//!   [`COLUMN_UNROLL`] rows' loads before folding any of them, in row order. The 8 partials of
+//!   [`COLUMN_UNROLL`] rows' loads before folding any of them, in row order (where a chunk is
+//!   one segment of enough rows; otherwise one load at a time). The 8 partials of
 //!   each column are then combined through shared memory, one plane of `shared[y·32 + x]` per
 //!   owned column, so that every warp's access is 32 consecutive slots: conflict-free (1
 //!   wavefront per request for 4-byte elements, the minimum 2 for 8-byte ones).
@@ -33,13 +34,14 @@
 //! `[splits, outputs]` array over axis 0) combines them. Every combine happens in a fixed
 //! order, so results are deterministic (for a given plan): no atomics.
 //!
-//! Workers are handed out with a grid-stride loop (`worker += grid · workers_per_block`), so
-//! no output count meets a grid limit.
+//! Row workers are handed out with a grid-stride loop (`worker += grid · workers_per_block`);
+//! column blocks take one worker each, numbered over a 2-D grid (`y · grid_x + x`), so that no
+//! layout field stays live in registers across workers. No output count meets a grid limit.
 
 use bankwise_device::global;
 use bankwise_device::memory::load_global_v4;
 use bankwise_device::shared::{self, SharedSlice};
-use bankwise_device::thread::{block_x, grid_dim_x, sync_threads, thread_x, thread_y};
+use bankwise_device::thread::{block_x, block_y, grid_dim_x, sync_threads, thread_x, thread_y};
 use bankwise_layout::reduce::{WARP, split};
 
 use crate::half::Stored;
@@ -112,6 +114,19 @@ pub struct AxesLayout {
 #[cfg(not(target_arch = "nvptx64"))]
 unsafe impl bankwise_device::ByValue for AxesLayout {}
 
+/// `(a / b, a % b)`, in 32-bit arithmetic where both fit (a 64-bit division is a software
+/// routine several times as long; worker, chunk and offset decodes are almost always 32-bit
+/// sized).
+#[inline(always)]
+pub fn divmod(a: u64, b: u64) -> (u64, u64) {
+    if (a | b) >> 32 == 0 {
+        let (a, b) = (a as u32, b as u32);
+        ((a / b) as u64, (a % b) as u64)
+    } else {
+        (a / b, a % b)
+    }
+}
+
 impl AxesLayout {
     /// The source offset of kept index `o` (mixed radix over the kept groups).
     #[inline(always)]
@@ -120,9 +135,9 @@ impl AxesLayout {
         // Constant indices once unrolled: the arrays stay in the parameter space.
         for k in 0..MAX_GROUPS {
             if (k as u64) < self.kept_rank {
-                let size = self.kept_size[k];
-                offset += (o % size) * self.kept_stride[k];
-                o /= size;
+                let (q, r) = divmod(o, self.kept_size[k]);
+                offset += r * self.kept_stride[k];
+                o = q;
             }
         }
         offset
@@ -134,9 +149,9 @@ impl AxesLayout {
         let mut offset = 0;
         for k in 0..MAX_GROUPS {
             if (k as u64) < self.seg_rank {
-                let size = self.seg_size[k];
-                offset += (s % size) * self.seg_stride[k];
-                s /= size;
+                let (q, r) = divmod(s, self.seg_size[k]);
+                offset += r * self.seg_stride[k];
+                s = q;
             }
         }
         offset
@@ -151,13 +166,21 @@ impl AxesLayout {
     /// Split `p`'s chunk: `(first segment, segments, first element of len, elements)`.
     #[inline(always)]
     pub fn chunk(&self, p: u64) -> (u64, u64, u64, u64) {
-        let (ps, pl) = (p / self.split_len, p % self.split_len);
+        let (ps, pl) = divmod(p, self.split_len);
         let s0 = ps * self.chunk_seg;
         let l0 = pl * self.chunk_len;
         let segs = self.segments.saturating_sub(s0).min(self.chunk_seg);
         let len = self.len.saturating_sub(l0).min(self.chunk_len);
         (s0, segs, l0, len)
     }
+}
+
+/// Blocks of [`reduce_columns`] an SM is to hold at once for elements of `bytes`, the entries'
+/// launch bounds: 4 (at most 64 registers a thread) for 4- and 8-byte elements, 3 (at most
+/// 80) for half precision, whose 8 columns a thread and their conversions need more. Without
+/// bounds ptxas gives the f32 kernel 66 registers (3 blocks), bf16's 76 and f16's 80.
+pub const fn column_blocks_per_sm(bytes: usize) -> u32 {
+    if bytes == 2 { 3 } else { 4 }
 }
 
 /// A chunk of one output's reduced subspace: `(first segment, segments, first element of
@@ -195,7 +218,7 @@ unsafe fn fold_strided<T: Element, O: ReduceOp<T>, const P: usize>(
     if len == 0 || segs == 0 {
         return acc;
     }
-    let (mut s, mut l) = (first / len, first % len);
+    let (mut s, mut l) = divmod(first, len);
     let mut row = base + layout.segment_offset(s0 + s);
     while s < segs {
         // `s < segs` and `l < len`: a position of the chunk, where `load` is valid (the contract).
@@ -312,7 +335,7 @@ where
     let stride = grid_dim_x() as u64 * per_block;
     let splits = layout.splits();
     while w < layout.workers {
-        let (o, p) = (w / splits, w % splits);
+        let (o, p) = divmod(w, splits);
         let chunk @ (s0, segs, l0, len) = layout.chunk(p);
         let base = layout.kept_offset(o);
         let mut acc = O::identity();
@@ -343,11 +366,12 @@ where
     }
 }
 
-/// Folds a column thread's share of a chunk: rows `y, y + 8, …` of each segment, where the
-/// chunk's `len` holds at least [`COLUMN_UNROLL`] rows per thread, [`COLUMN_UNROLL`] rows'
-/// loads issued before any is folded (then folded in row order); shorter `len`s (many
-/// segments of few rows) as one strided walk over the chunk, so that every row of threads
-/// works.
+/// Folds a column thread's share of a chunk: where the chunk is one segment of at least
+/// [`COLUMN_UNROLL`] rows per thread, rows `y, y + 8, …` with [`COLUMN_UNROLL`] rows' loads
+/// issued before any is folded (then folded in row order); otherwise (several segments, or
+/// few rows) one strided walk over the chunk, one load at a time, so that every row of
+/// threads works. Only the one-segment loop unrolls: the segments' sizes and strides, live
+/// across a loop over segments, would cost it registers (and so blocks per SM).
 ///
 /// # Safety
 /// `load` is valid at every offset of the chunk (as for [`fold_strided`]).
@@ -361,27 +385,25 @@ unsafe fn fold_column<T: Element, O: ReduceOp<T>, const P: usize>(
     load: impl Fn(u64) -> [T; P],
 ) -> [T; P] {
     let step = COLUMN_ROWS as u64;
-    if len < step * COLUMN_UNROLL {
+    if segs != 1 || len < step * COLUMN_UNROLL {
         // SAFETY: the contract is the callee's.
         return unsafe { fold_strided::<T, O, P>(acc, layout, base, chunk, (y, step), load) };
     }
     let ls = layout.len_stride;
     let jump = step * ls;
-    for s in 0..segs {
-        let row = base + layout.segment_offset(s0 + s) + l0 * ls;
-        let mut l = y;
-        // Rows `l, l + 8, l + 16, l + 24 < len`: positions of the chunk, where `load` is valid.
-        while l + (COLUMN_UNROLL - 1) * step < len {
-            let at = row + l * ls;
-            let (a, b, c, d) = (load(at), load(at + jump), load(at + 2 * jump), load(at + 3 * jump));
-            acc = fold_each::<T, O, P>(fold_each::<T, O, P>(acc, a), b);
-            acc = fold_each::<T, O, P>(fold_each::<T, O, P>(acc, c), d);
-            l += COLUMN_UNROLL * step;
-        }
-        while l < len {
-            acc = fold_each::<T, O, P>(acc, load(row + l * ls));
-            l += step;
-        }
+    let row = base + layout.segment_offset(s0) + l0 * ls;
+    let mut l = y;
+    // Rows `l, l + 8, l + 16, l + 24 < len`: positions of the chunk, where `load` is valid.
+    while l + (COLUMN_UNROLL - 1) * step < len {
+        let at = row + l * ls;
+        let (a, b, c, d) = (load(at), load(at + jump), load(at + 2 * jump), load(at + 3 * jump));
+        acc = fold_each::<T, O, P>(fold_each::<T, O, P>(acc, a), b);
+        acc = fold_each::<T, O, P>(fold_each::<T, O, P>(acc, c), d);
+        l += COLUMN_UNROLL * step;
+    }
+    while l < len {
+        acc = fold_each::<T, O, P>(acc, load(row + l * ls));
+        l += step;
     }
     acc
 }
@@ -446,15 +468,24 @@ where
     // Every row of the tile starts a multiple of `V` elements into an aligned source (`cols`,
     // and so every row stride, is a multiple of `V`): whole aligned vectors.
     let vectors = per == V as u64 && (src as usize).is_multiple_of(16);
-    let mut w = block_x() as u64;
-    while w < layout.workers {
-        let (p, rest) = (w % splits, w / splits);
-        let (tile, q) = (rest % tiles, rest / tiles);
+    // One worker per block, no grid-stride loop: a loop would keep every layout field the
+    // body reads live in registers across it, and registers bound the blocks an SM holds.
+    let w = block_y() as u64 * grid_dim_x() as u64 + block_x() as u64;
+    if w >= layout.workers {
+        // The whole block: `w` is the block's.
+        return;
+    }
+    {
+        let (rest, p) = divmod(w, splits);
+        let (q, tile) = divmod(rest, tiles);
         let c = tile * tile_cols + x as u64 * per;
         let chunk = layout.chunk(p);
         let mut acc = [O::identity(); V];
+        // Where column `c`'s partial goes, worked out before the fold so that `p`, `q` and the
+        // sizes need no registers during it.
+        let (inside, out) = (c < layout.cols, p * layout.outputs + q * layout.cols + c);
         // With `per == V`, `c < cols` means all `V` columns are (`cols` is a multiple of `V`).
-        if c < layout.cols {
+        if inside {
             let base = layout.kept_offset(q) + c;
             let y = y as u64;
             if vectors {
@@ -488,9 +519,7 @@ where
         #[allow(clippy::needless_range_loop)]
         for k in 0..V {
             if (k as u64) < per {
-                // SAFETY: `k · THREADS + slot < V · THREADS`, this thread's; the previous worker's last
-                // read of it (row 0's, below) was this thread's own, and other slots were last read
-                // before the tree's last barrier.
+                // SAFETY: `k · THREADS + slot < V · THREADS`, this thread's, not yet read.
                 unsafe { smem.write(k * THREADS as usize + slot, acc[k]) };
             }
         }
@@ -498,19 +527,17 @@ where
         // SAFETY: every slot of the `per` planes written before the barrier above; the whole
         // block calls it with the same `per`.
         unsafe { combine_rows::<A, O, V>(smem, x, y, per) };
-        if y == 0 && c < layout.cols {
+        if y == 0 && inside {
             for k in 0..V {
                 if (k as u64) < per {
-                    let o = q * layout.cols + c + k as u64;
                     // SAFETY: slot `x` of plane `k`'s row 0, final after the tree's last barrier.
                     let v = unsafe { smem.read(k * THREADS as usize + x as usize) };
-                    // SAFETY: `p < splits`, `o < outputs` (`c + k < cols`): inside `dst`, this
-                    // thread's own.
-                    unsafe { global::write(dst.add((p * layout.outputs + o) as usize), Out::narrow(v)) };
+                    // SAFETY: `out + k = p · outputs + o` with `p < splits`, `o = q · cols + c + k <
+                    // outputs` (`c + k < cols`): inside `dst`, this thread's own.
+                    unsafe { global::write(dst.add((out + k as u64) as usize), Out::narrow(v)) };
                 }
             }
         }
-        w += grid_dim_x() as u64;
     }
 }
 
@@ -585,7 +612,10 @@ macro_rules! __reduce_axes_kernels {
         }
         /// # Safety
         /// See `reduce_columns`.
-        #[$crate::__device::kernel(shared = $crate::reduce_axes::THREADS * (16 / core::mem::size_of::<$In>() * core::mem::size_of::<$A>()) as u32)]
+        #[$crate::__device::kernel(
+            launch_bounds($crate::reduce_axes::THREADS, $crate::reduce_axes::column_blocks_per_sm(core::mem::size_of::<$In>())),
+            shared = $crate::reduce_axes::THREADS * (16 / core::mem::size_of::<$In>() * core::mem::size_of::<$A>()) as u32
+        )]
         #[unsafe(export_name = concat!("reduce_columns_", stringify!($op), "_", $($suffix)*))]
         pub unsafe fn $columns(dst: *mut $Out, src: *const $In, layout: $crate::reduce_axes::AxesLayout) {
             // SAFETY: this entry's contract is the callee's.

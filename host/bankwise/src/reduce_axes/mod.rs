@@ -311,7 +311,7 @@ impl Gpu {
         let mut out = view_mut::<T, T::Device>(dst.as_slice_mut()).expect(cast);
         let partials = &mut scratch.partials;
         for pass in passes {
-            let (grid, block) = ((pass.grid, 1, 1), pass.kernel.block());
+            let (grid, block) = (pass.grid, pass.kernel.block());
             let layout = pass.layout;
             // SAFETY: `plan` sized every pass: the source holds the elements its layout names
             // (`src` checked against `dims`; the scratch holds at least `splits · outputs`

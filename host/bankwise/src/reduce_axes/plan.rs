@@ -25,14 +25,17 @@ pub const COLUMN_CHUNK: usize = 128;
 pub const BLOCK_WORKER_MIN: usize = 1024;
 /// Blocks per SM a row pass aims to fill before splitting outputs.
 const BLOCKS_PER_SM: usize = 4;
-/// Blocks per SM a column pass aims to fill before splitting outputs: four waves of the 8
-/// resident 256-thread blocks an SM holds, so that the last wave's imbalance is a small part
-/// of the time. Column outputs split down to [`COLUMN_CHUNK`] rows whatever the extent (an
-/// 8192² column sum has 64 tiles of 128 columns: 64 splits of 128 rows, 4096 blocks), since
-/// the partials (`splits × outputs`, 2 MiB there) are small beside the source.
+/// Blocks per SM a column pass aims to fill before splitting outputs: eight waves of the 4
+/// blocks of 256 threads an SM holds at the column kernels' registers (their launch bounds;
+/// 3 for half precision), so that the last wave's imbalance is a small part of the time.
+/// Column outputs split down to [`COLUMN_CHUNK`] rows whatever the extent (an 8192² f32
+/// column sum has 64 tiles of 128 columns: 64 splits of 128 rows, 4096 blocks), since the
+/// partials (`splits × outputs`, 2 MiB there) are small beside the source.
 const COLUMN_BLOCKS_PER_SM: usize = 32;
-/// Blocks per SM at most in a grid; workers past it are taken by a grid-stride loop.
+/// Blocks per SM at most in a row grid; workers past it are taken by a grid-stride loop.
 const GRID_BLOCKS_PER_SM: usize = 64;
+/// Blocks at most along a grid's x.
+const GRID_X_MAX: u64 = (1 << 31) - 1;
 
 /// Dimensions fused into one: their product and whether they are reduced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -162,8 +165,9 @@ pub struct AxesPass {
     pub kernel: AxesKernel,
     /// What it reads and writes.
     pub layout: AxesLayout,
-    /// Blocks (x); the kernels loop over workers past it.
-    pub grid: u32,
+    /// Blocks in x, y, z: rows, at most 64 per SM in x (the kernels loop over workers past
+    /// it); columns, one per worker (`y · x + x_index`, extra blocks of the last row return).
+    pub grid: (u32, u32, u32),
     /// What it reads.
     pub input: AxesSlot,
     /// What it writes.
@@ -346,7 +350,13 @@ fn pass(groups: &[Group], elem_bytes: usize, sms: usize, may_split: bool) -> Res
     let splits = split_seg * split_len;
     let kernel = if rows { row_kernel(chunk_seg * chunk_len) } else { AxesKernel::Columns };
     let workers = units * splits;
-    let grid = workers.div_ceil(kernel.workers_per_block() as u64).min((GRID_BLOCKS_PER_SM * sms) as u64).max(1);
+    let grid = if kernel == AxesKernel::Columns {
+        // One block per worker: x up to 2^31 − 1 blocks, y as many rows of them as needed.
+        let x = workers.clamp(1, GRID_X_MAX);
+        (x, workers.div_ceil(x).max(1))
+    } else {
+        (workers.div_ceil(kernel.workers_per_block() as u64).min((GRID_BLOCKS_PER_SM * sms) as u64).max(1), 1)
+    };
     // The roundings on an element's path: its thread's chain, then the worker's tree.
     let depth = match kernel {
         // A chunk of long rows: `⌈len / 8⌉` per segment; shorter ones walked together, fewer.
@@ -387,6 +397,7 @@ fn pass(groups: &[Group], elem_bytes: usize, sms: usize, may_split: bool) -> Res
         chunk_len,
         workers,
     };
-    let grid = u32::try_from(grid).map_err(|_| Error::ShapeOverflow { shape: format!("{groups:?}") })?;
+    let overflow = || Error::ShapeOverflow { shape: format!("{groups:?}") };
+    let grid = (u32::try_from(grid.0).map_err(|_| overflow())?, u32::try_from(grid.1).map_err(|_| overflow())?, 1);
     Ok(AxesPass { kernel, layout, grid, input: AxesSlot::Source, output: AxesSlot::Dst, depth })
 }

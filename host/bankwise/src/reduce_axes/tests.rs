@@ -94,6 +94,7 @@ fn the_innermost_group_picks_rows_or_columns() {
     assert_eq!((p.len(), p[0].kernel, p[1].kernel), (2, AxesKernel::Columns, AxesKernel::Columns));
     assert_eq!((p[0].layout.col_vector, p[0].layout.splits(), p[0].layout.chunk_len), (4, 64, 128));
     assert_eq!((p[0].layout.workers, p[1].layout.len, p[1].layout.col_vector), (4096, 64, 4));
+    assert_eq!((p[0].grid, p[1].grid), ((4096, 1, 1), (64, 1, 1)));
     // The middle axis of (64, 4096, 1024): the outer kept axis and a split of the 4096 rows
     // both make blocks (64 · 8 tiles × 9 splits).
     let p = passes(&plan_of::<f32, Sum>(&[64, 4096, 1024], &[1], 64 << 22, 64 * 1024, 132).unwrap());
@@ -235,7 +236,12 @@ proptest! {
         let c = canonical(&dims, &axes).unwrap();
         let plan = plan_of::<f32, Min>(&dims, &axes, c.elements, c.outputs, sms).unwrap();
         if let AxesWork::Passes(p) = &plan.work {
-            prop_assert!(p.iter().all(|p| p.grid >= 1 && p.layout.splits() as usize <= super::MAX_SPLITS));
+            prop_assert!(p.iter().all(|p| p.grid.0 >= 1 && p.grid.1 >= 1 && p.layout.splits() as usize <= super::MAX_SPLITS));
+            // Column grids: one block per worker, the last row of blocks partly idle.
+            for p in p.iter().filter(|p| p.kernel == AxesKernel::Columns) {
+                let (x, y) = (p.grid.0 as u64, p.grid.1 as u64);
+                prop_assert!(x * y >= p.layout.workers && x * (y - 1) < p.layout.workers, "{:?}", p.grid);
+            }
             if p.len() == 2 {
                 prop_assert_eq!(p[1].layout.splits(), 1);
                 prop_assert_eq!(plan.scratch, p[0].layout.splits() as usize * c.outputs);
