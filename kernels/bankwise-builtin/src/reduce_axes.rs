@@ -1,14 +1,20 @@
 //! The axis reductions' entries (`reduce_rows_warp_*`, `reduce_rows_block_*`,
-//! `reduce_columns_*`) for sum, min and max of every reducible type.
+//! `reduce_columns_*`) for sum, min and max of every reducible type, and of `bf16` and `f16`
+//! accumulating in `f32`.
 
+use bankwise_kernels::half::{Bf16, F16};
 use bankwise_kernels::reduce::{Max, Min, Sum};
-use bankwise_kernels::reduce_axes_entries;
+use bankwise_kernels::{reduce_axes_entries, reduce_axes_half_entries};
 
 reduce_axes_entries!(SumAxes = sum: Sum; f32, f64, i32, u32, i64, u64);
 reduce_axes_entries!(MinAxes = min: Min; f32, f64, i32, u32, i64, u64);
 reduce_axes_entries!(MaxAxes = max: Max; f32, f64, i32, u32, i64, u64);
+reduce_axes_half_entries!(SumAxes = sum: Sum; bf16: Bf16, f16: F16);
+reduce_axes_half_entries!(MinAxes = min: Min; bf16: Bf16, f16: F16);
+reduce_axes_half_entries!(MaxAxes = max: Max; bf16: Bf16, f16: F16);
 
+pub use bankwise_kernels::half::{Bf16 as DeviceBf16, F16 as DeviceF16, Stored};
 #[cfg(not(target_arch = "nvptx64"))]
 pub use bankwise_kernels::reduce_axes::{
-    AxesLadder, AxesLayout, AxesParams, COLUMN_LANES, COLUMN_ROWS, MAX_GROUPS, THREADS,
+    AxesLadder, AxesLayout, AxesParams, COLUMN_LANES, COLUMN_ROWS, COLUMN_UNROLL, MAX_GROUPS, THREADS,
 };

@@ -14,6 +14,7 @@
 
 pub mod block;
 pub mod copy;
+pub mod half;
 pub mod matmul;
 pub mod permute;
 pub mod probe;

@@ -18,6 +18,11 @@
 //! and order −0 < +0 (exact); a float sum errs by at most `γ_d · Σ|x_i|` per output, with `d`
 //! the plan's [`AxesPlan::depth`] ([`crate::cpu::gamma`]). An empty reduced extent gives 0
 //! for a sum and is [`crate::Error::EmptyReduction`] for min and max (unless there are no outputs).
+//!
+//! Half precision (`half::bf16`, `half::f16`) accumulates in `f32`, partials included, and
+//! rounds to the half type once at the end: a sum errs by at most `γ_d(2⁻²⁴) · Σ|x_i|` plus
+//! that rounding, `u · |result|` (`u` = 2⁻⁸ for bf16, 2⁻¹¹ for f16; 2⁻²⁵ absolute where an
+//! f16 result is subnormal). Min and max are exact.
 
 mod plan;
 pub(crate) mod reference;
@@ -25,51 +30,140 @@ pub(crate) mod reference;
 mod tests;
 
 pub use plan::{
-    AxesKernel, AxesPass, AxesPlan, AxesSlot, AxesWork, BLOCK_WORKER_MIN, Canonical, Group, MAX_RANK, MAX_SPLITS,
-    SPLIT_MIN_EXTENT, canonical,
+    AxesKernel, AxesPass, AxesPlan, AxesSlot, AxesWork, BLOCK_WORKER_MIN, COLUMN_CHUNK, Canonical, Group, MAX_RANK,
+    MAX_SPLITS, SPLIT_MIN_EXTENT, canonical,
 };
 
-use bankwise_builtin::reduce_axes::{AxesLadder, AxesParams};
+use bankwise_builtin::reduce_axes::{AxesLadder, AxesParams, DeviceBf16, DeviceF16};
 use bankwise_runtime::KernelEntry;
 
+use crate::element::{Element, view, view_mut};
 use crate::error::Result;
 use crate::gpu::{DeviceBuffer, Gpu, Launch};
 use crate::reduce::{Max, Min, Operation, Reducible, Sum};
 
-/// An [`Operation`] with axis-reduction kernels: [`Sum`], [`Min`] and [`Max`] of every
-/// [`Reducible`] type.
-pub trait AxesOperation<T: Reducible>: Operation<T> {
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// An element type with axis reductions: the six [`Reducible`] types, each accumulating in
+/// itself, and `half::bf16` and `half::f16`, accumulating in `f32` and rounded to the half
+/// type once, at the end (PyTorch's `sum(dim=…)` on half tensors does the same). Sealed.
+pub trait AxesElement: Element + sealed::Sealed {
+    /// The kernels' type of the same bits (`Self`, or the kernels' `Bf16` and `F16`).
+    type Device: 'static;
+    /// The accumulator, and the type of a split plan's partials.
+    type Acc: AxesElement<Device = Self::Acc, Acc = Self::Acc> + Reducible;
+    /// The unit roundoff of the final rounding to `Self`: `None` where `Acc` is `Self` (no
+    /// rounding besides the accumulation's); 2^-8 for `bf16`, 2^-11 for `f16`.
+    const FINAL_ROUNDOFF: Option<f64>;
+    /// The value as the accumulator (exact).
+    fn widen(self) -> Self::Acc;
+    /// The accumulator rounded to this type (to nearest, ties to even), as the kernels do.
+    fn narrow(a: Self::Acc) -> Self;
+}
+
+macro_rules! axes_same {
+    ($($t:ty),+) => {$(
+        impl sealed::Sealed for $t {}
+        impl AxesElement for $t {
+            type Device = $t;
+            type Acc = $t;
+            const FINAL_ROUNDOFF: Option<f64> = None;
+            fn widen(self) -> $t {
+                self
+            }
+            fn narrow(a: $t) -> $t {
+                a
+            }
+        }
+    )+};
+}
+axes_same!(f32, f64, i32, u32, i64, u64);
+
+macro_rules! axes_half {
+    ($($t:ty => $device:ty, $u:expr);+) => {$(
+        impl sealed::Sealed for $t {}
+        impl AxesElement for $t {
+            type Device = $device;
+            type Acc = f32;
+            const FINAL_ROUNDOFF: Option<f64> = Some($u);
+            fn widen(self) -> f32 {
+                self.to_f32()
+            }
+            fn narrow(a: f32) -> $t {
+                <$t>::from_f32(a)
+            }
+        }
+    )+};
+}
+axes_half!(half::bf16 => DeviceBf16, 1.0 / 256.0; half::f16 => DeviceF16, 1.0 / 2048.0);
+
+/// An operation with axis-reduction kernels for `T`: [`Sum`], [`Min`] and [`Max`] of every
+/// [`AxesElement`].
+pub trait AxesOperation<T: AxesElement>: Copy {
+    /// Its name in errors and reports (`"sum"`).
+    const OP: &'static str;
     /// Its entries (`bankwise_builtin::reduce_axes::SumAxes` for [`Sum`]).
-    type Axes: AxesLadder<T>;
-    /// Whether a reduction over no elements gives the identity (a sum: 0) rather than an
-    /// error (min, max: [`crate::Error::EmptyReduction`]).
-    const EMPTY_IS_IDENTITY: bool;
+    type Axes: AxesLadder<T::Device, Acc = T::Acc>;
+    /// What a reduction over no elements gives: the identity for a sum (0); `None` for min and
+    /// max, for which it is [`crate::Error::EmptyReduction`].
+    fn empty() -> Option<T>;
 }
 
 macro_rules! axes_ops {
     ($($t:ty),+) => {$(
         impl AxesOperation<$t> for Sum {
+            const OP: &'static str = "sum";
             type Axes = bankwise_builtin::reduce_axes::SumAxes;
-            const EMPTY_IS_IDENTITY: bool = true;
+            fn empty() -> Option<$t> {
+                Some(<$t>::narrow(<Sum as Operation<<$t as AxesElement>::Acc>>::identity()))
+            }
         }
         impl AxesOperation<$t> for Min {
+            const OP: &'static str = "min";
             type Axes = bankwise_builtin::reduce_axes::MinAxes;
-            const EMPTY_IS_IDENTITY: bool = false;
+            fn empty() -> Option<$t> {
+                None
+            }
         }
         impl AxesOperation<$t> for Max {
+            const OP: &'static str = "max";
             type Axes = bankwise_builtin::reduce_axes::MaxAxes;
-            const EMPTY_IS_IDENTITY: bool = false;
+            fn empty() -> Option<$t> {
+                None
+            }
         }
     )+};
 }
-axes_ops!(f32, f64, i32, u32, i64, u64);
+axes_ops!(f32, f64, i32, u32, i64, u64, half::bf16, half::f16);
 
-/// The entry of `kernel` for `O` and `T`.
-pub fn entry<T: Reducible, O: AxesOperation<T>>(kernel: AxesKernel) -> KernelEntry<AxesParams<T>> {
+/// The entry of `kernel` for `O` and `T`, `T` to `T` (a plan without a split).
+pub fn entry<T: AxesElement, O: AxesOperation<T>>(kernel: AxesKernel) -> KernelEntry<AxesParams<T::Device>> {
     match kernel {
         AxesKernel::RowsWarp => O::Axes::ROWS_WARP,
         AxesKernel::RowsBlock => O::Axes::ROWS_BLOCK,
         AxesKernel::Columns => O::Axes::COLUMNS,
+    }
+}
+
+/// The entry of `kernel` for the first pass of a split plan: `T` to partials.
+fn split_entry<T: AxesElement, O: AxesOperation<T>>(kernel: AxesKernel) -> KernelEntry<AxesParams<T::Acc, T::Device>> {
+    match kernel {
+        AxesKernel::RowsWarp => O::Axes::SPLIT_ROWS_WARP,
+        AxesKernel::RowsBlock => O::Axes::SPLIT_ROWS_BLOCK,
+        AxesKernel::Columns => O::Axes::SPLIT_COLUMNS,
+    }
+}
+
+/// The entry of `kernel` for the second pass of a split plan: partials to `T`.
+fn combine_entry<T: AxesElement, O: AxesOperation<T>>(
+    kernel: AxesKernel,
+) -> KernelEntry<AxesParams<T::Device, T::Acc>> {
+    match kernel {
+        AxesKernel::RowsWarp => O::Axes::COMBINE_ROWS_WARP,
+        AxesKernel::RowsBlock => O::Axes::COMBINE_ROWS_BLOCK,
+        AxesKernel::Columns => O::Axes::COMBINE_COLUMNS,
     }
 }
 
@@ -78,23 +172,62 @@ pub fn entry<T: Reducible, O: AxesOperation<T>>(kernel: AxesKernel) -> KernelEnt
 /// `multiprocessors` SMs. Errors: [`crate::Error::AxesRank`], [`crate::Error::AxisOutOfRange`],
 /// [`crate::Error::AxisRepeated`], [`crate::Error::ShapeOverflow`], [`crate::Error::LengthMismatch`],
 /// [`crate::Error::EmptyReduction`].
-pub fn plan<T: Reducible, O: AxesOperation<T>>(
+pub fn plan<T: AxesElement, O: AxesOperation<T>>(
     dims: &[usize],
     axes: &[usize],
     src_len: usize,
     dst_len: usize,
     multiprocessors: u32,
 ) -> Result<AxesPlan> {
-    let bytes = T::WIDTH.bytes();
-    plan::plan(dims, axes, src_len, dst_len, bytes, O::NAME, O::EMPTY_IS_IDENTITY, multiprocessors)
+    let bytes = (T::WIDTH.bytes(), T::Acc::WIDTH.bytes());
+    plan::plan(dims, axes, src_len, dst_len, bytes, O::OP, O::empty().is_some(), multiprocessors)
+}
+
+/// Device memory an axis reduction needs besides its source and destination: the partials
+/// `[splits][outputs]` of a plan that splits outputs among workers. Make one with
+/// [`Gpu::reduce_axes_scratch`] and pass it to [`Gpu::reduce_axes_with_scratch`] as often as
+/// wanted: an allocation per call (what [`Gpu::reduce_axes`] does where a plan splits) costs
+/// more than a small reduction.
+pub struct AxesScratch<T: AxesElement> {
+    partials: DeviceBuffer<T::Acc>,
+}
+
+impl<T: AxesElement> AxesScratch<T> {
+    /// Partials it holds.
+    pub fn len(&self) -> usize {
+        self.partials.len()
+    }
+
+    /// Whether it holds none (enough for every plan that does not split).
+    pub fn is_empty(&self) -> bool {
+        self.partials.is_empty()
+    }
+}
+
+impl<T: AxesElement> std::fmt::Debug for AxesScratch<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "AxesScratch<{}>[{}]", std::any::type_name::<T>(), self.partials.len())
+    }
 }
 
 impl Gpu {
-    /// Queues the `op` reduction of `src`, a row-major tensor of sizes `dims` (rank 1 to 8,
+    /// Scratch for reductions of a `dims` tensor of `T` over `axes` on this GPU (the partials
+    /// of its plan, none where the plan does not split; any operation). The same errors as
+    /// [`Gpu::reduce_axes`]'s shape checks, except that an empty extent is not one here.
+    pub fn reduce_axes_scratch<T: AxesElement>(&self, dims: &[usize], axes: &[usize]) -> Result<AxesScratch<T>> {
+        let c = canonical(dims, axes)?;
+        let sms = self.info().multiprocessors;
+        let bytes = (T::WIDTH.bytes(), T::Acc::WIDTH.bytes());
+        let plan = plan::plan(dims, axes, c.elements, c.outputs, bytes, "sum", true, sms)?;
+        Ok(AxesScratch { partials: self.partials::<T>(plan.scratch)? })
+    }
+
+    /// Queues the `op` reduction of `src` (any [`AxesElement`]), a row-major tensor of sizes `dims` (rank 1 to 8,
     /// any size 0 or more), over the axes `axes` (any subset, in any order, each once) into
     /// `dst`, which holds the kept dimensions' product of elements (1 where every axis is
     /// reduced), row-major in the kept dimensions' order. Nothing is waited for; scratch for
-    /// partials, where the plan splits outputs, is allocated by the call.
+    /// partials, where the plan splits outputs, is allocated by the call
+    /// ([`Gpu::reduce_axes_with_scratch`] reuses it).
     ///
     /// ```
     /// # fn main() -> bankwise::Result<()> {
@@ -116,7 +249,7 @@ impl Gpu {
     /// Errors, before any launch: [`crate::Error::AxesRank`], [`crate::Error::AxisOutOfRange`],
     /// [`crate::Error::AxisRepeated`], [`crate::Error::ShapeOverflow`], [`crate::Error::LengthMismatch`] (`src` or
     /// `dst`), [`crate::Error::EmptyReduction`] (min or max over a 0-sized axis).
-    pub fn reduce_axes<T: Reducible, O: AxesOperation<T>>(
+    pub fn reduce_axes<T: AxesElement, O: AxesOperation<T>>(
         &self,
         _op: O,
         src: &DeviceBuffer<T>,
@@ -125,27 +258,81 @@ impl Gpu {
         dst: &mut DeviceBuffer<T>,
     ) -> Result<()> {
         let plan = plan::<T, O>(dims, axes, src.len(), dst.len(), self.info().multiprocessors)?;
+        let mut scratch = AxesScratch::<T> { partials: self.partials::<T>(plan.scratch)? };
+        self.run_axes::<T, O>(plan, src, dst, &mut scratch)
+    }
+
+    /// [`Gpu::reduce_axes`] with partials in `scratch` (from [`Gpu::reduce_axes_scratch`]
+    /// for this shape and axes on this GPU, or any holding at least the plan's):
+    /// [`crate::Error::ScratchTooSmall`] where it holds fewer. Nothing is allocated.
+    pub fn reduce_axes_with_scratch<T: AxesElement, O: AxesOperation<T>>(
+        &self,
+        _op: O,
+        src: &DeviceBuffer<T>,
+        dims: &[usize],
+        axes: &[usize],
+        dst: &mut DeviceBuffer<T>,
+        scratch: &mut AxesScratch<T>,
+    ) -> Result<()> {
+        let plan = plan::<T, O>(dims, axes, src.len(), dst.len(), self.info().multiprocessors)?;
+        if plan.scratch > scratch.len() {
+            return Err(crate::Error::ScratchTooSmall { needed: plan.scratch, actual: scratch.len() });
+        }
+        self.run_axes::<T, O>(plan, src, dst, scratch)
+    }
+
+    /// Uninitialised room for `len` partials (no fill: a split plan's first pass writes each
+    /// partial its second pass reads, in the same call).
+    fn partials<T: AxesElement>(&self, len: usize) -> Result<DeviceBuffer<T::Acc>> {
+        // SAFETY: only `run_axes` reads the partials, each after the same call's first pass
+        // wrote it (every `p · outputs + o` of the plan, once; `tests::interpret` checks it).
+        Ok(unsafe { self.alloc_uninit(len) }?)
+    }
+
+    /// Queues `plan`'s work (checked against `src`, `dst` and `scratch` by the callers).
+    fn run_axes<T: AxesElement, O: AxesOperation<T>>(
+        &self,
+        plan: AxesPlan,
+        src: &DeviceBuffer<T>,
+        dst: &mut DeviceBuffer<T>,
+        scratch: &mut AxesScratch<T>,
+    ) -> Result<()> {
         let passes = match plan.work {
             AxesWork::Nothing => return Ok(()),
-            AxesWork::Identity => return Ok(self.upload_into(&vec![O::identity(); dst.len()], dst)?),
+            AxesWork::Identity => {
+                let zero = O::empty().expect("the plan gives the identity only where the operation has one");
+                return Ok(self.upload_into(&vec![zero; dst.len()], dst)?);
+            }
             AxesWork::Copy => return Ok(self.copy_dtod(src, dst)?),
             AxesWork::Passes(passes) => passes,
         };
-        let mut scratch = self.alloc_zeros::<T>(plan.scratch)?;
+        let cast = "an element and its kernels' type have one size and alignment";
+        let source = view::<T, T::Device>(src.as_slice()).expect(cast);
+        let mut out = view_mut::<T, T::Device>(dst.as_slice_mut()).expect(cast);
+        let partials = &mut scratch.partials;
         for pass in passes {
-            let block = pass.kernel.block();
-            let launch = Launch::new(entry::<T, O>(pass.kernel), (pass.grid, 1, 1), block);
+            let (grid, block) = (pass.grid, pass.kernel.block());
             let layout = pass.layout;
             // SAFETY: `plan` sized every pass: the source holds the elements its layout names
-            // (`src` checked against `dims`; the scratch holds `splits · outputs` partials), the
-            // output `splits · outputs` elements (`dst` checked; scratch sized so), blocks and
-            // shared memory as the kernels expect (declared by the entries). No pass reads what
-            // it writes.
+            // (`src` checked against `dims`; the scratch holds at least `splits · outputs`
+            // partials, checked by the callers), the output `splits · outputs` elements (`dst`
+            // checked; scratch likewise), blocks and shared memory as the kernels expect
+            // (declared by the entries). No pass reads what it writes. `T` and `T::Device` are
+            // the same bits.
             unsafe {
                 match (pass.input, pass.output) {
-                    (AxesSlot::Source, AxesSlot::Dst) => self.launch(launch, (&mut *dst, src, layout))?,
-                    (AxesSlot::Source, AxesSlot::Scratch) => self.launch(launch, (&mut scratch, src, layout))?,
-                    (AxesSlot::Scratch, AxesSlot::Dst) => self.launch(launch, (&mut *dst, &scratch, layout))?,
+                    (AxesSlot::Source, AxesSlot::Dst) => {
+                        let launch = Launch::new(entry::<T, O>(pass.kernel), grid, block);
+                        self.launch(launch, (&mut out, &source, layout))?
+                    }
+                    (AxesSlot::Source, AxesSlot::Scratch) => {
+                        let launch = Launch::new(split_entry::<T, O>(pass.kernel), grid, block);
+                        self.launch(launch, (&mut *partials, &source, layout))?
+                    }
+                    (AxesSlot::Scratch, AxesSlot::Dst) => {
+                        let launch = Launch::new(combine_entry::<T, O>(pass.kernel), grid, block);
+                        self.launch(launch, (&mut out, &*partials, layout))?
+                    }
                     (input, output) => unreachable!("an axes plan never routes {input:?} to {output:?}"),
                 }
             }

@@ -3,7 +3,7 @@
 //! choice of kernel, the split of each output among several workers where outputs are few,
 //! and each pass's [`AxesLayout`] and worst-case rounding depth.
 
-use bankwise_builtin::reduce_axes::{AxesLayout, COLUMN_LANES, COLUMN_ROWS, MAX_GROUPS, THREADS};
+use bankwise_builtin::reduce_axes::{AxesLayout, COLUMN_LANES, COLUMN_ROWS, COLUMN_UNROLL, MAX_GROUPS, THREADS};
 
 use crate::error::{Error, Result};
 
@@ -16,15 +16,26 @@ pub const SPLIT_MIN_EXTENT: usize = 1 << 14;
 /// At most this many workers share one output (the second pass reduces that many partials).
 pub const MAX_SPLITS: usize = 1024;
 /// A split hands each worker at least this many elements of the innermost reduced group
-/// (rows) or rows (columns), where the group is long enough.
+/// (rows), where the group is long enough.
 const ROW_CHUNK: usize = 4096;
-const COLUMN_CHUNK: usize = 256;
+/// A split hands each column worker at least this many rows: 16 per thread, four rounds of
+/// [`COLUMN_UNROLL`] loads; a tile of 128 f32 columns reads 64 KiB per chunk.
+pub const COLUMN_CHUNK: usize = 128;
 /// Row workers with at least this many elements each are a block, fewer a warp.
 pub const BLOCK_WORKER_MIN: usize = 1024;
-/// Blocks per SM a pass aims to fill before splitting outputs.
+/// Blocks per SM a row pass aims to fill before splitting outputs.
 const BLOCKS_PER_SM: usize = 4;
-/// Blocks per SM at most in a grid; workers past it are taken by a grid-stride loop.
+/// Blocks per SM a column pass aims to fill before splitting outputs: eight waves of the 4
+/// blocks of 256 threads an SM holds at the column kernels' registers (their launch bounds;
+/// 3 for half precision), so that the last wave's imbalance is a small part of the time.
+/// Column outputs split down to [`COLUMN_CHUNK`] rows whatever the extent (an 8192² f32
+/// column sum has 64 tiles of 128 columns: 64 splits of 128 rows, 4096 blocks), since the
+/// partials (`splits × outputs`, 2 MiB there) are small beside the source.
+const COLUMN_BLOCKS_PER_SM: usize = 32;
+/// Blocks per SM at most in a row grid; workers past it are taken by a grid-stride loop.
 const GRID_BLOCKS_PER_SM: usize = 64;
+/// Blocks at most along a grid's x.
+const GRID_X_MAX: u64 = (1 << 31) - 1;
 
 /// Dimensions fused into one: their product and whether they are reduced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -104,7 +115,8 @@ pub enum AxesKernel {
     RowsWarp,
     /// `reduce_rows_block`: a block of 256 per output (and split).
     RowsBlock,
-    /// `reduce_columns`: a block of 32 × 8 per 32 adjacent outputs (and split).
+    /// `reduce_columns`: a block of 32 × 8 per 32 (scalar) or 32 · V (16-byte vectors)
+    /// adjacent outputs (and split).
     Columns,
 }
 
@@ -153,8 +165,9 @@ pub struct AxesPass {
     pub kernel: AxesKernel,
     /// What it reads and writes.
     pub layout: AxesLayout,
-    /// Blocks (x); the kernels loop over workers past it.
-    pub grid: u32,
+    /// Blocks in x, y, z: rows, at most 64 per SM in x (the kernels loop over workers past
+    /// it); columns, one per worker (`y · x + x_index`, extra blocks of the last row return).
+    pub grid: (u32, u32, u32),
     /// What it reads.
     pub input: AxesSlot,
     /// What it writes.
@@ -191,7 +204,8 @@ pub struct AxesPlan {
 }
 
 /// Plans `dims` reduced over `axes`, from a source of `src_len` and into a destination of
-/// `dst_len` elements of `elem_bytes` each, on a device of `multiprocessors` SMs. `op` names
+/// `dst_len` elements of `bytes.0` each (partials of `bytes.1`, the accumulator's), on a
+/// device of `multiprocessors` SMs. `op` names
 /// the operation in errors; `empty_is_identity` says whether an empty extent gives the
 /// identity (a sum) or is an error (a minimum, a maximum), where there are outputs.
 #[allow(clippy::too_many_arguments)]
@@ -200,7 +214,7 @@ pub fn plan(
     axes: &[usize],
     src_len: usize,
     dst_len: usize,
-    elem_bytes: usize,
+    (elem_bytes, acc_bytes): (usize, usize),
     op: &'static str,
     empty_is_identity: bool,
     multiprocessors: u32,
@@ -237,7 +251,7 @@ pub fn plan(
     }
     // The partials `[splits][outputs]`, reduced over their first axis.
     let partials = canonical(&[splits, c.outputs], &[0])?;
-    let second = pass(&partials.groups, elem_bytes, sms, false)?;
+    let second = pass(&partials.groups, acc_bytes, sms, false)?;
     debug_assert_eq!(second.layout.splits(), 1);
     let depth = first.depth + second.depth;
     let passes = vec![
@@ -310,17 +324,23 @@ fn pass(groups: &[Group], elem_bytes: usize, sms: usize, may_split: bool) -> Res
     let outputs = outer * cols;
     let extent = segments * len;
     let vector = (16 / elem_bytes) as u64;
-    let target = (BLOCKS_PER_SM * sms) as u64;
+    // Columns: `V` adjacent columns per thread (one 16-byte load per row) where `cols` is a
+    // multiple of `V`, so that every row of a tile starts on a vector boundary; else one.
+    let col_vector = if !rows && cols.is_multiple_of(vector) { vector } else { 1 };
     let row_kernel = |e: u64| if e >= BLOCK_WORKER_MIN as u64 { AxesKernel::RowsBlock } else { AxesKernel::RowsWarp };
-    // Blocks without a split, and the split that fills `target` blocks.
+    // Blocks without a split, and the split that fills the target.
     let (kernel0, units) = if rows {
         (row_kernel(extent), outputs)
     } else {
-        (AxesKernel::Columns, outer * cols.div_ceil(COLUMN_LANES as u64))
+        (AxesKernel::Columns, outer * cols.div_ceil(COLUMN_LANES as u64 * col_vector))
     };
     let blocks = units.div_ceil(kernel0.workers_per_block() as u64);
-    let (min_chunk, align) = if rows { (ROW_CHUNK as u64, vector) } else { (COLUMN_CHUNK as u64, 1) };
-    let want = if may_split && blocks < target && extent >= SPLIT_MIN_EXTENT as u64 {
+    let (target, min_chunk, align, min_extent) = if rows {
+        ((BLOCKS_PER_SM * sms) as u64, ROW_CHUNK as u64, vector, SPLIT_MIN_EXTENT as u64)
+    } else {
+        ((COLUMN_BLOCKS_PER_SM * sms) as u64, COLUMN_CHUNK as u64, 1, 2 * COLUMN_CHUNK as u64)
+    };
+    let want = if may_split && blocks < target && extent >= min_extent {
         target.div_ceil(blocks).min(extent / min_chunk).min(MAX_SPLITS as u64)
     } else {
         1
@@ -330,10 +350,25 @@ fn pass(groups: &[Group], elem_bytes: usize, sms: usize, may_split: bool) -> Res
     let splits = split_seg * split_len;
     let kernel = if rows { row_kernel(chunk_seg * chunk_len) } else { AxesKernel::Columns };
     let workers = units * splits;
-    let grid = workers.div_ceil(kernel.workers_per_block() as u64).min((GRID_BLOCKS_PER_SM * sms) as u64).max(1);
+    let grid = if kernel == AxesKernel::Columns {
+        // One block per worker: x up to 2^31 − 1 blocks, y as many rows of them as needed.
+        let x = workers.clamp(1, GRID_X_MAX);
+        (x, workers.div_ceil(x).max(1))
+    } else {
+        (workers.div_ceil(kernel.workers_per_block() as u64).min((GRID_BLOCKS_PER_SM * sms) as u64).max(1), 1)
+    };
     // The roundings on an element's path: its thread's chain, then the worker's tree.
     let depth = match kernel {
-        AxesKernel::Columns => (chunk_seg * chunk_len).div_ceil(COLUMN_ROWS as u64) + levels(COLUMN_ROWS),
+        // A chunk of long rows: `⌈len / 8⌉` per segment; shorter ones walked together, fewer.
+        AxesKernel::Columns => {
+            let unrolled = chunk_len >= COLUMN_ROWS as u64 * COLUMN_UNROLL;
+            let chain = if unrolled {
+                chunk_seg * chunk_len.div_ceil(COLUMN_ROWS as u64)
+            } else {
+                (chunk_seg * chunk_len).div_ceil(COLUMN_ROWS as u64)
+            };
+            chain + levels(COLUMN_ROWS)
+        }
         k => {
             let w = k.block().0 / k.workers_per_block() as u32;
             // Chunks of at least `w · vector` take the vectors, a shorter last one the strided walk.
@@ -353,6 +388,7 @@ fn pass(groups: &[Group], elem_bytes: usize, sms: usize, may_split: bool) -> Res
         len,
         len_stride,
         cols,
+        col_vector,
         outputs,
         segments,
         split_seg,
@@ -361,6 +397,7 @@ fn pass(groups: &[Group], elem_bytes: usize, sms: usize, may_split: bool) -> Res
         chunk_len,
         workers,
     };
-    let grid = u32::try_from(grid).map_err(|_| Error::ShapeOverflow { shape: format!("{groups:?}") })?;
+    let overflow = || Error::ShapeOverflow { shape: format!("{groups:?}") };
+    let grid = (u32::try_from(grid.0).map_err(|_| overflow())?, u32::try_from(grid.1).map_err(|_| overflow())?, 1);
     Ok(AxesPass { kernel, layout, grid, input: AxesSlot::Source, output: AxesSlot::Dst, depth })
 }

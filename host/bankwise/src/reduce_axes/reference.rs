@@ -1,5 +1,6 @@
 //! CPU references of the axis reductions (re-exported in [`crate::cpu`]).
 
+use super::AxesElement;
 use super::plan::canonical;
 use crate::error::{Error, Result};
 use crate::reduce::Operation;
@@ -53,6 +54,20 @@ pub fn reduce_axes<T: Copy, O: Operation<T>>(src: &[T], dims: &[usize], axes: &[
         out[o] = O::combine(out[o], x);
     }
     Ok(out)
+}
+
+/// The `O` reduction of `src` as the kernels define it for an [`AxesElement`]: each element
+/// widened to its accumulator (`f32` for `bf16` and `f16`), folded there from the identity in
+/// source order ([`reduce_axes`]), each result rounded to `T` once. The exact reference for
+/// min and max of half types.
+pub fn reduce_axes_widened<T: AxesElement, O: Operation<T::Acc>>(
+    src: &[T],
+    dims: &[usize],
+    axes: &[usize],
+    op: O,
+) -> Result<Vec<T>> {
+    let wide: Vec<T::Acc> = src.iter().map(|&x| x.widen()).collect();
+    Ok(reduce_axes(&wide, dims, axes, op)?.into_iter().map(T::narrow).collect())
 }
 
 /// The float64 reference of a float sum over `axes`: per output `(Σ x_i, Σ |x_i|)`, the first

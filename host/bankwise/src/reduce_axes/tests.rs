@@ -88,11 +88,23 @@ fn the_innermost_group_picks_rows_or_columns() {
     // Short rows: a warp each.
     let p = passes(&plan_of::<f32, Sum>(&[1000, 100], &[1], 100_000, 1000, 132).unwrap());
     assert_eq!(p[0].kernel, AxesKernel::RowsWarp);
-    // Column sums and the middle axis of (64, 4096, 1024): columns, no split (enough tiles).
+    // Column sums: 16-byte vectors (tiles of 128 f32 columns, 64 of them), the 8192 rows split
+    // into 64 chunks of 128 to fill 4096 blocks, combined by a second column pass.
     let p = passes(&plan_of::<f32, Sum>(&[8192, 8192], &[0], 8192 * 8192, 8192, 132).unwrap());
-    assert_eq!((p.len(), p[0].kernel), (1, AxesKernel::Columns));
+    assert_eq!((p.len(), p[0].kernel, p[1].kernel), (2, AxesKernel::Columns, AxesKernel::Columns));
+    assert_eq!((p[0].layout.col_vector, p[0].layout.splits(), p[0].layout.chunk_len), (4, 64, 128));
+    assert_eq!((p[0].layout.workers, p[1].layout.len, p[1].layout.col_vector), (4096, 64, 4));
+    assert_eq!((p[0].grid, p[1].grid), ((4096, 1, 1), (64, 1, 1)));
+    // The middle axis of (64, 4096, 1024): the outer kept axis and a split of the 4096 rows
+    // both make blocks (64 · 8 tiles × 9 splits).
     let p = passes(&plan_of::<f32, Sum>(&[64, 4096, 1024], &[1], 64 << 22, 64 * 1024, 132).unwrap());
-    assert_eq!((p.len(), p[0].kernel, p[0].layout.kept_rank, p[0].layout.cols), (1, AxesKernel::Columns, 1, 1024));
+    assert_eq!((p.len(), p[0].kernel, p[0].layout.kept_rank, p[0].layout.cols), (2, AxesKernel::Columns, 1, 1024));
+    assert_eq!((p[0].layout.col_vector, p[0].layout.splits(), p[0].layout.workers), (4, 9, 64 * 8 * 9));
+    // f64: vectors of 2; an odd width: scalar columns, tiles of 32.
+    let p = passes(&plan_of::<f64, Sum>(&[8192, 8192], &[0], 8192 * 8192, 8192, 132).unwrap());
+    assert_eq!((p[0].layout.col_vector, p[0].layout.workers / p[0].layout.splits()), (2, 128));
+    let p = passes(&plan_of::<f32, Sum>(&[8191, 8193], &[0], 8191 * 8193, 8193, 132).unwrap());
+    assert_eq!((p[0].layout.col_vector, p[0].layout.workers / p[0].layout.splits()), (1, 257));
 }
 
 #[test]
@@ -138,10 +150,12 @@ fn interpret(plan: &AxesPlan, src: &[u64]) -> Vec<u64> {
         for w in 0..l.workers {
             let outputs = if pass.kernel == AxesKernel::Columns {
                 let (p, rest) = (w % l.splits(), w / l.splits());
-                let tiles = l.cols.div_ceil(COLUMN_LANES as u64);
+                let width = COLUMN_LANES as u64 * l.col_vector;
+                assert!(l.col_vector == 1 || l.cols.is_multiple_of(l.col_vector), "{l:?}");
+                let tiles = l.cols.div_ceil(width);
                 let (tile, q) = (rest % tiles, rest / tiles);
-                (0..COLUMN_LANES as u64)
-                    .map(|x| tile * COLUMN_LANES as u64 + x)
+                (0..width)
+                    .map(|x| tile * width + x)
                     .filter(|&c| c < l.cols)
                     .map(|c| (p, q * l.cols + c, l.kept_offset(q) + c))
                     .collect::<Vec<_>>()
@@ -222,11 +236,16 @@ proptest! {
         let c = canonical(&dims, &axes).unwrap();
         let plan = plan_of::<f32, Min>(&dims, &axes, c.elements, c.outputs, sms).unwrap();
         if let AxesWork::Passes(p) = &plan.work {
-            prop_assert!(p.iter().all(|p| p.grid >= 1 && p.layout.splits() as usize <= super::MAX_SPLITS));
+            prop_assert!(p.iter().all(|p| p.grid.0 >= 1 && p.grid.1 >= 1 && p.layout.splits() as usize <= super::MAX_SPLITS));
+            // Column grids: one block per worker, the last row of blocks partly idle.
+            for p in p.iter().filter(|p| p.kernel == AxesKernel::Columns) {
+                let (x, y) = (p.grid.0 as u64, p.grid.1 as u64);
+                prop_assert!(x * y >= p.layout.workers && x * (y - 1) < p.layout.workers, "{:?}", p.grid);
+            }
             if p.len() == 2 {
                 prop_assert_eq!(p[1].layout.splits(), 1);
                 prop_assert_eq!(plan.scratch, p[0].layout.splits() as usize * c.outputs);
-                prop_assert!(c.extent >= super::SPLIT_MIN_EXTENT);
+                prop_assert!(c.extent >= super::SPLIT_MIN_EXTENT.min(2 * super::COLUMN_CHUNK));
             }
             prop_assert!(plan.depth >= 1 && plan.depth < c.extent as u64 + 20);
         }
@@ -251,5 +270,48 @@ fn split_plans_compute_the_reference() {
             let src: Vec<u64> = (0..c.elements as u64).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15)).collect();
             assert_eq!(interpret(&plan, &src), cpu::reduce_axes(&src, dims, axes, Sum).unwrap(), "{dims:?} {axes:?}");
         }
+    }
+}
+
+/// The kernels' half-precision conversions (integer code, run by the emulator and the GPU)
+/// are the `half` crate's, which the host and the CPU references use: widening every bit
+/// pattern (NaNs quieted), rounding a stride through every `f32` bit pattern plus the ties, subnormals,
+/// overflows and NaNs.
+#[test]
+fn the_kernels_half_conversions_are_the_half_crates() {
+    use bankwise_builtin::reduce_axes::{DeviceBf16, DeviceF16, Stored};
+    for bits in 0..=u16::MAX {
+        let (b, h) = (half::bf16::from_bits(bits), half::f16::from_bits(bits));
+        // bf16 widens by the exact shift, a signalling NaN staying signalling until the first
+        // f32 operation quiets it (`half` quiets it at once): the same NaN after any combine.
+        let wide = <DeviceBf16 as Stored<f32>>::widen(DeviceBf16(bits)).to_bits();
+        let quiet = if b.is_nan() { wide | 0x0040_0000 } else { wide };
+        assert_eq!(quiet, b.to_f32().to_bits(), "bf16 {bits:#06x}");
+        assert_eq!(
+            <DeviceF16 as Stored<f32>>::widen(DeviceF16(bits)).to_bits(),
+            h.to_f32().to_bits(),
+            "f16 {bits:#06x}"
+        );
+    }
+    let edges = [
+        0x3F80_8000u32, // a bf16 tie, to even (down)
+        0x3F81_8000,    // a bf16 tie, to even (up)
+        0x3F80_1000,    // an f16 tie
+        0x3F80_3000,
+        0x3380_0000, // 2^-24: f16's smallest subnormal
+        0x3300_0000, // 2^-25: a tie to 0
+        0x3300_0001,
+        0x477F_F000, // f16's largest finite, rounding up to ∞
+        0x7F7F_FFFF, // f32's largest: bf16 ∞
+        0x7F80_0000,
+        0xFF80_0000,
+        0x7FC0_0000,
+        0x7F80_0001, // a signalling NaN
+        0xFFFF_FFFF,
+    ];
+    for i in (0..=u32::MAX).step_by(4099).chain(edges) {
+        let x = f32::from_bits(i);
+        assert_eq!(<DeviceBf16 as Stored<f32>>::narrow(x).0, half::bf16::from_f32(x).to_bits(), "bf16 of {i:#010x}");
+        assert_eq!(<DeviceF16 as Stored<f32>>::narrow(x).0, half::f16::from_f32(x).to_bits(), "f16 of {i:#010x}");
     }
 }

@@ -6,7 +6,7 @@
 //! conflict-free.
 
 use bankwise::reduce::{Max, Min, Operation, Sum};
-use bankwise::reduce_axes::{AxesKernel, AxesOperation, AxesWork, plan};
+use bankwise::reduce_axes::{AxesElement, AxesKernel, AxesOperation, AxesWork, plan};
 use bankwise::{DeviceBuffer, Error, Gpu, cpu};
 
 use super::num_nan::Nan;
@@ -67,12 +67,20 @@ pub fn trials(add: &mut AddTrial<'_>, target: Target) {
             per_type!(Sum: f32, f64, i32, u32, i64, u64);
             per_type!(Min: f32, f64, i32, u64);
             per_type!(Max: f32, f64, u32, i64);
+            macro_rules! per_half {
+                ($($op:ident),+) => {$(
+                    add(name(stringify!($op), "bf16"), Box::new(move |g| check_half::<half::bf16, $op>(g, dims, axes)));
+                    add(name(stringify!($op), "f16"), Box::new(move |g| check_half::<half::f16, $op>(g, dims, axes)));
+                )+};
+            }
+            per_half!(Sum, Min, Max);
         }
     }
     add("reduce_axes/nan/f32".into(), Box::new(check_nan::<f32>));
     add("reduce_axes/nan/f64".into(), Box::new(check_nan::<f64>));
     add("reduce_axes/rejects_bad_arguments".into(), Box::new(rejects_bad_arguments));
     add("reduce_axes/empty_extents".into(), Box::new(empty_extents));
+    add("reduce_axes/scratch_is_reused".into(), Box::new(scratch_is_reused));
     if target == Target::Emulator {
         // On an emulator of its own: its reports are not mixed with other trials'.
         add("reduce_axes/column_combine_is_conflict_free".into(), Box::new(|_| column_combine_is_conflict_free()));
@@ -93,9 +101,13 @@ fn sum_ok(got: f64, (want, abs): (f64, f64), depth: u64, u: f64, extent: usize) 
     }
 }
 
-fn check<T: TestData + AsF64, O: AxesOperation<T> + Default>(gpu: &Gpu, dims: &[usize], axes: &[usize]) -> Check {
+fn check<T, O>(gpu: &Gpu, dims: &[usize], axes: &[usize]) -> Check
+where
+    T: TestData + AsF64 + AxesElement,
+    O: AxesOperation<T> + Operation<T> + Default,
+{
     let n: usize = dims.iter().product();
-    let host = T::data(n, seed_of(&format!("axes{dims:?}{axes:?}{}", O::NAME), n), O::NAME == "sum");
+    let host = T::data(n, seed_of(&format!("axes{dims:?}{axes:?}{}", O::OP), n), O::OP == "sum");
     let src = gpu.upload(&host)?;
     let outputs: usize = (0..dims.len()).filter(|d| !axes.contains(d)).map(|d| dims[d]).product();
     let mut dst: DeviceBuffer<T> = gpu.alloc_zeros(outputs)?;
@@ -103,9 +115,9 @@ fn check<T: TestData + AsF64, O: AxesOperation<T> + Default>(gpu: &Gpu, dims: &[
     let plan = plan::<T, O>(dims, axes, n, outputs, gpu.info().multiprocessors)?;
     gpu.reduce_axes(O::default(), &src, dims, axes, &mut dst)?;
     let got = gpu.download(&dst)?;
-    let what = |i: usize| format!("{} of {dims:?} over {axes:?}, output {i} (plan {:?})", O::NAME, kernels(&plan.work));
+    let what = |i: usize| format!("{} of {dims:?} over {axes:?}, output {i} (plan {:?})", O::OP, kernels(&plan.work));
     let extent = n / outputs.max(1);
-    match (O::NAME, T::UNIT_ROUNDOFF) {
+    match (O::OP, T::UNIT_ROUNDOFF) {
         ("sum", Some(u)) => {
             let want = cpu::sum_axes_reference(&host.iter().map(|&x| x.as_f64()).collect::<Vec<_>>(), dims, axes)?;
             for (i, (&g, &w)) in got.iter().zip(&want).enumerate() {
@@ -116,6 +128,54 @@ fn check<T: TestData + AsF64, O: AxesOperation<T> + Default>(gpu: &Gpu, dims: &[
             let want = cpu::reduce_axes(&host, dims, axes, O::default())?;
             if let Some(i) = cpu::first_bit_difference(&got, &want) {
                 return Err(format!("{}: got {:?}, want {:?}", what(i), got[i], want[i]).into());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Half precision (`bf16`, `f16`), accumulated in `f32`: random `f32` data rounded to `H`;
+/// min and max bit for bit against `cpu::reduce_axes_widened`; sums within the `f32` accumulation's bound
+/// `γ_depth(2⁻²⁴) · Σ|x|` of the float64 reference, plus the final rounding to `H`: `u_H` of
+/// the result's magnitude (2⁻⁸ for bf16, 2⁻¹¹ for f16), and 2⁻²⁵ absolute (half of f16's
+/// smallest subnormal step).
+fn check_half<H, O>(gpu: &Gpu, dims: &[usize], axes: &[usize]) -> Check
+where
+    H: AxesElement<Acc = f32>,
+    O: AxesOperation<H> + Operation<f32> + Default,
+{
+    let n: usize = dims.iter().product();
+    let name = std::any::type_name::<H>();
+    let wide = f32::data(n, seed_of(&format!("axes{dims:?}{axes:?}{}{name}", O::OP), n), O::OP == "sum");
+    let host: Vec<H> = wide.iter().map(|&x| H::narrow(x)).collect();
+    let exact: Vec<f32> = host.iter().map(|&h| h.widen()).collect();
+    let src = gpu.upload(&host)?;
+    let outputs: usize = (0..dims.len()).filter(|d| !axes.contains(d)).map(|d| dims[d]).product();
+    let mut dst: DeviceBuffer<H> = gpu.alloc_zeros(outputs)?;
+    gpu.fill_bytes(&mut dst, POISON)?;
+    let plan = plan::<H, O>(dims, axes, n, outputs, gpu.info().multiprocessors)?;
+    gpu.reduce_axes(O::default(), &src, dims, axes, &mut dst)?;
+    let got: Vec<f32> = gpu.download(&dst)?.into_iter().map(|h| h.widen()).collect();
+    let what =
+        |i: usize| format!("{} {name} of {dims:?} over {axes:?}, output {i} (plan {:?})", O::OP, kernels(&plan.work));
+    if O::OP == "sum" {
+        let u_h = H::FINAL_ROUNDOFF.expect("half precision rounds once at the end");
+        let extent = n / outputs.max(1);
+        let wide: Vec<f64> = exact.iter().map(|&x| x as f64).collect();
+        for (i, (&g, &(want, abs))) in got.iter().zip(&cpu::sum_axes_reference(&wide, dims, axes)?).enumerate() {
+            let acc = cpu::sum_tolerance(plan.depth, 2f64.powi(-24), extent, want, abs);
+            let tol = acc + u_h * (want.abs() + acc) + 2f64.powi(-25);
+            let err = (g as f64 - want).abs();
+            if err.is_nan() || err > tol {
+                return Err(format!("{}: got {g:e}, want {want:e}: error {err:e} > {tol:e}", what(i)).into());
+            }
+        }
+    } else {
+        let want = cpu::reduce_axes_widened(&host, dims, axes, O::default())?;
+        for (i, (&g, &w)) in got.iter().zip(&want).enumerate() {
+            let w = w.widen();
+            if g.to_bits() != w.to_bits() {
+                return Err(format!("{}: got {g:e}, want {w:e}", what(i)).into());
             }
         }
     }
@@ -151,11 +211,11 @@ fn kernels(work: &AxesWork) -> Vec<AxesKernel> {
 
 /// A NaN in one output's extent: that output's sum, min and max are NaN (min/max the canonical
 /// one), and the others are not, for rows, columns and several groups.
-fn check_nan<T: TestData + Nan>(gpu: &Gpu) -> Check
+fn check_nan<T: TestData + Nan + AxesElement>(gpu: &Gpu) -> Check
 where
     Sum: AxesOperation<T>,
     Min: AxesOperation<T>,
-    Max: AxesOperation<T>,
+    Max: AxesOperation<T> + Operation<T>,
 {
     for (dims, axes, at) in [
         (&[40, 300][..], &[1][..], 4 * 300 + 17),
@@ -228,22 +288,52 @@ fn empty_extents(gpu: &Gpu) -> Check {
     Ok(())
 }
 
-/// The column kernel's combine through shared memory, `shared[y·32 + x]`: every warp reads
-/// and writes 32 consecutive slots, so each request takes 1 wavefront for 4-byte elements and
-/// 2 (256 bytes, the minimum) for 8-byte ones, at every shared site of the kernel.
+/// `reduce_axes_with_scratch` with one scratch for several calls gives what `reduce_axes`
+/// gives (bit for bit: the same plan), and a scratch too small for a split plan is refused.
+fn scratch_is_reused(gpu: &Gpu) -> Check {
+    let (dims, axes) = ([20_000, 3], [0]);
+    let mut scratch = gpu.reduce_axes_scratch::<f32>(&dims, &axes)?;
+    let plan = plan::<f32, Sum>(&dims, &axes, 60_000, 3, gpu.info().multiprocessors)?;
+    if plan.scratch == 0 || scratch.len() != plan.scratch {
+        return Err(format!("a split plan wants {} partials, the scratch holds {}", plan.scratch, scratch.len()).into());
+    }
+    let (mut want, mut got) = (gpu.alloc_zeros::<f32>(3)?, gpu.alloc_zeros::<f32>(3)?);
+    for seed in 0..2 {
+        let src = gpu.upload(&f32::data(60_000, seed_of("axes-scratch", seed), true))?;
+        gpu.reduce_axes(Sum, &src, &dims, &axes, &mut want)?;
+        gpu.fill_bytes(&mut got, POISON)?;
+        gpu.reduce_axes_with_scratch(Sum, &src, &dims, &axes, &mut got, &mut scratch)?;
+        let (w, g) = (gpu.download(&want)?, gpu.download(&got)?);
+        if let Some(i) = cpu::first_bit_difference(&g, &w) {
+            return Err(format!("call {seed}, output {i}: {} with the scratch, {} without", g[i], w[i]).into());
+        }
+    }
+    let src = gpu.alloc_zeros::<f32>(60_000)?;
+    let mut none = gpu.reduce_axes_scratch::<f32>(&[60_000], &[])?;
+    match gpu.reduce_axes_with_scratch(Sum, &src, &dims, &axes, &mut got, &mut none) {
+        Err(Error::ScratchTooSmall { needed, actual: 0 }) if needed == plan.scratch => Ok(()),
+        other => Err(format!("an empty scratch for a split plan: {other:?}").into()),
+    }
+}
+
+/// The column kernel's combine through shared memory, a plane `shared[k·256 + y·32 + x]` per
+/// column a thread owns: every warp reads and writes 32 consecutive slots, so each request
+/// takes 1 wavefront for 4-byte elements and 2 (256 bytes, the minimum) for 8-byte ones, at
+/// every shared site of the kernel (the 16-byte-vector plan: 4 planes for f32, 2 for u64).
 fn column_combine_is_conflict_free() -> Check {
     let gpu = Gpu::emulator()?;
     for bytes in [4, 8] {
         gpu.take_emulator_reports();
-        // 96 columns: whole warps everywhere (a last tile of fewer columns reads fewer bytes).
-        let (dims, axes) = ([100, 3, 96], [0, 1]);
+        // 128 columns: whole tiles of 32 threads × 4 f32 (or 2 u64) columns, so whole warps
+        // everywhere (a last tile of fewer columns reads fewer bytes).
+        let (dims, axes) = ([100, 3, 128], [0, 1]);
         if bytes == 4 {
-            let src = gpu.upload(&vec![1.5f32; 28_800])?;
-            let mut dst = gpu.alloc_zeros::<f32>(96)?;
+            let src = gpu.upload(&vec![1.5f32; 38_400])?;
+            let mut dst = gpu.alloc_zeros::<f32>(128)?;
             gpu.reduce_axes(Sum, &src, &dims, &axes, &mut dst)?;
         } else {
-            let src = gpu.upload(&vec![7u64; 28_800])?;
-            let mut dst = gpu.alloc_zeros::<u64>(96)?;
+            let src = gpu.upload(&vec![7u64; 38_400])?;
+            let mut dst = gpu.alloc_zeros::<u64>(128)?;
             gpu.reduce_axes(Max, &src, &dims, &axes, &mut dst)?;
         }
         let reports = gpu.take_emulator_reports();
