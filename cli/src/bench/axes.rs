@@ -7,9 +7,8 @@
 //! side (`torch.sum(x, dim, out=…)`) is `benches/peers/axes_torch.py`.
 
 use anyhow::Result;
-use bankwise::Element;
-use bankwise::reduce::{Operation, Reducible};
-use bankwise::reduce_axes::AxesOperation;
+use bankwise::half::bf16;
+use bankwise::reduce_axes::{AxesElement, AxesOperation};
 use bankwise::timing::{measure, rotation};
 use bankwise::{Min, Sum};
 
@@ -19,21 +18,24 @@ use super::{Bench, Row, random, short_type_name};
 pub const CASES: [(&[usize], &[usize]); 3] = [(&[8192, 8192], &[1]), (&[8192, 8192], &[0]), (&[64, 4096, 1024], &[1])];
 
 impl Bench<'_> {
-    /// Every case, f32 and f64 sums and the f32 minimum.
+    /// Every case: f32, f64 and bf16 sums and the f32 minimum.
     pub(super) fn axes_suite(&mut self) -> Result<()> {
-        self.progress.inc_length(3 * CASES.len() as u64);
+        self.progress.inc_length(4 * CASES.len() as u64);
         for (dims, axes) in CASES {
             self.axes::<f32, _>(Sum, dims, axes)?;
             self.axes::<f64, _>(Sum, dims, axes)?;
+            self.axes::<bf16, _>(Sum, dims, axes)?;
             self.axes::<f32, _>(Min, dims, axes)?;
         }
         Ok(())
     }
 
-    fn axes<T: Reducible + Element, O: AxesOperation<T>>(&mut self, op: O, dims: &[usize], axes: &[usize]) -> Result<()> {
+    /// Times `op` over `axes` of a `dims` tensor of random `T`s, into an output and scratch made
+    /// once ([`bankwise::Gpu::reduce_axes_with_scratch`]).
+    fn axes<T: AxesElement, O: AxesOperation<T>>(&mut self, op: O, dims: &[usize], axes: &[usize]) -> Result<()> {
         let dtype = short_type_name::<T>();
         let label = format!("{} over {:?}", dims.iter().map(usize::to_string).collect::<Vec<_>>().join("x"), axes);
-        let name = format!("reduce_axes/{}", <O as Operation<T>>::NAME);
+        let name = format!("reduce_axes/{}", O::OP);
         self.progress.set_message(format!("{name} {dtype} {label}"));
         let n: usize = dims.iter().product();
         let kept: usize = (0..dims.len()).filter(|a| !axes.contains(a)).map(|a| dims[a]).product();
@@ -42,9 +44,12 @@ impl Bench<'_> {
         let host = random::<T>(n);
         let srcs = (0..sets).map(|_| self.gpu.upload(&host)).collect::<bankwise::runtime::Result<Vec<_>>>()?;
         let mut out = self.gpu.alloc_zeros::<T>(kept)?;
+        let mut scratch = self.gpu.reduce_axes_scratch::<T>(dims, axes)?;
         let mut copy_dst = self.gpu.alloc_zeros::<T>(n)?;
         let (warmup, runs) = if self.args.quick { (2, 5) } else { (self.args.warmup, self.args.runs) };
-        let stats = measure(self.gpu, warmup, runs, |i| self.gpu.reduce_axes(op, &srcs[i % sets], dims, axes, &mut out))?;
+        let stats = measure(self.gpu, warmup, runs, |i| {
+            self.gpu.reduce_axes_with_scratch(op, &srcs[i % sets], dims, axes, &mut out, &mut scratch)
+        })?;
         let copy = measure(self.gpu, warmup, runs.min(50), |i| self.gpu.copy_driver(&srcs[i % sets], &mut copy_dst))?;
         self.rows.push(Row {
             kernel: name,

@@ -156,7 +156,12 @@ pub fn run(args: &Args) -> Result<()> {
             })
             .collect();
         std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))?;
-        eprintln!("wrote the {} permute cases (random half seeded {:#x}) to {}", permute_cases.len(), permute::SEED, path.display());
+        eprintln!(
+            "wrote the {} permute cases (random half seeded {:#x}) to {}",
+            permute_cases.len(),
+            permute::SEED,
+            path.display()
+        );
     }
     let gpu = match Gpu::new() {
         Ok(gpu) => gpu,

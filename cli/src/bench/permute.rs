@@ -11,8 +11,8 @@
 
 use anyhow::Result;
 use bankwise::half::bf16;
-use bankwise::{Element, PermutePlan};
 use bankwise::timing::{VersusCopy, versus_copy};
+use bankwise::{Element, PermutePlan};
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 
 use super::{Bench, Row, random, short_type_name};
@@ -133,8 +133,9 @@ impl Bench<'_> {
         let mut dst = self.gpu.alloc_zeros::<T>(n)?;
         let (warmup, runs) = if self.args.quick { (2, 5) } else { (self.args.warmup, self.args.runs) };
         // Every case is 128 MiB or more on each side, past any L2: one buffer set.
-        let VersusCopy { kernel: stats, copy, .. } =
-            versus_copy(self.gpu, warmup, runs, bytes, |_| Ok::<_, anyhow::Error>(self.gpu.permute_with_plan(&plan, &src, &mut dst)?))?;
+        let VersusCopy { kernel: stats, copy, .. } = versus_copy(self.gpu, warmup, runs, bytes, |_| {
+            Ok::<_, anyhow::Error>(self.gpu.permute_with_plan(&plan, &src, &mut dst)?)
+        })?;
         self.rows.push(Row {
             kernel: format!("permute ({})", case.origin),
             dtype,
@@ -155,8 +156,11 @@ impl Bench<'_> {
 pub fn summary(rows: &[Row]) -> String {
     let mut out = String::new();
     for dtype in ["f32", "bf16"] {
-        let mut of: Vec<f64> =
-            rows.iter().filter(|r| r.kernel.starts_with("permute") && r.dtype == dtype).map(|r| 100.0 * r.of_copy()).collect();
+        let mut of: Vec<f64> = rows
+            .iter()
+            .filter(|r| r.kernel.starts_with("permute") && r.dtype == dtype)
+            .map(|r| 100.0 * r.of_copy())
+            .collect();
         if of.is_empty() {
             continue;
         }

@@ -1,11 +1,11 @@
 //! The N-d permutation's entries per element width, and their typed lookup ([`PermuteWord`]).
 
 use bankwise_device::kernel;
-use bankwise_kernels::permute::{permute_rows, permute_rows_vectors, permute_tiled_flat, permute_tiled_vectorized};
 /// The parameters and limits of the entries below, for their launchers.
 pub use bankwise_kernels::permute::{
     Batch, FastDiv, Group, MAX_BATCH, MAX_GROUP, MAX_RANK, ROWS_THREADS, Rows, Tiled, flat_pitch,
 };
+use bankwise_kernels::permute::{permute_rows, permute_rows_vectors, permute_tiled_flat, permute_tiled_vectorized};
 use bankwise_layout::transpose::tuned as layout;
 
 /// Bytes of `T`, as the layout functions take them.

@@ -440,7 +440,8 @@ pub unsafe fn permute_tiled_flat<T: Plain, const K: usize, const SMALL: bool>(ds
         // thread's first, a fixed step in `src`, so the offsets are one multiply-add each and no
         // load is predicated.
         let stride = p.rows.strides[0] as u32;
-        let first = (bs as u32).wrapping_add(((r0 as u32).wrapping_add(t >> cs)).wrapping_mul(stride))
+        let first = (bs as u32)
+            .wrapping_add(((r0 as u32).wrapping_add(t >> cs)).wrapping_mul(stride))
             .wrapping_add(c0 as u32 + (t & (wide - 1)));
         // 256 slots are 256 >> cs rows where a row is at most 256 wide, else 256 columns.
         let step = if cs <= 8 { (THREADS >> cs).wrapping_mul(stride) } else { THREADS };
@@ -533,9 +534,10 @@ pub unsafe fn permute_rows<T: Plain>(dst: *mut T, src: *const T, p: &Rows) {
     let zero: T = unsafe { core::mem::zeroed() };
     // SAFETY: `rows_with` calls these only for words inside the buffers (this function's
     // contract); one thread writes each output word.
-    let (load, store) = (|i: u64| unsafe { global::read(src.add(i as usize)) }, |i: u64, v: T| unsafe {
-        global::write(dst.add(i as usize), v)
-    });
+    let (load, store) = (
+        |i: u64| unsafe { global::read(src.add(i as usize)) },
+        |i: u64, v: T| unsafe { global::write(dst.add(i as usize), v) },
+    );
     rows_with(p, zero, load, store);
 }
 
@@ -614,8 +616,9 @@ pub unsafe fn permute_rows_vectors(dst: *mut u32, src: *const u32, p: &Rows) {
     let (src, dst) = (src.cast::<[u32; 4]>(), dst.cast::<[u32; 4]>());
     // SAFETY: `rows_with` calls these only for vectors inside the buffers, 16-byte aligned (this
     // function's contract); one thread writes each output vector.
-    let (load, store) = (|i: u64| unsafe { load_global_v4(src.add(i as usize)) }, |i: u64, v: [u32; 4]| unsafe {
-        store_global_v4(dst.add(i as usize), v)
-    });
+    let (load, store) = (
+        |i: u64| unsafe { load_global_v4(src.add(i as usize)) },
+        |i: u64, v: [u32; 4]| unsafe { store_global_v4(dst.add(i as usize), v) },
+    );
     rows_with(p, [0; 4], load, store);
 }

@@ -102,9 +102,15 @@ impl Gpu {
             Work::Copy => self.copy(src, dst),
             Work::Transpose { shape, width } => match width {
                 Width::B1 => self.transpose_slices(TransposeKernel::Tuned, bytes::<T, u8>(from), bytes_mut(to), *shape),
-                Width::B2 => self.transpose_slices(TransposeKernel::Tuned, bytes::<T, u16>(from), bytes_mut(to), *shape),
-                Width::B4 => self.transpose_slices(TransposeKernel::Tuned, bytes::<T, u32>(from), bytes_mut(to), *shape),
-                Width::B8 => self.transpose_slices(TransposeKernel::Tuned, bytes::<T, u64>(from), bytes_mut(to), *shape),
+                Width::B2 => {
+                    self.transpose_slices(TransposeKernel::Tuned, bytes::<T, u16>(from), bytes_mut(to), *shape)
+                }
+                Width::B4 => {
+                    self.transpose_slices(TransposeKernel::Tuned, bytes::<T, u32>(from), bytes_mut(to), *shape)
+                }
+                Width::B8 => {
+                    self.transpose_slices(TransposeKernel::Tuned, bytes::<T, u64>(from), bytes_mut(to), *shape)
+                }
             },
             Work::Tiled { params, vectorized, width } => match width {
                 Width::B1 => self.permute_tiled::<u8>(params, *vectorized, bytes::<T, u8>(from), bytes_mut(to)),
@@ -117,7 +123,12 @@ impl Gpu {
                 Some(Width::B2) => self.permute_rows(params, bytes::<T, u16>(from), bytes_mut(to), <u16>::ROWS),
                 Some(Width::B4) => self.permute_rows(params, bytes::<T, u32>(from), bytes_mut(to), <u32>::ROWS),
                 Some(Width::B8) => self.permute_rows(params, bytes::<T, u64>(from), bytes_mut(to), <u64>::ROWS),
-                None => self.permute_rows(params, bytes::<T, u32>(from), bytes_mut(to), crate::builtin::permute::permute_rows_v4),
+                None => self.permute_rows(
+                    params,
+                    bytes::<T, u32>(from),
+                    bytes_mut(to),
+                    crate::builtin::permute::permute_rows_v4,
+                ),
             },
         }
     }

@@ -82,6 +82,9 @@ pub fn fuse(dims: &[usize], perm: &[usize]) -> Fused {
 }
 
 /// What a planned permutation runs.
+// A plan is made once per shape and kept: the tiled variant's 448 bytes of kernel parameters
+// inline cost nothing a box would save.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Work {
     /// Nothing: the tensor is empty.
@@ -238,7 +241,7 @@ fn work(sizes: &[usize], perm: &[usize], bytes: u64) -> Work {
     let side = side as u64;
     let params = tiled(sizes, perm, side, side);
     let (r, c) = (params.rows.len, params.cols.len);
-    if r % v == 0 && c % v == 0 && r >= side && c >= side {
+    if r.is_multiple_of(v) && c.is_multiple_of(v) && r >= side && c >= side {
         return Work::Tiled { params, vectorized: true, width };
     }
     Work::Tiled { params: flat(sizes, perm, bytes), vectorized: false, width }
@@ -349,7 +352,7 @@ fn tiled(sizes: &[usize], perm: &[usize], row_side: u64, col_side: u64) -> Tiled
 fn rows(sizes: &[usize], perm: &[usize], bytes: u64) -> Work {
     let k = sizes.len();
     let row_bytes = bytes * sizes[k - 1] as u64;
-    let word = [16, 8, 4, 2].into_iter().find(|&w| w >= bytes && row_bytes % w == 0).unwrap_or(bytes);
+    let word = [16, 8, 4, 2].into_iter().find(|&w| w >= bytes && row_bytes.is_multiple_of(w)).unwrap_or(bytes);
     let src_stride = strides(sizes);
     let mut outer = Batch { count: 1, ..Batch::default() };
     for &a in perm[..k - 1].iter().rev() {
@@ -361,11 +364,8 @@ fn rows(sizes: &[usize], perm: &[usize], bytes: u64) -> Work {
     }
     let row_len = row_bytes / word;
     let chunk = ROWS_CHUNK_BYTES / word;
-    let (rows_per_block, blocks_per_row) = if row_len <= chunk {
-        ((chunk / row_len).min(ROWS_THREADS as u64), 1)
-    } else {
-        (1, row_len.div_ceil(chunk))
-    };
+    let (rows_per_block, blocks_per_row) =
+        if row_len <= chunk { ((chunk / row_len).min(ROWS_THREADS as u64), 1) } else { (1, row_len.div_ceil(chunk)) };
     let params = Rows { outer, row_len, rows_per_block, blocks_per_row, chunk, first_block: 0 };
     Work::Rows { params, width: (word <= 8).then(|| width_of(word)) }
 }

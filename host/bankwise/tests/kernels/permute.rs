@@ -141,12 +141,17 @@ fn rejects_bad_arguments(gpu: &Gpu) -> Check {
     let src = gpu.upload(&[1.0f32; 24])?;
     let mut dst = gpu.alloc_zeros::<f32>(24)?;
     let mut short = gpu.alloc_zeros::<f32>(23)?;
-    let cases: [(bankwise::Result<()>, fn(&Error) -> bool); 6] = [
+    type Expect = fn(&Error) -> bool;
+    let cases: [(bankwise::Result<()>, Expect); 6] = [
         (gpu.permute(&src, &mut dst, &[2, 3, 4], &[0, 1]), |e| matches!(e, Error::NotAPermutation { .. })),
         (gpu.permute(&src, &mut dst, &[2, 3, 4], &[0, 1, 1]), |e| matches!(e, Error::NotAPermutation { .. })),
         (gpu.permute(&src, &mut dst, &[], &[]), |e| matches!(e, Error::RankOutOfRange { .. })),
-        (gpu.permute(&src, &mut short, &[2, 3, 4], &[2, 1, 0]), |e| matches!(e, Error::LengthMismatch { buffer: "dst", .. })),
-        (gpu.permute(&src, &mut dst, &[2, 3, 5], &[2, 1, 0]), |e| matches!(e, Error::LengthMismatch { buffer: "src", .. })),
+        (gpu.permute(&src, &mut short, &[2, 3, 4], &[2, 1, 0]), |e| {
+            matches!(e, Error::LengthMismatch { buffer: "dst", .. })
+        }),
+        (gpu.permute(&src, &mut dst, &[2, 3, 5], &[2, 1, 0]), |e| {
+            matches!(e, Error::LengthMismatch { buffer: "src", .. })
+        }),
         (gpu.permute(&src, &mut dst, &[usize::MAX, 3], &[1, 0]), |e| matches!(e, Error::ShapeOverflow { .. })),
     ];
     for (i, (r, ok)) in cases.into_iter().enumerate() {

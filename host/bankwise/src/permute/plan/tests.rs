@@ -10,13 +10,22 @@ use crate::cpu;
 fn bad_permutations_are_typed_errors_that_say_what_is_wrong() {
     let msg = |dims: &[usize], perm: &[usize]| check(dims, perm).unwrap_err().to_string();
     assert_eq!(msg(&[], &[]), "dims [] has 0 axes; permute takes 1 to 8");
-    assert_eq!(msg(&[1; 9], &[0, 1, 2, 3, 4, 5, 6, 7, 8]), "dims [1, 1, 1, 1, 1, 1, 1, 1, 1] has 9 axes; permute takes 1 to 8");
+    assert_eq!(
+        msg(&[1; 9], &[0, 1, 2, 3, 4, 5, 6, 7, 8]),
+        "dims [1, 1, 1, 1, 1, 1, 1, 1, 1] has 9 axes; permute takes 1 to 8"
+    );
     assert_eq!(
         msg(&[2, 3], &[0]),
         "perm [0] is not a permutation of the axes of dims [2, 3]: it has 1 entries, one per axis needs 2"
     );
-    assert_eq!(msg(&[2, 3], &[0, 2]), "perm [0, 2] is not a permutation of the axes of dims [2, 3]: axis 2 is out of range (axes are 0 to 1)");
-    assert_eq!(msg(&[2, 3, 4], &[1, 1, 0]), "perm [1, 1, 0] is not a permutation of the axes of dims [2, 3, 4]: axis 1 appears twice");
+    assert_eq!(
+        msg(&[2, 3], &[0, 2]),
+        "perm [0, 2] is not a permutation of the axes of dims [2, 3]: axis 2 is out of range (axes are 0 to 1)"
+    );
+    assert_eq!(
+        msg(&[2, 3, 4], &[1, 1, 0]),
+        "perm [1, 1, 0] is not a permutation of the axes of dims [2, 3, 4]: axis 1 appears twice"
+    );
     assert!(matches!(check(&[1 << 40, 1 << 30], &[1, 0]), Err(Error::ShapeOverflow { .. })));
     assert_eq!(check(&[3, 0, 5], &[2, 1, 0]).unwrap(), 0);
     assert_eq!(check(&[7], &[0]).unwrap(), 7);
@@ -102,8 +111,7 @@ fn interpret(plan: &PermutePlan, src: &[u8]) -> Vec<u8> {
         Work::Tiled { params, width, vectorized } => {
             // Tile by tile, as the blocks take them.
             let side = tuned::side(width.bytes() as u32) as u64;
-            let (tall, wide) =
-                if *vectorized { (side, side) } else { (1 << params.row_shift, 1 << params.col_shift) };
+            let (tall, wide) = if *vectorized { (side, side) } else { (1 << params.row_shift, 1 << params.col_shift) };
             assert!(*vectorized || tall * wide <= 256 * flat_per_thread(width.bytes() as u32) as u64, "{plan}");
             for block in 0..params.tiles() {
                 let (bs, bd, r0, c0) = params.tile(block, tall, wide);
@@ -133,10 +141,15 @@ fn check_plan(dims: &[usize], perm: &[usize], width: Width) {
     let n = plan.elements;
     let bytes = width.bytes();
     // Elements as distinct byte strings.
-    let src: Vec<u8> = (0..n * bytes).map(|i| (i / bytes * 7 + i % bytes * 131) as u8 ^ (i / bytes / 251) as u8).collect();
+    let src: Vec<u8> =
+        (0..n * bytes).map(|i| (i / bytes * 7 + i % bytes * 131) as u8 ^ (i / bytes / 251) as u8).collect();
     let index: Vec<usize> = (0..n).collect();
-    let want: Vec<u8> =
-        cpu::permute(&index, dims, perm).unwrap().iter().flat_map(|&i| &src[i * bytes..(i + 1) * bytes]).copied().collect();
+    let want: Vec<u8> = cpu::permute(&index, dims, perm)
+        .unwrap()
+        .iter()
+        .flat_map(|&i| &src[i * bytes..(i + 1) * bytes])
+        .copied()
+        .collect();
     assert_eq!(interpret(&plan, &src), want, "{plan}");
 }
 
