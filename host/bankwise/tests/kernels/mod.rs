@@ -688,7 +688,10 @@ macro_rules! float_data {
                 let mut v: Vec<$t> = random(n, seed);
                 for x in &mut v {
                     if for_sum {
-                        *x = (x.to_bits() >> 11) as $t / (1u64 << (<$t>::MANTISSA_DIGITS - 1)) as $t;
+                        // The top MANTISSA_DIGITS + 1 bits over 2^(MANTISSA_DIGITS − 1): [0, 4),
+                        // then [−1, 1) below, uniform.
+                        let shift = 8 * size_of::<$t>() as u32 - (<$t>::MANTISSA_DIGITS + 1);
+                        *x = (x.to_bits() >> shift) as $t / (1u64 << (<$t>::MANTISSA_DIGITS - 1)) as $t;
                         *x = (*x % 2.0) - 1.0;
                     } else if !x.is_finite() {
                         *x = <$t>::from_bits(x.to_bits() ^ (1 << (<$t>::MANTISSA_DIGITS + 2)));
