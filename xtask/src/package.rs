@@ -127,7 +127,11 @@ fn unpack(target: &Path, name: &str, version: &str, into: &Path) -> Result<PathB
     if dir.exists() {
         std::fs::remove_dir_all(&dir)?;
     }
-    run(Command::new("tar").arg("-xzf").arg(&file).arg("-C").arg(into))?;
+    // `-m`: the files' modification times become now. `cargo package` stamps every file with
+    // one fixed date, and the consumer's and kernel crate's builds (kept between runs) judge
+    // path dependencies by modification time: without it they reuse builds of the last run's
+    // sources (a new module of `bankwise-builtin` was "not found").
+    run(Command::new("tar").arg("-xzmf").arg(&file).arg("-C").arg(into))?;
     println!("  {name} {version}: {:.1} KiB packed", size as f64 / 1024.0);
     Ok(dir)
 }
