@@ -7,14 +7,17 @@
 //! `(64, 8192, 128)`. Then one of four kinds of work ([`Work`]):
 //!
 //! - where the innermost axis moves, tiles through shared memory whose columns run along
-//!   `src`'s innermost axes and rows along `dst`'s, so both sides are coalesced (a rank-2 or
-//!   batched 2-D case goes to the tuned transpose, the same tile with fixed strides); 16-byte
-//!   vectors where both sides span whole vectors, one element per access otherwise. The
-//!   tiles' shared memory is conflict-free for every width: the vectorized tile is the tuned
-//!   transpose's XOR swizzle at vector granularity (`STS.128` rows, a gather that puts a
-//!   quarter-warp's eight 16-byte reads on distinct bank groups), the scalar one the padded
-//!   32 × 32 tile (pitch 33 words for 4- and 8-byte elements, 34 and 36 for 2- and 1-byte
-//!   ones, so a column's 32 elements fall in distinct banks, or pairs within one word);
+//!   `src`'s innermost axes and rows along `dst`'s, so both sides are coalesced (a (batched)
+//!   2-D case with both sides of 64 or more goes to the tuned transpose, the same tile with
+//!   fixed strides): 16-byte vectors through the tuned transpose's square tile where both
+//!   groups span whole vectors and its side, else one element per access through a
+//!   rectangular "flat" tile shaped to the groups (a narrow group cuts its side, the other
+//!   grows to fill the tile). The tiles' shared memory is conflict-free for every width: the
+//!   vectorized tile is the tuned transpose's XOR swizzle at vector granularity (`STS.128`
+//!   rows, a gather that puts a quarter-warp's eight 16-byte reads on distinct bank groups);
+//!   the flat tile's pitch (`flat_pitch`) starts 32 consecutive rows on 32 banks (rows an odd
+//!   number of words apart), or shifts short tiles' rows by the columns a warp reads, except
+//!   that tiles under 32 columns wide take 2 wavefronts in their staging stores;
 //! - where it stays, a run of it that is 2, 4 or 8 bytes long moves as one wider element (and
 //!   the rest is planned again), and a longer one as a gather of rows, copied along both sides;
 //! - the identity, a copy; an empty tensor, nothing.

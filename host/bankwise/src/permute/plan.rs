@@ -102,8 +102,8 @@ pub enum Work {
     Tiled {
         /// The tiles' addresses (`first_tile` 0).
         params: Tiled,
-        /// 16-byte vectors (`permute_tiled_*`) or one element per access
-        /// (`permute_tiled_scalar_*`).
+        /// 16-byte vectors (`permute_tiled_*`) or one element per access through the flat tile
+        /// (`permute_tiled_flat_*`, whose shape and pitch `params` holds).
         vectorized: bool,
         /// The word moved.
         width: Width,
