@@ -432,6 +432,9 @@ fn active_mask_is_the_lanes_that_reach_the_call_together() {
 /// Each kernel below stores the line of its barrier or collective here (the line after the
 /// store), for the tests to check that the fault names the kernel's own line.
 static BARRIER_LINE: AtomicU32 = AtomicU32::new(0);
+/// `exit_between_barriers`' first barrier: a static of its own, since tests running beside
+/// this one store `early_return`'s line in `BARRIER_LINE` at any time.
+static FIRST_BARRIER_LINE: AtomicU32 = AtomicU32::new(0);
 static SECOND_BARRIER_LINE: AtomicU32 = AtomicU32::new(0);
 static COLLECTIVE_LINE: AtomicU32 = AtomicU32::new(0);
 
@@ -449,7 +452,7 @@ unsafe fn early_return<const CUT: u32, const KIND: usize>(_: &[*mut c_void]) {
 
 /// Every thread passes a first barrier; threads 16 and up then return, before a second.
 unsafe fn exit_between_barriers(_: &[*mut c_void]) {
-    BARRIER_LINE.store(line!() + 1, Relaxed);
+    FIRST_BARRIER_LINE.store(line!() + 1, Relaxed);
     lane::barrier(Barrier::Sync, false);
     if lane::thread_idx().x >= 16 {
         return;
@@ -505,7 +508,10 @@ fn a_barrier_that_some_threads_of_the_block_exit_before_is_divergent() {
     // Exiting between two barriers: the fault names the second and the one the thread passed.
     match run(exit_between_barriers, &out, 1, 32, 0) {
         Err(Fault::ExitedBeforeBarrier { first, after: Some(passed), exited_thread, .. }) => {
-            assert_eq!((first.line, passed.line), (SECOND_BARRIER_LINE.load(Relaxed), BARRIER_LINE.load(Relaxed)));
+            assert_eq!(
+                (first.line, passed.line),
+                (SECOND_BARRIER_LINE.load(Relaxed), FIRST_BARRIER_LINE.load(Relaxed))
+            );
             assert_eq!(exited_thread.x, 16);
         }
         other => panic!("{other:?}"),
