@@ -33,7 +33,7 @@ pub fn transpose<T: Copy>(src: &[T], shape: Shape) -> Result<Vec<T>> {
 
 /// `src` (row-major, sizes `dims`) with its axes permuted: `dst`'s axis `j` is `src`'s axis
 /// `perm[j]`. Written independently of the GPU's planning (no fusion, no tiles): `dst` in order,
-/// its innermost axis as a strided walk of `src`, an odometer over the rest.
+/// each element read at its offset in `src` ([`strided_walk`]).
 pub fn permute<T: Copy>(src: &[T], dims: &[usize], perm: &[usize]) -> Result<Vec<T>> {
     let n = crate::permute::plan::check(dims, perm)?;
     if src.len() != n {
@@ -51,27 +51,32 @@ pub fn permute<T: Copy>(src: &[T], dims: &[usize], perm: &[usize]) -> Result<Vec
     }
     let sizes: Vec<usize> = perm.iter().map(|&a| dims[a]).collect();
     let steps: Vec<usize> = perm.iter().map(|&a| stride[a]).collect();
-    let (inner, inner_step) = (sizes[rank - 1], steps[rank - 1]);
-    let mut index = vec![0usize; rank];
-    let mut base = 0usize;
-    loop {
-        dst.extend((0..inner).map(|i| src[base + i * inner_step]));
-        // Advance the odometer over dst's outer axes.
-        let mut j = rank - 1;
-        loop {
-            if j == 0 {
-                return Ok(dst);
+    dst.extend(strided_walk(sizes, steps).map(|at| src[at]));
+    Ok(dst)
+}
+
+/// Row-major order over a tensor of `sizes`, as offsets `Σ index[d] · strides[d]`: an
+/// odometer whose innermost coordinate moves on each step (carrying where it wraps). The walk
+/// of the CPU references: `dst`'s elements in order with `src`'s strides ([`permute`]), or a
+/// source's elements in order with its outputs' strides (the axis reductions).
+pub(crate) fn strided_walk(sizes: Vec<usize>, strides: Vec<usize>) -> impl Iterator<Item = usize> {
+    let n: usize = sizes.iter().product();
+    let mut index = vec![0usize; sizes.len()];
+    let mut at = 0usize;
+    (0..n).map(move |i| {
+        if i > 0 {
+            for d in (0..sizes.len()).rev() {
+                index[d] += 1;
+                at += strides[d];
+                if index[d] < sizes[d] {
+                    break;
+                }
+                at -= strides[d] * sizes[d];
+                index[d] = 0;
             }
-            j -= 1;
-            index[j] += 1;
-            base += steps[j];
-            if index[j] < sizes[j] {
-                break;
-            }
-            base -= steps[j] * sizes[j];
-            index[j] = 0;
         }
-    }
+        at
+    })
 }
 
 /// The index of the first element where `got` and `want` differ bit for bit (or `None`).

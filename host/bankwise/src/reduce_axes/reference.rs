@@ -23,24 +23,7 @@ fn output_indices(dims: &[usize], axes: &[usize], src_len: usize) -> Result<(usi
             stride *= dims[d];
         }
     }
-    let dims = dims.to_vec();
-    let mut coord = vec![0usize; dims.len()];
-    let mut out = 0usize;
-    let iter = (0..c.elements).map(move |i| {
-        if i > 0 {
-            // The odometer: the innermost coordinate that does not wrap moves on.
-            for d in (0..dims.len()).rev() {
-                coord[d] += 1;
-                out += out_stride[d];
-                if coord[d] < dims[d] {
-                    break;
-                }
-                out -= out_stride[d] * coord[d];
-                coord[d] = 0;
-            }
-        }
-        out
-    });
+    let iter = crate::cpu::strided_walk(dims.to_vec(), out_stride);
     Ok((c.outputs, iter))
 }
 
