@@ -51,18 +51,8 @@ impl Bench<'_> {
             self.gpu.reduce_axes_with_scratch(op, &srcs[i % sets], dims, axes, &mut out, &mut scratch)
         })?;
         let copy = measure(self.gpu, warmup, runs.min(50), |i| self.gpu.copy_driver(&srcs[i % sets], &mut copy_dst))?;
-        self.rows.push(Row {
-            kernel: name,
-            dtype,
-            shape: label,
-            bytes: (bytes + kept * size_of::<T>()) as u64,
-            stats,
-            copy,
-            copy_bytes: 2 * bytes as u64,
-            square: None,
-            log_len: None,
-        });
-        self.progress.inc(1);
+        let moved = (bytes + kept * size_of::<T>()) as u64;
+        self.record(Row::new(name, dtype, label, (moved, stats), (2 * bytes as u64, copy)));
         Ok(())
     }
 }

@@ -115,6 +115,28 @@ struct Row {
 }
 
 impl Row {
+    /// A row of `kernel` moving `bytes` in `stats`, beside the copy of `copy_bytes` in `copy`,
+    /// in no chart (set `square` or `log_len` after, where it is).
+    fn new(
+        kernel: impl Into<String>,
+        dtype: &'static str,
+        shape: impl Into<String>,
+        (bytes, stats): (u64, Stats),
+        (copy_bytes, copy): (u64, Stats),
+    ) -> Row {
+        Row {
+            kernel: kernel.into(),
+            dtype,
+            shape: shape.into(),
+            bytes,
+            stats,
+            copy,
+            copy_bytes,
+            square: None,
+            log_len: None,
+        }
+    }
+
     fn gb_per_s(&self) -> f64 {
         self.stats.gb_per_s(self.bytes)
     }
@@ -316,6 +338,12 @@ pub fn run(args: &Args) -> Result<()> {
 }
 
 impl Bench<'_> {
+    /// Adds `row` to the table and counts it done.
+    fn record(&mut self, row: Row) {
+        self.rows.push(row);
+        self.progress.inc(1);
+    }
+
     /// Times `op` from a `shape`-sized source of random `T`s to a same-sized destination,
     /// interleaved with the driver's copy between the same buffers.
     fn copy<T: Element>(
@@ -338,18 +366,10 @@ impl Bench<'_> {
         let VersusCopy { kernel: stats, copy, .. } =
             versus_copy(self.gpu, warmup, runs, bytes, |i| op(self.gpu, &srcs[i % sets], &mut dsts[i % sets]))?;
         let bytes = 2 * bytes as u64;
-        self.rows.push(Row {
-            kernel: kernel.to_string(),
-            dtype,
-            shape: shape.to_string(),
-            bytes,
-            stats,
-            copy,
-            copy_bytes: bytes,
+        self.record(Row {
             square: (shape.rows == shape.cols && shape.batch == 1).then_some(shape.rows),
-            log_len: None,
+            ..Row::new(kernel, dtype, shape.to_string(), (bytes, stats), (bytes, copy))
         });
-        self.progress.inc(1);
         Ok(())
     }
 }
@@ -383,18 +403,8 @@ impl Bench<'_> {
                 Ok(())
             };
             let VersusCopy { kernel: stats, copy, .. } = versus_copy(gpu, warmup, runs, src_bytes, op)?;
-            self.rows.push(Row {
-                kernel: kernel.to_string(),
-                dtype: "f32",
-                shape: shape.to_string(),
-                bytes: (src_bytes + dst_bytes) as u64,
-                stats,
-                copy,
-                copy_bytes: 2 * src_bytes as u64,
-                square: None,
-                log_len: None,
-            });
-            self.progress.inc(1);
+            let (moved, copied) = ((src_bytes + dst_bytes) as u64, 2 * src_bytes as u64);
+            self.record(Row::new(kernel, "f32", shape.to_string(), (moved, stats), (copied, copy)));
         }
         Ok(())
     }
@@ -447,18 +457,10 @@ impl Bench<'_> {
             self.gpu.reduce_into(kernel, op, &srcs[i % sets], .., &mut out, &mut scratch)
         })?;
         let copy = measure(self.gpu, warmup, runs.min(50), |i| self.gpu.copy_driver(&srcs[i % sets], &mut copy_dst))?;
-        self.rows.push(Row {
-            kernel: name,
-            dtype,
-            shape: format!("2^{log}"),
-            bytes: bytes as u64,
-            stats,
-            copy,
-            copy_bytes: 2 * bytes as u64,
-            square: None,
+        self.record(Row {
             log_len: Some(log),
+            ..Row::new(name, dtype, format!("2^{log}"), (bytes as u64, stats), (2 * bytes as u64, copy))
         });
-        self.progress.inc(1);
         Ok(())
     }
 }

@@ -136,18 +136,8 @@ impl Bench<'_> {
         let VersusCopy { kernel: stats, copy, .. } = versus_copy(self.gpu, warmup, runs, bytes, |_| {
             Ok::<_, anyhow::Error>(self.gpu.permute_with_plan(&plan, &src, &mut dst)?)
         })?;
-        self.rows.push(Row {
-            kernel: format!("permute ({})", case.origin),
-            dtype,
-            shape: label,
-            bytes: 2 * bytes as u64,
-            stats,
-            copy,
-            copy_bytes: 2 * bytes as u64,
-            square: None,
-            log_len: None,
-        });
-        self.progress.inc(1);
+        let moved = 2 * bytes as u64;
+        self.record(Row::new(format!("permute ({})", case.origin), dtype, label, (moved, stats), (moved, copy)));
         Ok(())
     }
 }
