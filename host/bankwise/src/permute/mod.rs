@@ -104,32 +104,34 @@ impl Gpu {
             Work::Empty => Ok(()),
             Work::Copy => self.copy(src, dst),
             Work::Transpose { shape, width } => match width {
-                Width::B1 => self.transpose_slices(TransposeKernel::Tuned, bytes::<T, u8>(from), bytes_mut(to), *shape),
+                Width::B1 => {
+                    self.transpose_slices(TransposeKernel::Tuned, as_words::<T, u8>(from), as_words_mut(to), *shape)
+                }
                 Width::B2 => {
-                    self.transpose_slices(TransposeKernel::Tuned, bytes::<T, u16>(from), bytes_mut(to), *shape)
+                    self.transpose_slices(TransposeKernel::Tuned, as_words::<T, u16>(from), as_words_mut(to), *shape)
                 }
                 Width::B4 => {
-                    self.transpose_slices(TransposeKernel::Tuned, bytes::<T, u32>(from), bytes_mut(to), *shape)
+                    self.transpose_slices(TransposeKernel::Tuned, as_words::<T, u32>(from), as_words_mut(to), *shape)
                 }
                 Width::B8 => {
-                    self.transpose_slices(TransposeKernel::Tuned, bytes::<T, u64>(from), bytes_mut(to), *shape)
+                    self.transpose_slices(TransposeKernel::Tuned, as_words::<T, u64>(from), as_words_mut(to), *shape)
                 }
             },
             Work::Tiled { params, vectorized, width } => match width {
-                Width::B1 => self.permute_tiled::<u8>(params, *vectorized, bytes::<T, u8>(from), bytes_mut(to)),
-                Width::B2 => self.permute_tiled::<u16>(params, *vectorized, bytes::<T, u16>(from), bytes_mut(to)),
-                Width::B4 => self.permute_tiled::<u32>(params, *vectorized, bytes::<T, u32>(from), bytes_mut(to)),
-                Width::B8 => self.permute_tiled::<u64>(params, *vectorized, bytes::<T, u64>(from), bytes_mut(to)),
+                Width::B1 => self.permute_tiled::<u8>(params, *vectorized, as_words::<T, u8>(from), as_words_mut(to)),
+                Width::B2 => self.permute_tiled::<u16>(params, *vectorized, as_words::<T, u16>(from), as_words_mut(to)),
+                Width::B4 => self.permute_tiled::<u32>(params, *vectorized, as_words::<T, u32>(from), as_words_mut(to)),
+                Width::B8 => self.permute_tiled::<u64>(params, *vectorized, as_words::<T, u64>(from), as_words_mut(to)),
             },
             Work::Rows { params, width } => match width {
-                Some(Width::B1) => self.permute_rows(params, bytes::<T, u8>(from), bytes_mut(to), <u8>::ROWS),
-                Some(Width::B2) => self.permute_rows(params, bytes::<T, u16>(from), bytes_mut(to), <u16>::ROWS),
-                Some(Width::B4) => self.permute_rows(params, bytes::<T, u32>(from), bytes_mut(to), <u32>::ROWS),
-                Some(Width::B8) => self.permute_rows(params, bytes::<T, u64>(from), bytes_mut(to), <u64>::ROWS),
+                Some(Width::B1) => self.permute_rows(params, as_words::<T, u8>(from), as_words_mut(to), <u8>::ROWS),
+                Some(Width::B2) => self.permute_rows(params, as_words::<T, u16>(from), as_words_mut(to), <u16>::ROWS),
+                Some(Width::B4) => self.permute_rows(params, as_words::<T, u32>(from), as_words_mut(to), <u32>::ROWS),
+                Some(Width::B8) => self.permute_rows(params, as_words::<T, u64>(from), as_words_mut(to), <u64>::ROWS),
                 None => self.permute_rows(
                     params,
-                    bytes::<T, u32>(from),
-                    bytes_mut(to),
+                    as_words::<T, u32>(from),
+                    as_words_mut(to),
                     crate::builtin::permute::permute_rows_v4,
                 ),
             },
@@ -195,11 +197,11 @@ impl Gpu {
 
 /// `src` as words of `U`: the plan's word for this permutation, which divides the tensor's
 /// bytes (a run of whole elements), from a buffer's start (aligned for any word).
-fn bytes<T: Element, U>(src: DeviceSlice<'_, T>) -> DeviceSlice<'_, U> {
+fn as_words<T: Element, U>(src: DeviceSlice<'_, T>) -> DeviceSlice<'_, U> {
     view(src).expect("the plan's word divides the tensor and the buffer is aligned")
 }
 
-/// [`bytes`], for the slice a kernel writes.
-fn bytes_mut<T: Element, U>(dst: DeviceSliceMut<'_, T>) -> DeviceSliceMut<'_, U> {
+/// [`as_words`], for the slice a kernel writes.
+fn as_words_mut<T: Element, U>(dst: DeviceSliceMut<'_, T>) -> DeviceSliceMut<'_, U> {
     view_mut(dst).expect("the plan's word divides the tensor and the buffer is aligned")
 }
