@@ -17,8 +17,12 @@ const TESTS: &[(&str, &str, &str)] = &[
     ("bankwise-device-tests", "gpu", "device-tests"),
 ];
 /// The examples: (package, binary).
-const EXAMPLES: &[(&str, &str)] =
-    &[("vector-add", "vector-add"), ("custom-reduction", "custom-reduction"), ("histogram", "histogram")];
+const EXAMPLES: &[(&str, &str)] = &[
+    ("vector-add", "vector-add"),
+    ("custom-reduction", "custom-reduction"),
+    ("histogram", "histogram"),
+    ("cudarc-interop", "cudarc-interop"),
+];
 
 /// Builds the bundle into `dir` (the caller has run `setup`: the builds need ptxas).
 pub fn run(root: &Path, dir: &Path) -> Result<()> {
@@ -101,7 +105,7 @@ const RUN_SH: &str = r#"#!/usr/bin/env bash
 set -euo pipefail
 cd "$(dirname "$0")"
 mode="${1:-all}"; shift || true
-examples=(./vector-add ./custom-reduction ./histogram)
+examples=(./vector-add ./custom-reduction ./histogram ./cudarc-interop)
 toolkit() {
   # One trial at a time: the timing trials measure the stream, and the trial that allocates
   # past the device's memory stalls it for milliseconds when it runs beside them.

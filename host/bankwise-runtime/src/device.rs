@@ -10,7 +10,7 @@ use cudarc::driver::{
 use crate::emulator::{Emulated, EmulatorChecks, LaunchReport};
 use crate::error::{Error, Result};
 use crate::launch::DEFAULT_SHARED_PER_BLOCK;
-use crate::memory::{DeviceBuffer, DeviceSliceMut, Storage};
+use crate::memory::{DeviceBuffer, DeviceId, DeviceSlice, DeviceSliceMut, Storage};
 use crate::module::{Kernel, Module, ModuleImage};
 use bankwise_emu::memory::HostAllocation;
 
@@ -156,7 +156,6 @@ pub(crate) enum Backend {
 
 struct Inner {
     backend: Backend,
-    stream: Stream,
     info: Arc<DeviceInfo>,
 }
 
@@ -171,6 +170,7 @@ struct Inner {
 #[derive(Clone)]
 pub struct Device {
     inner: Arc<Inner>,
+    stream: Stream,
 }
 
 impl std::fmt::Debug for Device {
@@ -211,7 +211,7 @@ impl Device {
         unsafe { ctx.disable_event_tracking() };
         let stream = Stream { kind: StreamKind::Cuda(ctx.default_stream()) };
         let info = Arc::new(DeviceInfo::query(&ctx)?);
-        Ok(Device { inner: Arc::new(Inner { backend: Backend::Cuda { ctx, hold: OnceLock::new() }, stream, info }) })
+        Ok(Device { inner: Arc::new(Inner { backend: Backend::Cuda { ctx, hold: OnceLock::new() }, info }), stream })
     }
 
     /// The CPU emulator (`bankwise-emu`) as a device: buffers in host memory, and kernels run
@@ -230,10 +230,10 @@ impl Device {
     /// ([`EmulatorChecks::Strict`], the default) or only collected in the reports
     /// ([`EmulatorChecks::Collect`], for tools that show them).
     pub fn emulator_with(checks: EmulatorChecks) -> Self {
-        let emulated = Arc::new(Emulated { checks, ..Emulated::default() });
+        let emulated = Arc::new(Emulated::new(checks));
         let stream = Stream { kind: StreamKind::Emulated(emulated.clone()) };
         let info = Arc::new(DeviceInfo::emulator());
-        Device { inner: Arc::new(Inner { backend: Backend::Emulator(emulated), stream, info }) }
+        Device { inner: Arc::new(Inner { backend: Backend::Emulator(emulated), info }), stream }
     }
 
     /// [`Device::emulator`] where the environment variable [`EMULATOR_VAR`]
@@ -300,9 +300,32 @@ impl Device {
         }
     }
 
-    /// The stream this handle's calls are queued on (the context's default stream).
+    /// The stream this handle's calls are queued on: the context's default stream, or the one
+    /// [`Device::with_stream`] gave it.
     pub fn stream(&self) -> &Stream {
-        &self.inner.stream
+        &self.stream
+    }
+
+    /// Which device this is ([`DeviceId`]): what memory passed to its launches must belong to.
+    pub fn id(&self) -> DeviceId {
+        self.stream.device_id()
+    }
+
+    /// This device, with its calls queued on `stream` instead (a stream of this device's:
+    /// [`Device::new_stream`], or a cudarc stream of its context through
+    /// [`Stream::from_cuda`]). The context, limits and modules are shared; nothing waits
+    /// for the other stream's work.
+    ///
+    /// Errors: [`Error::WrongDevice`] for a stream of another device.
+    pub fn with_stream(&self, stream: &Stream) -> Result<Device> {
+        if stream.device_id() != self.id() {
+            return Err(Error::WrongDevice {
+                what: "the stream".into(),
+                memory: stream.device_id(),
+                device: self.id(),
+            });
+        }
+        Ok(Device { inner: self.inner.clone(), stream: stream.clone() })
     }
 
     /// A new stream of this device (CUDA C++: `cudaStreamCreate`). Work on it runs
@@ -470,15 +493,29 @@ impl Stream {
     fn wrap<T>(&self, slice: cudarc::driver::CudaSlice<T>) -> DeviceBuffer<T> {
         let StreamKind::Cuda(stream) = &self.kind else { unreachable!("cudarc slices come from CUDA streams") };
         let ptr = slice.device_ptr(stream).0;
-        DeviceBuffer::from_parts(Storage::Cuda(slice), ptr)
+        DeviceBuffer::from_parts(Storage::Cuda(slice), ptr, self.device_id())
     }
 
     /// A zeroed host buffer of `len` elements for the emulator.
-    fn host_buffer<T>(len: usize) -> Result<DeviceBuffer<T>> {
+    fn host_buffer<T>(&self, len: usize) -> Result<DeviceBuffer<T>> {
         let bytes = len.checked_mul(std::mem::size_of::<T>()).ok_or(Error::HostOutOfMemory { bytes: usize::MAX })?;
         let alloc = HostAllocation::zeroed(bytes).ok_or(Error::HostOutOfMemory { bytes })?;
         let ptr = alloc.as_ptr() as u64;
-        Ok(DeviceBuffer::from_parts(Storage::Host { alloc, len }, ptr))
+        Ok(DeviceBuffer::from_parts(Storage::Host { alloc, len }, ptr, self.device_id()))
+    }
+
+    /// A cudarc stream as a bankwise [`Stream`]: work bankwise queues on it is ordered with the
+    /// caller's own work on it, and nothing is synchronised behind the caller's back.
+    pub fn from_cuda(stream: Arc<CudaStream>) -> Stream {
+        Stream { kind: StreamKind::Cuda(stream) }
+    }
+
+    /// Which device the stream belongs to.
+    pub fn device_id(&self) -> DeviceId {
+        match &self.kind {
+            StreamKind::Cuda(s) => DeviceId::of_context(s.context()),
+            StreamKind::Emulated(e) => DeviceId::Emulated(e.id),
+        }
     }
 
     /// A device allocation of `len` elements by `alloc` (`len` > 0): running out of memory is
@@ -507,7 +544,7 @@ impl Stream {
                 Ok(self.wrap(slice))
             }
             StreamKind::Emulated(_) => {
-                let mut buf = Self::host_buffer::<T>(data.len())?;
+                let mut buf = self.host_buffer::<T>(data.len())?;
                 buf.host_bytes_mut().expect("a host buffer").copy_from_slice(as_bytes(data));
                 Ok(buf)
             }
@@ -522,7 +559,7 @@ impl Stream {
                 let slice = if len == 0 { s.null()? } else { Self::allocate(s, len, || s.alloc_zeros(len))? };
                 Ok(self.wrap(slice))
             }
-            StreamKind::Emulated(_) => Self::host_buffer(len),
+            StreamKind::Emulated(_) => self.host_buffer(len),
         }
     }
 
@@ -541,7 +578,7 @@ impl Stream {
                 let slice = if len == 0 { s.null()? } else { Self::allocate(s, len, || unsafe { s.alloc(len) })? };
                 Ok(self.wrap(slice))
             }
-            StreamKind::Emulated(_) => Self::host_buffer(len),
+            StreamKind::Emulated(_) => self.host_buffer(len),
         }
     }
 
@@ -651,6 +688,40 @@ impl Stream {
         Ok(())
     }
 
+    /// Copies the elements of the view `src` into `dst`, of the same length, with the driver
+    /// (`cuMemcpyDtoDAsync`): views of any alignment, of memory of this stream's device
+    /// ([`Error::WrongDevice`] otherwise).
+    pub fn copy_views<T>(&self, src: DeviceSlice<'_, T>, dst: DeviceSliceMut<'_, T>) -> Result<()> {
+        if src.len() != dst.len() {
+            return Err(Error::CopyLengthMismatch { src: src.len(), dst: dst.len() });
+        }
+        for (what, memory) in [("src", src.device_id()), ("dst", dst.device_id())] {
+            if memory != self.device_id() {
+                return Err(Error::WrongDevice { what: what.into(), memory, device: self.device_id() });
+            }
+        }
+        let bytes = src.len() * std::mem::size_of::<T>();
+        if bytes == 0 {
+            return Ok(());
+        }
+        match &self.kind {
+            StreamKind::Cuda(s) => {
+                s.context().bind_to_thread()?;
+                // SAFETY: both views hold `bytes` bytes of this device's memory, borrowed (the
+                // destination mutably) for the copy, which the stream orders.
+                unsafe {
+                    cudarc::driver::result::memcpy_dtod_async(dst.device_ptr(), src.device_ptr(), bytes, s.cu_stream())?
+                };
+            }
+            // SAFETY: on the emulator views are host addresses of `bytes` bytes each, the
+            // destination borrowed mutably, so apart from the source.
+            StreamKind::Emulated(_) => unsafe {
+                std::ptr::copy_nonoverlapping(src.device_ptr() as *const u8, dst.device_ptr() as *mut u8, bytes)
+            },
+        }
+        Ok(())
+    }
+
     /// Copies `rows` rows of `cols` elements from `src`, whose rows start `src_ld` elements
     /// apart, into `dst`, whose rows start `dst_ld` apart (a pitched copy: the driver's
     /// `cuMemcpy2DAsync`); what lies between the rows of `dst` is left as it was. Nothing is
@@ -743,6 +814,12 @@ impl Event {
     /// Waits until the recorded work has finished (`cudaEventSynchronize`).
     pub fn synchronize(&self) -> Result<()> {
         Ok(self.event.synchronize()?)
+    }
+
+    /// Whether the work recorded before the event has finished (`cudaEventQuery`), without
+    /// waiting.
+    pub fn is_complete(&self) -> Result<bool> {
+        Ok(self.event.try_is_complete()?)
     }
 
     /// Milliseconds of device time from this event to `end`, both recorded and finished

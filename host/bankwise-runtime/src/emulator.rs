@@ -4,6 +4,7 @@
 //! out right this time does not pass unnoticed.
 
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::error::{Error, Result};
 
@@ -38,13 +39,21 @@ impl EmulatorChecks {
 
 /// What an emulated device keeps: how it treats races, and the report of every launch since
 /// the last [`Device::take_emulator_reports`](crate::Device::take_emulator_reports).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Emulated {
     pub reports: Mutex<Vec<LaunchReport>>,
     pub checks: EmulatorChecks,
+    /// Tells this emulated device apart from others in one process ([`crate::DeviceId`]).
+    pub id: u64,
 }
 
 impl Emulated {
+    /// A new emulated device, numbered apart from every other of this process.
+    pub(crate) fn new(checks: EmulatorChecks) -> Self {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        Emulated { reports: Mutex::default(), checks, id: NEXT.fetch_add(1, Ordering::Relaxed) }
+    }
+
     /// Keeps the report of a launch that ran to its end; then, under [`EmulatorChecks::Strict`],
     /// a report with a race is [`Error::Race`].
     pub(crate) fn keep(&self, launch: LaunchReport) -> Result<()> {

@@ -137,6 +137,32 @@ pub enum Error {
         "the stream belongs to another context than the kernel's module; launch on a stream of the device the module was loaded on"
     )]
     ForeignStream,
+    /// Memory (or a stream) of one device was given to work on another: on a GPU the kernel
+    /// would fault, or read across the interconnect where peer access is on.
+    #[error(
+        "{what} belongs to {memory}, but the work runs on {device}; copy it to {device} or run the work on {memory}"
+    )]
+    WrongDevice {
+        /// What was given (`argument 1 of permute_rows_u32`, `the stream`, `src`).
+        what: String,
+        /// The device it belongs to.
+        memory: crate::DeviceId,
+        /// The device the work runs on.
+        device: crate::DeviceId,
+    },
+    /// A raw device pointer given to [`crate::DeviceSlice::from_raw`] is not what its contract
+    /// asks for.
+    #[error("a raw view of {len} elements of {elem_bytes} bytes at {ptr:#x}: {what}")]
+    BadRawPointer {
+        /// The address.
+        ptr: u64,
+        /// Elements asked for.
+        len: usize,
+        /// Bytes per element.
+        elem_bytes: usize,
+        /// What is wrong.
+        what: String,
+    },
     /// A block or grid dimension is 0.
     #[error("{what} is 0; every grid and block dimension must be at least 1")]
     ZeroLaunchDimension {

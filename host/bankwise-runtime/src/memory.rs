@@ -19,6 +19,36 @@ pub struct DeviceBuffer<T> {
     /// The allocation's device address (a host address on the emulator), kept so that a
     /// launch can pass a pointer to it.
     ptr: CUdeviceptr,
+    /// The device whose memory it is.
+    home: DeviceId,
+}
+
+/// Which device a buffer, view or stream belongs to: one GPU's context, or one emulated
+/// device. A launch refuses memory of another device than its stream's
+/// ([`Error::WrongDevice`]), which on a GPU would fault or, with peer access, read across the
+/// interconnect.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DeviceId {
+    /// The GPU of this ordinal (its contexts share its memory's addresses).
+    Gpu(usize),
+    /// The emulated device of this number (one per [`crate::Device::emulator`] call).
+    Emulated(u64),
+}
+
+impl DeviceId {
+    /// The GPU of a cudarc context.
+    pub fn of_context(ctx: &cudarc::driver::CudaContext) -> DeviceId {
+        DeviceId::Gpu(ctx.ordinal())
+    }
+}
+
+impl std::fmt::Display for DeviceId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DeviceId::Gpu(n) => write!(f, "GPU {n}"),
+            DeviceId::Emulated(n) => write!(f, "emulated device {n}"),
+        }
+    }
 }
 
 /// Where a buffer's bytes are.
@@ -51,8 +81,17 @@ fn resolve(bounds: impl RangeBounds<usize>, len: usize) -> Result<Range<usize>> 
 }
 
 impl<T> DeviceBuffer<T> {
-    pub(crate) fn from_parts(storage: Storage<T>, ptr: CUdeviceptr) -> Self {
-        DeviceBuffer { storage, ptr }
+    pub(crate) fn from_parts(storage: Storage<T>, ptr: CUdeviceptr, home: DeviceId) -> Self {
+        DeviceBuffer { storage, ptr, home }
+    }
+
+    /// The device whose memory it is.
+    pub fn device_id(&self) -> DeviceId {
+        self.home
+    }
+
+    pub(crate) fn home(&self) -> DeviceId {
+        self.home
     }
 
     /// Number of elements.
@@ -83,14 +122,14 @@ impl<T> DeviceBuffer<T> {
     pub fn slice(&self, range: impl RangeBounds<usize>) -> Result<DeviceSlice<'_, T>> {
         let r = resolve(range, self.len())?;
         let ptr = self.ptr + (r.start * std::mem::size_of::<T>()) as u64;
-        Ok(DeviceSlice { ptr, len: r.len(), _buffer: PhantomData })
+        Ok(DeviceSlice { ptr, len: r.len(), home: self.home, _buffer: PhantomData })
     }
 
     /// Elements `range` of the buffer, to pass to a kernel as a pointer it writes through.
     pub fn slice_mut(&mut self, range: impl RangeBounds<usize>) -> Result<DeviceSliceMut<'_, T>> {
         let r = resolve(range, self.len())?;
         let ptr = self.ptr + (r.start * std::mem::size_of::<T>()) as u64;
-        Ok(DeviceSliceMut { ptr, len: r.len(), _buffer: PhantomData })
+        Ok(DeviceSliceMut { ptr, len: r.len(), home: self.home, _buffer: PhantomData })
     }
 
     /// The cudarc slice, for interoperation with other cudarc code (`None` on the emulator).
@@ -133,28 +172,41 @@ impl<T> DeviceBuffer<T> {
 
     /// The whole buffer as a read-only slice.
     pub fn as_slice(&self) -> DeviceSlice<'_, T> {
-        DeviceSlice { ptr: self.ptr, len: self.len(), _buffer: PhantomData }
+        DeviceSlice { ptr: self.ptr, len: self.len(), home: self.home, _buffer: PhantomData }
     }
 
     /// The whole buffer as a slice a kernel writes.
     pub fn as_slice_mut(&mut self) -> DeviceSliceMut<'_, T> {
-        DeviceSliceMut { ptr: self.ptr, len: self.len(), _buffer: PhantomData }
+        DeviceSliceMut { ptr: self.ptr, len: self.len(), home: self.home, _buffer: PhantomData }
     }
 }
 
-/// A borrowed range of a [`DeviceBuffer`], passed to a kernel as a read-only pointer.
-#[derive(Clone, Copy, Debug)]
+/// A borrowed range of device memory, passed to a kernel as a read-only pointer: of a
+/// [`DeviceBuffer`], of another crate's allocation ([`DeviceRead`](crate::DeviceRead) for
+/// cudarc's slices), or of a raw device pointer ([`DeviceSlice::from_raw`]).
+#[derive(Debug)]
 pub struct DeviceSlice<'a, T> {
     ptr: CUdeviceptr,
     len: usize,
+    home: DeviceId,
     _buffer: PhantomData<&'a DeviceBuffer<T>>,
 }
 
-/// A mutably borrowed range of a [`DeviceBuffer`], passed to a kernel as a pointer it writes.
+// By hand: a view is a copyable address whatever `T` is.
+impl<T> Clone for DeviceSlice<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for DeviceSlice<'_, T> {}
+
+/// A mutably borrowed range of device memory, passed to a kernel as a pointer it writes.
 #[derive(Debug)]
 pub struct DeviceSliceMut<'a, T> {
     ptr: CUdeviceptr,
     len: usize,
+    home: DeviceId,
     _buffer: PhantomData<&'a mut DeviceBuffer<T>>,
 }
 
@@ -172,6 +224,20 @@ macro_rules! slice_common {
             /// The device address of its first element.
             pub fn device_ptr(&self) -> u64 {
                 self.ptr
+            }
+            /// The device whose memory it is.
+            pub fn device_id(&self) -> DeviceId {
+                self.home
+            }
+            pub(crate) fn home(&self) -> DeviceId {
+                self.home
+            }
+            /// A view of `len` elements at `ptr` on `home`.
+            ///
+            /// # Safety
+            /// The memory must be `home`'s, hold `len` elements of `T` and outlive `'a`.
+            pub(crate) unsafe fn from_parts(ptr: CUdeviceptr, len: usize, home: DeviceId) -> Self {
+                $t { ptr, len, home, _buffer: PhantomData }
             }
             pub(crate) fn ptr_ref(&self) -> &CUdeviceptr {
                 &self.ptr
@@ -191,7 +257,7 @@ macro_rules! slice_common {
                 let size = std::mem::size_of::<U>();
                 let fits =
                     size > 0 && bytes.is_multiple_of(size) && self.ptr.is_multiple_of(std::mem::align_of::<U>() as u64);
-                fits.then(|| $t { ptr: self.ptr, len: bytes / size.max(1), _buffer: PhantomData })
+                fits.then(|| $t { ptr: self.ptr, len: bytes / size.max(1), home: self.home, _buffer: PhantomData })
             }
         }
     };
@@ -204,7 +270,7 @@ impl<'a, T> DeviceSlice<'a, T> {
     pub fn slice(self, range: impl RangeBounds<usize>) -> Result<DeviceSlice<'a, T>> {
         let r = resolve(range, self.len)?;
         let ptr = self.ptr + (r.start * std::mem::size_of::<T>()) as u64;
-        Ok(DeviceSlice { ptr, len: r.len(), _buffer: PhantomData })
+        Ok(DeviceSlice { ptr, len: r.len(), home: self.home, _buffer: PhantomData })
     }
 }
 
@@ -214,6 +280,11 @@ impl<T> DeviceSliceMut<'_, T> {
     pub fn slice_mut(&mut self, range: impl RangeBounds<usize>) -> Result<DeviceSliceMut<'_, T>> {
         let r = resolve(range, self.len)?;
         let ptr = self.ptr + (r.start * std::mem::size_of::<T>()) as u64;
-        Ok(DeviceSliceMut { ptr, len: r.len(), _buffer: PhantomData })
+        Ok(DeviceSliceMut { ptr, len: r.len(), home: self.home, _buffer: PhantomData })
+    }
+
+    /// The same range, read-only.
+    pub fn as_slice(&self) -> DeviceSlice<'_, T> {
+        DeviceSlice { ptr: self.ptr, len: self.len, home: self.home, _buffer: PhantomData }
     }
 }

@@ -15,7 +15,7 @@ use crate::device::{Backend, Device, DeviceInfo, Stream, StreamKind};
 use crate::emulator::{Emulated, LaunchReport};
 use crate::error::{Error, Result};
 use crate::launch::LaunchConfig;
-use crate::memory::{DeviceBuffer, DeviceSlice, DeviceSliceMut};
+use crate::memory::{DeviceBuffer, DeviceId, DeviceSlice, DeviceSliceMut};
 use crate::typed::{KernelEntry, TypedKernel};
 
 /// A module's code as the driver takes it (CUDA C++: the image of `cuModuleLoadData`).
@@ -226,6 +226,16 @@ pub fn check_args(entry: &Entry, kinds: &[ArgKind]) -> Result<()> {
     Ok(())
 }
 
+/// [`Error::WrongDevice`] where a pointer argument of a launch of `kernel` on `stream` is
+/// memory of another device than the stream's.
+pub(crate) fn check_devices(kernel: &str, ids: &[Option<DeviceId>], stream: &Stream) -> Result<()> {
+    let device = stream.device_id();
+    match ids.iter().enumerate().find_map(|(i, id)| id.filter(|&m| m != device).map(|m| (i, m))) {
+        Some((i, memory)) => Err(Error::WrongDevice { what: format!("argument {i} of `{kernel}`"), memory, device }),
+        None => Ok(()),
+    }
+}
+
 /// One kernel argument: a device buffer or slice (passed as its device address) or a scalar
 /// (passed by value), like the arguments of a CUDA C++ `<<<…>>>` launch.
 ///
@@ -237,6 +247,10 @@ pub unsafe trait KernelArg {
     fn kind(&self) -> ArgKind;
     /// A pointer to the parameter's value, as `cuLaunchKernel`'s `kernelParams` takes it.
     fn as_param(&self) -> *mut c_void;
+    /// The device whose memory a pointer argument is (`None` for a scalar).
+    fn device_id(&self) -> Option<DeviceId> {
+        None
+    }
 }
 
 macro_rules! scalar_arg {
@@ -276,6 +290,9 @@ macro_rules! pointer_arg {
             fn as_param(&self) -> *mut c_void {
                 self.ptr_ref() as *const u64 as *mut c_void
             }
+            fn device_id(&self) -> Option<DeviceId> {
+                Some(self.home())
+            }
         }
     )+};
 }
@@ -289,6 +306,8 @@ pub trait KernelArgs {
     fn kinds(&self) -> Vec<ArgKind>;
     /// Pointers to each argument's value, in order, valid while `self` is borrowed.
     fn params(&self) -> Vec<*mut c_void>;
+    /// Each argument's device ([`KernelArg::device_id`]), in order.
+    fn device_ids(&self) -> Vec<Option<DeviceId>>;
 }
 
 impl KernelArgs for () {
@@ -296,6 +315,9 @@ impl KernelArgs for () {
         Vec::new()
     }
     fn params(&self) -> Vec<*mut c_void> {
+        Vec::new()
+    }
+    fn device_ids(&self) -> Vec<Option<DeviceId>> {
         Vec::new()
     }
 }
@@ -308,6 +330,9 @@ macro_rules! tuple_args {
             }
             fn params(&self) -> Vec<*mut c_void> {
                 vec![$(self.$i.as_param()),+]
+            }
+            fn device_ids(&self) -> Vec<Option<DeviceId>> {
+                vec![$(self.$i.device_id()),+]
             }
         }
     };
@@ -563,6 +588,7 @@ impl Kernel {
     /// for this grid; buffers it reads must not be written by other work meanwhile.
     pub unsafe fn launch<A: KernelArgs>(&self, stream: &Stream, config: LaunchConfig, args: A) -> Result<()> {
         self.check_args(&args)?;
+        check_devices(&self.name, &args.device_ids(), stream)?;
         let mut params = args.params();
         // SAFETY: `params` point into `args`, alive until this returns; the caller vouches for
         // their types and the kernel's bounds.
@@ -590,6 +616,7 @@ impl Kernel {
                 host: describe_host(entry.host()),
             });
         }
+        check_devices(&self.name, &args.device_ids(), stream)?;
         let mut params = args.params();
         // SAFETY: `params` point into `args`, one per parameter of `P`, each of its type; the
         // caller vouches for the kernel's bounds.
@@ -610,7 +637,9 @@ impl Kernel {
         let config = self.prepare(&config)?;
         match (&self.function, &stream.kind) {
             (Function::Cuda { function, ctx }, StreamKind::Cuda(s)) => {
-                if !Arc::ptr_eq(s.context(), ctx) {
+                // One device's contexts are one context (cudarc's and bankwise's handles of an
+                // ordinal share its primary context), so a caller's cudarc stream is welcome.
+                if s.context().cu_ctx() != ctx.cu_ctx() {
                     return Err(Error::ForeignStream);
                 }
                 // The launch takes its context from the current thread's.

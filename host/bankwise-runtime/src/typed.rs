@@ -63,7 +63,7 @@ pub use bankwise_emu::{ByValue, KernelEntry};
 use crate::device::Stream;
 use crate::error::Result;
 use crate::launch::LaunchConfig;
-use crate::memory::{DeviceBuffer, DeviceSlice, DeviceSliceMut};
+use crate::memory::{DeviceBuffer, DeviceId, DeviceSlice, DeviceSliceMut};
 use crate::module::Kernel;
 
 /// An argument that a kernel parameter of type `P` accepts (see the [module](self)'s table).
@@ -79,6 +79,10 @@ use crate::module::Kernel;
 pub unsafe trait Arg<P> {
     /// A pointer to the parameter's value, as `cuLaunchKernel`'s `kernelParams` takes it.
     fn as_param(&self) -> *mut c_void;
+    /// The device whose memory a pointer argument is (`None` for a value).
+    fn device_id(&self) -> Option<DeviceId> {
+        None
+    }
 }
 
 // SAFETY: a ByValue argument is its parameter's value.
@@ -96,6 +100,9 @@ macro_rules! pointer_args {
             fn as_param(&self) -> *mut c_void {
                 self.ptr_ref() as *const u64 as *mut c_void
             }
+            fn device_id(&self) -> Option<DeviceId> {
+                Some(self.home())
+            }
         }
     )+};
 }
@@ -112,10 +119,15 @@ pointer_args!(*const T: &DeviceBuffer<T>, DeviceSlice<'_, T>, &DeviceSlice<'_, T
 pub trait LaunchArgs<P> {
     /// Pointers to each argument's value, in order, valid while `self` is borrowed.
     fn params(&self) -> Vec<*mut c_void>;
+    /// Each argument's device ([`Arg::device_id`]), in order.
+    fn device_ids(&self) -> Vec<Option<DeviceId>>;
 }
 
 impl LaunchArgs<()> for () {
     fn params(&self) -> Vec<*mut c_void> {
+        Vec::new()
+    }
+    fn device_ids(&self) -> Vec<Option<DeviceId>> {
         Vec::new()
     }
 }
@@ -125,6 +137,9 @@ macro_rules! launch_args {
         impl<$($p, $a: Arg<$p>),+> LaunchArgs<($($p,)+)> for ($($a,)+) {
             fn params(&self) -> Vec<*mut c_void> {
                 vec![$(self.$i.as_param()),+]
+            }
+            fn device_ids(&self) -> Vec<Option<DeviceId>> {
+                vec![$(self.$i.device_id()),+]
             }
         }
     };
@@ -214,6 +229,7 @@ impl<P> TypedKernel<P> {
     /// kernel's own contract: it must stay inside the buffers it is given for this grid, and
     /// buffers it reads must not be written by other work meanwhile.
     pub unsafe fn launch<A: LaunchArgs<P>>(&self, stream: &Stream, config: LaunchConfig, args: A) -> Result<()> {
+        crate::module::check_devices(self.name(), &args.device_ids(), stream)?;
         let mut params = args.params();
         // SAFETY: `params` point into `args`, one per parameter of `P`, each of its type
         // (`LaunchArgs<P>`); the caller vouches for the kernel's bounds.

@@ -4,7 +4,7 @@
 
 use crate::element::{Element, view, view_mut};
 use crate::error::{Error, Result};
-use crate::gpu::{DeviceBuffer, Gpu, Launch};
+use crate::gpu::{DeviceBuffer, DeviceRead, DeviceSlice, DeviceSliceMut, DeviceWrite, Gpu, Launch};
 use bankwise_builtin::{copy_bytes, copy_rows_aligned};
 use bankwise_layout::copy::{THREADS, blocks};
 use bankwise_runtime::KernelEntry;
@@ -122,15 +122,31 @@ impl Gpu {
         unsafe { self.launch(launch, (dst, dst_ld, src, src_ld, rows, cols)) }
     }
 
-    /// Copies `src` into `dst` with the `copy_bytes` kernel (16-byte vector loads and stores).
-    /// The two buffers must have the same length; an empty copy does nothing.
-    pub fn copy<T: Element>(&self, src: &DeviceBuffer<T>, dst: &mut DeviceBuffer<T>) -> Result<()> {
+    /// Copies `src` into `dst` with the `copy_bytes` kernel (16-byte vector loads and stores
+    /// where both are 16-byte aligned, as allocations are).
+    /// The two must have the same length; an empty copy does nothing.
+    pub fn copy<T: Element>(
+        &self,
+        src: &(impl DeviceRead<T> + ?Sized),
+        dst: &mut (impl DeviceWrite<T> + ?Sized),
+    ) -> Result<()> {
+        let (src, _reading) = self.read("src", src)?;
+        let (dst, _writing) = self.write("dst", dst)?;
+        self.copy_slices(src, dst)
+    }
+
+    /// [`Gpu::copy`] on views.
+    pub(crate) fn copy_slices<T: Element>(&self, src: DeviceSlice<'_, T>, dst: DeviceSliceMut<'_, T>) -> Result<()> {
         let Some(launch) = plan::<T>(src.len(), dst.len(), self.info().multiprocessors)? else { return Ok(()) };
-        let bytes = src.bytes() as u64;
-        let (dst, src) = (view_mut::<T, u8>(dst.as_slice_mut()), view::<T, u8>(src.as_slice()));
+        if crate::permute::address_alignment(&[src.device_ptr(), dst.device_ptr()]) < 16 {
+            // Views off 16 bytes (other libraries' memory): the driver's copy takes any.
+            return Ok(self.stream().copy_views(src, dst)?);
+        }
+        let bytes = (src.len() * std::mem::size_of::<T>()) as u64;
+        let (dst, src) = (view_mut::<T, u8>(dst), view::<T, u8>(src));
         let (Some(dst), Some(src)) = (dst, src) else { unreachable!("bytes are whole bytes") };
-        // Safety: both buffers hold `bytes` bytes and are distinct allocations (the borrow
-        // checker forbids src == dst); cudarc allocations are 256-byte aligned.
+        // Safety: both views hold `bytes` bytes and start on 16 bytes (above), and the borrow
+        // checker keeps a mutable view apart from every other.
         unsafe { self.launch(launch, (dst, src, bytes)) }
     }
 

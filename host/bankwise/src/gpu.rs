@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::ops::Deref;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use bankwise_runtime::{Entries, Kernel, KernelEntry, LaunchArgs, LaunchConfig, Module, ModuleImage};
 
@@ -11,7 +11,8 @@ use crate::error::Result;
 use crate::kernels;
 
 pub use bankwise_runtime::{
-    Device, DeviceBuffer, DeviceInfo, DeviceSlice, DeviceSliceMut, EmulatorChecks, driver_present,
+    Device, DeviceBuffer, DeviceId, DeviceInfo, DeviceRead, DeviceSlice, DeviceSliceMut, DeviceWrite, EmulatorChecks,
+    Stream, driver_present,
 };
 
 // ---- bankwise's module: the one place that reads `crate::kernels` for it ----------------
@@ -77,11 +78,20 @@ fn add_kernels(image: &Module, module: &kernels::KernelModule, kernels: &mut Has
 /// `Error::Runtime(OutOfMemory { .. })`, naming the bytes asked for and free).
 ///
 /// Calls are asynchronous with respect to the host; [`Device::download`] and
-/// [`Device::synchronize`] wait for the queued work and report any error it raised.
+/// [`Device::synchronize`] wait for the queued work and report any error it raised. The
+/// launchers wait for nothing (those that return a value to the host, [`Gpu::reduce`], wait
+/// for it): they queue on the handle's stream, the device's default one or the caller's
+/// ([`Gpu::with_stream`]), and return.
+///
+/// Launchers take memory bankwise allocated or borrowed ([`DeviceRead`], [`DeviceWrite`]):
+/// a [`DeviceBuffer`] or view of one, cudarc's `CudaSlice`, `CudaView` and `CudaViewMut`, and
+/// raw device pointers ([`DeviceSlice::from_raw`]). Memory of another device is refused with
+/// [`crate::Error::Runtime`]`(WrongDevice { .. })`. One `Gpu` per ordinal ([`Gpu::with_ordinal`])
+/// uses several GPUs from one process; a `Gpu` is `Send` and `Sync`.
 pub struct Gpu {
     device: Device,
-    _modules: Vec<Module>,
-    kernels: HashMap<String, Kernel>,
+    _modules: Arc<Vec<Module>>,
+    kernels: Arc<HashMap<String, Kernel>>,
     loaded: LoadedImage,
 }
 
@@ -141,7 +151,7 @@ impl Gpu {
             add_kernels(&image, module, &mut kernels)?;
             modules.push(image);
         }
-        Ok(Gpu { device, _modules: modules, kernels, loaded })
+        Ok(Gpu { device, _modules: Arc::new(modules), kernels: Arc::new(kernels), loaded })
     }
 
     /// bankwise's kernels on the CPU emulator (`bankwise-emu`), no GPU needed: the same
@@ -169,7 +179,33 @@ impl Gpu {
             add_kernels(&image, module, &mut kernels)?;
             modules.push(image);
         }
-        Ok(Gpu { device, _modules: modules, kernels, loaded: LoadedImage::Emulator })
+        Ok(Gpu { device, _modules: Arc::new(modules), kernels: Arc::new(kernels), loaded: LoadedImage::Emulator })
+    }
+
+    /// This GPU with its launches queued on `stream` (one of [`Device::new_stream`], or the
+    /// caller's cudarc stream through [`Stream::from_cuda`]): the modules are shared, nothing is
+    /// loaded again, and no launch waits for anything, so the caller's work and bankwise's
+    /// overlap or order as the caller's streams say.
+    ///
+    /// ```no_run
+    /// # fn main() -> bankwise::Result<()> {
+    /// use bankwise::{Gpu, Stream};
+    /// let gpu = Gpu::new()?;
+    /// let side = gpu.with_stream(&gpu.new_stream()?)?; // or Stream::from_cuda(cudarc_stream)
+    /// let src = side.upload(&[1.0f32; 6])?;
+    /// let mut dst = side.alloc_zeros::<f32>(6)?;
+    /// side.permute(&src, &mut dst, &[2, 3], &[1, 0])?; // queued on the side stream
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// Errors: `Runtime(WrongDevice)` for a stream of another device.
+    pub fn with_stream(&self, stream: &Stream) -> Result<Gpu> {
+        Ok(Gpu {
+            device: self.device.with_stream(stream)?,
+            _modules: self._modules.clone(),
+            kernels: self.kernels.clone(),
+            loaded: self.loaded,
+        })
     }
 
     /// Which form of the kernels this handle loaded: shipped SASS, JIT-compiled PTX, or the
@@ -210,6 +246,25 @@ impl Gpu {
     /// included): what the kernels' docs mean by "blocks per SM".
     pub fn resident_blocks<P>(&self, launch: &Launch<P>) -> Result<u32> {
         Ok(self.kernel(launch.kernel.name())?.occupancy(&launch.config_on(self.info()))?)
+    }
+
+    /// `src` as a view for this handle's stream (named `what` in a `WrongDevice` error), and
+    /// the access to hold until the work that reads it is queued.
+    pub(crate) fn read<'a, T, S: DeviceRead<T> + ?Sized>(
+        &'a self,
+        what: &str,
+        src: &'a S,
+    ) -> Result<(DeviceSlice<'a, T>, bankwise_runtime::Access<'a>)> {
+        Ok(bankwise_runtime::foreign::read(self.stream(), what, src)?)
+    }
+
+    /// `dst` as a view for this handle's stream that its work writes, as [`Gpu::read`].
+    pub(crate) fn write<'a, T, D: DeviceWrite<T> + ?Sized>(
+        &'a self,
+        what: &str,
+        dst: &'a mut D,
+    ) -> Result<(DeviceSliceMut<'a, T>, bankwise_runtime::Access<'a>)> {
+        Ok(bankwise_runtime::foreign::write(self.stream(), what, dst)?)
     }
 
     /// Queues a validated [`Launch`] with `args`, whose types the compiler checked against the

@@ -82,7 +82,10 @@ pub use bankwise_banks as banks;
 pub use bankwise_runtime as runtime;
 pub use element::{Element, Width};
 pub use error::{Error, Result};
-pub use gpu::{DeviceBuffer, DeviceInfo, EmulatorChecks, Gpu, LoadedImage};
+pub use gpu::{
+    DeviceBuffer, DeviceId, DeviceInfo, DeviceRead, DeviceSlice, DeviceSliceMut, DeviceWrite, EmulatorChecks, Gpu,
+    LoadedImage, Stream,
+};
 /// Half precision: [`half::f16`] and [`half::bf16`] are [`Element`]s (copies and transposes
 /// move them as 2-byte words), the `half` crate's types that candle and burn hold.
 pub use half;

@@ -27,7 +27,7 @@ use std::ops::{Bound, Range, RangeBounds};
 
 use crate::element::Element;
 use crate::error::{Error, Result};
-use crate::gpu::{DeviceBuffer, Gpu, Launch};
+use crate::gpu::{DeviceBuffer, DeviceRead, DeviceWrite, Gpu, Launch};
 use bankwise_builtin::reduce::{Ladder, TreeParams, TunedParams};
 use bankwise_layout::reduce::{THREADS, split, tree_blocks, tuned};
 use bankwise_runtime::KernelEntry;
@@ -355,7 +355,21 @@ pub fn plan<T: Reducible, O: Operation<T>>(
     out_len: usize,
     multiprocessors: u32,
 ) -> Result<ReducePlan<T>> {
-    let range = resolve_range(range, src_len)?;
+    plan_at::<T, O>(kernel, 0, src_len, resolve_range(range, src_len)?, out_len, multiprocessors)
+}
+
+/// [`plan`] for a source whose element 0 is at the device address `base` (the tuned kernel
+/// splits its range where the address crosses 16 bytes; allocations start on 256, other
+/// libraries' views anywhere).
+fn plan_at<T: Reducible, O: Operation<T>>(
+    kernel: ReduceKernel,
+    base: u64,
+    src_len: usize,
+    range: Range<usize>,
+    out_len: usize,
+    multiprocessors: u32,
+) -> Result<ReducePlan<T>> {
+    resolve_range(range.clone(), src_len)?;
     if out_len == 0 {
         return Err(Error::LengthMismatch { buffer: "out", shape: "[1]".into(), expected: 1, actual: 0 });
     }
@@ -375,7 +389,7 @@ pub fn plan<T: Reducible, O: Operation<T>>(
             Ok(ReducePlan { passes: vec![Pass { launch, input: Slot::Source, len: n, output: Slot::Out }], ..empty })
         }
         ReduceKernel::Tuned => {
-            let addr = range.start as u64 * size as u64;
+            let addr = base + range.start as u64 * size as u64;
             let grid = tuned::grid(split(addr, n, size as u64).vectors, multiprocessors);
             // The kernel declares its `tuned::SHARED_BYTES`.
             let launch = PassLaunch::Tuned(Launch::new(O::Ladder::TUNED, (grid, 1, 1), (tuned::THREADS, 1, 1)));
@@ -438,7 +452,7 @@ impl<T> std::fmt::Debug for ReduceScratch<T> {
 impl Gpu {
     /// The `op` reduction of all of `src` with the tuned kernel, returned to the host
     /// (waits for it). The identity for an empty buffer.
-    pub fn reduce<T: Reducible, O: Operation<T>>(&self, op: O, src: &DeviceBuffer<T>) -> Result<T> {
+    pub fn reduce<T: Reducible, O: Operation<T>>(&self, op: O, src: &(impl DeviceRead<T> + ?Sized)) -> Result<T> {
         self.reduce_with(ReduceKernel::Tuned, op, src, ..)
     }
 
@@ -447,7 +461,7 @@ impl Gpu {
     pub fn reduce_range<T: Reducible, O: Operation<T>>(
         &self,
         op: O,
-        src: &DeviceBuffer<T>,
+        src: &(impl DeviceRead<T> + ?Sized),
         range: impl RangeBounds<usize>,
     ) -> Result<T> {
         self.reduce_with(ReduceKernel::Tuned, op, src, range)
@@ -459,16 +473,17 @@ impl Gpu {
         &self,
         kernel: ReduceKernel,
         op: O,
-        src: &DeviceBuffer<T>,
+        src: &(impl DeviceRead<T> + ?Sized),
         range: impl RangeBounds<usize>,
     ) -> Result<T> {
+        let (src, _reading) = self.read("src", src)?;
         let range = resolve_range(range, src.len())?;
         if range.is_empty() {
             return Ok(O::identity());
         }
         let mut scratch = self.reduce_scratch::<T>(kernel, range.len())?;
         let mut out = self.alloc_zeros::<T>(1)?;
-        self.reduce_into(kernel, op, src, range, &mut out, &mut scratch)?;
+        self.reduce_into(kernel, op, &src, range, &mut out, &mut scratch)?;
         Ok(self.download(&out)?[0])
     }
 
@@ -491,12 +506,16 @@ impl Gpu {
         &self,
         kernel: ReduceKernel,
         _op: O,
-        src: &DeviceBuffer<T>,
+        src: &(impl DeviceRead<T> + ?Sized),
         range: impl RangeBounds<usize>,
-        out: &mut DeviceBuffer<T>,
+        out: &mut (impl DeviceWrite<T> + ?Sized),
         scratch: &mut ReduceScratch<T>,
     ) -> Result<()> {
-        let plan = plan::<T, O>(kernel, src.len(), range, out.len(), self.info().multiprocessors)?;
+        let (src, _reading) = self.read("src", src)?;
+        let (mut out, _writing) = self.write("out", out)?;
+        let range = resolve_range(range, src.len())?;
+        let sms = self.info().multiprocessors;
+        let plan = plan_at::<T, O>(kernel, src.device_ptr(), src.len(), range, out.len(), sms)?;
         let (need_a, need_b) = plan.scratch;
         if need_a > scratch.a.len() || need_b > scratch.b.len() {
             return Err(Error::ScratchTooSmall { needed: need_a + need_b, actual: scratch.a.len() + scratch.b.len() });
@@ -514,14 +533,14 @@ impl Gpu {
             unsafe {
                 match (pass.launch, pass.input, pass.output) {
                     (PassLaunch::Tuned(l), Slot::Source, Slot::Out) => {
-                        self.launch(l, (&mut *out, &mut *a, &mut *counter, source, n))?
+                        self.launch(l, (&mut out, &mut *a, &mut *counter, source, n))?
                     }
-                    (PassLaunch::Tree(l), Slot::Source, Slot::Out) => self.launch(l, (&mut *out, source, n))?,
+                    (PassLaunch::Tree(l), Slot::Source, Slot::Out) => self.launch(l, (&mut out, source, n))?,
                     (PassLaunch::Tree(l), Slot::Source, Slot::A) => self.launch(l, (&mut *a, source, n))?,
                     (PassLaunch::Tree(l), Slot::A, Slot::B) => self.launch(l, (&mut *b, &*a, n))?,
                     (PassLaunch::Tree(l), Slot::B, Slot::A) => self.launch(l, (&mut *a, &*b, n))?,
-                    (PassLaunch::Tree(l), Slot::A, Slot::Out) => self.launch(l, (&mut *out, &*a, n))?,
-                    (PassLaunch::Tree(l), Slot::B, Slot::Out) => self.launch(l, (&mut *out, &*b, n))?,
+                    (PassLaunch::Tree(l), Slot::A, Slot::Out) => self.launch(l, (&mut out, &*a, n))?,
+                    (PassLaunch::Tree(l), Slot::B, Slot::Out) => self.launch(l, (&mut out, &*b, n))?,
                     (_, input, output) => unreachable!("reduce plan never routes {input:?} to {output:?}"),
                 }
             }

@@ -4,7 +4,7 @@ use std::fmt;
 
 use crate::element::{Element, words, words_mut};
 use crate::error::{Error, Result};
-use crate::gpu::{DeviceBuffer, DeviceSlice, DeviceSliceMut, Gpu, Launch};
+use crate::gpu::{DeviceRead, DeviceSlice, DeviceSliceMut, DeviceWrite, Gpu, Launch};
 use bankwise_builtin::{TransposeParams, TransposeWord};
 use bankwise_layout::transpose::{BLOCK_ROWS, TILE, TileLayout, grid, tuned};
 use bankwise_runtime::KernelEntry;
@@ -214,19 +214,27 @@ impl Gpu {
     /// assert_eq!(gpu.download(&dst)?, [1.0, 4.0, 2.0, 5.0, 3.0, 6.0]); // 3 × 2
     /// # Ok(()) }
     /// ```
-    pub fn transpose<T: Element>(&self, src: &DeviceBuffer<T>, dst: &mut DeviceBuffer<T>, shape: Shape) -> Result<()> {
+    pub fn transpose<T: Element>(
+        &self,
+        src: &(impl DeviceRead<T> + ?Sized),
+        dst: &mut (impl DeviceWrite<T> + ?Sized),
+        shape: Shape,
+    ) -> Result<()> {
         self.transpose_with(TransposeKernel::default(), src, dst, shape)
     }
 
-    /// Transposes with a chosen rung of the ladder.
+    /// Transposes with a chosen rung of the ladder (the tuned kernel reads 16-byte vectors:
+    /// views that start off 16 bytes take the swizzled rung instead).
     pub fn transpose_with<T: Element>(
         &self,
         kernel: TransposeKernel,
-        src: &DeviceBuffer<T>,
-        dst: &mut DeviceBuffer<T>,
+        src: &(impl DeviceRead<T> + ?Sized),
+        dst: &mut (impl DeviceWrite<T> + ?Sized),
         shape: Shape,
     ) -> Result<()> {
-        self.transpose_slices(kernel, src.as_slice(), dst.as_slice_mut(), shape)
+        let (src, _reading) = self.read("src", src)?;
+        let (dst, _writing) = self.write("dst", dst)?;
+        self.transpose_slices(kernel, src, dst, shape)
     }
 
     /// [`Gpu::transpose_with`] on slices (the permutation's transposes of wider words).
@@ -237,6 +245,8 @@ impl Gpu {
         mut dst: DeviceSliceMut<'_, T>,
         shape: Shape,
     ) -> Result<()> {
+        let aligned = crate::permute::address_alignment(&[src.device_ptr(), dst.device_ptr()]) >= 16;
+        let kernel = if kernel == TransposeKernel::Tuned && !aligned { TransposeKernel::Swizzled } else { kernel };
         let launch = plan::<T>(kernel, src.len(), dst.len(), shape)?;
         let (rows, cols) = (shape.rows as u64, shape.cols as u64);
         let (matrix, per_launch) = (shape.rows * shape.cols, launch.grid.2 as usize);

@@ -28,5 +28,7 @@ fn main() {
             None
         }
     };
-    libtest_mimic::run(&args, kernels::trials(gpu, kernels::Target::Gpu)).exit();
+    let mut trials = kernels::trials(gpu, kernels::Target::Gpu);
+    trials.extend(kernels::foreign::multi_gpu_trials());
+    libtest_mimic::run(&args, trials).exit();
 }

@@ -32,8 +32,13 @@ use bankwise_layout::transpose::tuned;
 
 use crate::element::{Element, Width, view, view_mut};
 use crate::error::{Error, Result};
-use crate::gpu::{DeviceBuffer, DeviceSlice, DeviceSliceMut, Gpu, Launch};
+use crate::gpu::{DeviceRead, DeviceSlice, DeviceSliceMut, DeviceWrite, Gpu, Launch};
 use crate::transpose::TransposeKernel;
+
+/// The largest power of two up to 16 that divides every address (16 for none).
+pub(crate) fn address_alignment(addresses: &[u64]) -> u64 {
+    addresses.iter().fold(16, |a, &p| a.min(1 << p.trailing_zeros().min(4)))
+}
 
 impl Gpu {
     /// Permutes the axes of `src` (row-major, sizes `dims`) into `dst`: `dst`'s axis `j` is
@@ -58,8 +63,8 @@ impl Gpu {
     /// and [`Error::LengthMismatch`] where a buffer does not hold exactly the tensor.
     pub fn permute<T: Element>(
         &self,
-        src: &DeviceBuffer<T>,
-        dst: &mut DeviceBuffer<T>,
+        src: &(impl DeviceRead<T> + ?Sized),
+        dst: &mut (impl DeviceWrite<T> + ?Sized),
         dims: &[usize],
         perm: &[usize],
     ) -> Result<()> {
@@ -87,9 +92,11 @@ impl Gpu {
     pub fn permute_with_plan<T: Element>(
         &self,
         plan: &PermutePlan,
-        src: &DeviceBuffer<T>,
-        dst: &mut DeviceBuffer<T>,
+        src: &(impl DeviceRead<T> + ?Sized),
+        dst: &mut (impl DeviceWrite<T> + ?Sized),
     ) -> Result<()> {
+        let (src, _reading) = self.read("src", src)?;
+        let (dst, _writing) = self.write("dst", dst)?;
         if plan.width != T::WIDTH {
             return Err(Error::PlanWidthMismatch { planned: plan.width.bytes(), given: T::WIDTH.bytes() });
         }
@@ -99,10 +106,19 @@ impl Gpu {
                 return Err(Error::LengthMismatch { buffer, shape, expected: plan.elements, actual });
             }
         }
-        let (from, to) = (src.as_slice(), dst.as_slice_mut());
+        // Views of other libraries' memory may start off 16 bytes: plan again for them.
+        let alignment = address_alignment(&[src.device_ptr(), dst.device_ptr()]);
+        let replanned;
+        let plan = if alignment < plan.alignment {
+            replanned = PermutePlan::for_alignment(&plan.dims, &plan.perm, plan.width, alignment)?;
+            &replanned
+        } else {
+            plan
+        };
+        let (from, to) = (src, dst);
         match &plan.work {
             Work::Empty => Ok(()),
-            Work::Copy => self.copy(src, dst),
+            Work::Copy => self.copy_slices(from, to),
             Work::Transpose { shape, width } => match width {
                 Width::B1 => {
                     self.transpose_slices(TransposeKernel::Tuned, as_words::<T, u8>(from), as_words_mut(to), *shape)

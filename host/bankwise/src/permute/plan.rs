@@ -127,6 +127,9 @@ pub struct PermutePlan {
     pub perm: Vec<usize>,
     /// The element width planned for.
     pub width: Width,
+    /// The alignment in bytes (1 to 16) both tensors' addresses were planned for: words wider
+    /// than it are not formed, nor vectors read (see [`PermutePlan::for_alignment`]).
+    pub alignment: u64,
     /// Elements of `src` (and `dst`).
     pub elements: usize,
     /// The normal form (empty for an empty tensor).
@@ -136,13 +139,27 @@ pub struct PermutePlan {
 }
 
 impl PermutePlan {
-    /// Plans the permutation of `dims` by `perm` for elements of `width`.
+    /// Plans the permutation of `dims` by `perm` for elements of `width`, in tensors that start
+    /// on 16 bytes (every allocation does; views that do not are planned again as
+    /// [`PermutePlan::for_alignment`] says, by [`crate::Gpu::permute_with_plan`]).
     pub fn new(dims: &[usize], perm: &[usize], width: Width) -> Result<PermutePlan> {
+        Self::for_alignment(dims, perm, width, 16)
+    }
+
+    /// Plans as [`PermutePlan::new`] for tensors whose addresses are multiples of `alignment`
+    /// bytes (a power of two; 16 or more is 16; less than the element's width is the
+    /// element's): a run that stays together moves as one wider word only where the word is
+    /// no wider than the alignment, and 16-byte vectors (the tuned transpose, the vectorized
+    /// tiles, row gathers by vectors) need 16.
+    pub fn for_alignment(dims: &[usize], perm: &[usize], width: Width, alignment: u64) -> Result<PermutePlan> {
         let elements = check(dims, perm)?;
+        let alignment = alignment.clamp(width.bytes() as u64, 16);
+        let alignment = 1 << alignment.ilog2();
         let mut plan = PermutePlan {
             dims: dims.to_vec(),
             perm: perm.to_vec(),
             width,
+            alignment,
             elements,
             fused: Fused { sizes: vec![], perm: vec![] },
             work: Work::Empty,
@@ -151,7 +168,7 @@ impl PermutePlan {
             return Ok(plan);
         }
         plan.fused = fuse(dims, perm);
-        plan.work = work(&plan.fused.sizes, &plan.fused.perm, width.bytes() as u64);
+        plan.work = work(&plan.fused.sizes, &plan.fused.perm, width.bytes() as u64, alignment);
         Ok(plan)
     }
 
@@ -212,8 +229,8 @@ fn strides(sizes: &[usize]) -> Vec<u64> {
     s
 }
 
-/// The work for a normal form of `bytes`-byte words.
-fn work(sizes: &[usize], perm: &[usize], bytes: u64) -> Work {
+/// The work for a normal form of `bytes`-byte words in tensors aligned to `align` bytes.
+fn work(sizes: &[usize], perm: &[usize], bytes: u64, align: u64) -> Work {
     let k = sizes.len();
     if k <= 1 {
         return Work::Copy;
@@ -223,17 +240,17 @@ fn work(sizes: &[usize], perm: &[usize], bytes: u64) -> Work {
         // rest, planned again, then moves its innermost axis: fusion left no two axes that stay
         // adjacent), else a gather of rows.
         let run = bytes * sizes[k - 1] as u64;
-        if matches!(run, 2 | 4 | 8) {
-            return work(&sizes[..k - 1], &perm[..k - 1], run);
+        if matches!(run, 2 | 4 | 8) && run <= align {
+            return work(&sizes[..k - 1], &perm[..k - 1], run, align);
         }
-        return rows(sizes, perm, bytes);
+        return rows(sizes, perm, bytes, align);
     }
     let width = width_of(bytes);
     let side = tuned::side(bytes as u32) as usize;
     // A (batched) 2-D transpose whose sides both fill the tuned transpose's tiles is the tuned
     // transpose; narrower ones take the flat tiles, shaped to them.
     let (rows, cols) = (sizes[k - 2], sizes[k - 1]);
-    if (k == 2 || (k == 3 && perm == [0, 2, 1])) && rows >= side && cols >= side {
+    if (k == 2 || (k == 3 && perm == [0, 2, 1])) && rows >= side && cols >= side && align >= 16 {
         let shape = if k == 2 { Shape::new(rows, cols) } else { Shape::batched(sizes[0], rows, cols) };
         return Work::Transpose { shape, width };
     }
@@ -241,7 +258,7 @@ fn work(sizes: &[usize], perm: &[usize], bytes: u64) -> Work {
     let side = side as u64;
     let params = tiled(sizes, perm, side, side);
     let (r, c) = (params.rows.len, params.cols.len);
-    if r.is_multiple_of(v) && c.is_multiple_of(v) && r >= side && c >= side {
+    if r.is_multiple_of(v) && c.is_multiple_of(v) && r >= side && c >= side && align >= 16 {
         return Work::Tiled { params, vectorized: true, width };
     }
     Work::Tiled { params: flat(sizes, perm, bytes), vectorized: false, width }
@@ -349,10 +366,11 @@ fn tiled(sizes: &[usize], perm: &[usize], row_side: u64, col_side: u64) -> Tiled
 
 /// The gather of rows of a normal form whose innermost axis stays, in the widest word that
 /// divides a row: 16-byte vectors, else 8-, 4-, 2-byte words or the element.
-fn rows(sizes: &[usize], perm: &[usize], bytes: u64) -> Work {
+fn rows(sizes: &[usize], perm: &[usize], bytes: u64, align: u64) -> Work {
     let k = sizes.len();
     let row_bytes = bytes * sizes[k - 1] as u64;
-    let word = [16, 8, 4, 2].into_iter().find(|&w| w >= bytes && row_bytes.is_multiple_of(w)).unwrap_or(bytes);
+    let word =
+        [16, 8, 4, 2].into_iter().find(|&w| w >= bytes && w <= align && row_bytes.is_multiple_of(w)).unwrap_or(bytes);
     let src_stride = strides(sizes);
     let mut outer = Batch { count: 1, ..Batch::default() };
     for &a in perm[..k - 1].iter().rev() {

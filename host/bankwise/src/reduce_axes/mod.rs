@@ -39,7 +39,7 @@ use bankwise_runtime::KernelEntry;
 
 use crate::element::{Element, view, view_mut};
 use crate::error::Result;
-use crate::gpu::{DeviceBuffer, Gpu, Launch};
+use crate::gpu::{DeviceBuffer, DeviceRead, DeviceSlice, DeviceSliceMut, DeviceWrite, Gpu, Launch};
 use crate::reduce::{Max, Min, Operation, Reducible, Sum};
 
 mod sealed {
@@ -252,11 +252,13 @@ impl Gpu {
     pub fn reduce_axes<T: AxesElement, O: AxesOperation<T>>(
         &self,
         _op: O,
-        src: &DeviceBuffer<T>,
+        src: &(impl DeviceRead<T> + ?Sized),
         dims: &[usize],
         axes: &[usize],
-        dst: &mut DeviceBuffer<T>,
+        dst: &mut (impl DeviceWrite<T> + ?Sized),
     ) -> Result<()> {
+        let (src, _reading) = self.read("src", src)?;
+        let (dst, _writing) = self.write("dst", dst)?;
         let plan = plan::<T, O>(dims, axes, src.len(), dst.len(), self.info().multiprocessors)?;
         let mut scratch = AxesScratch::<T> { partials: self.partials::<T>(plan.scratch)? };
         self.run_axes::<T, O>(plan, src, dst, &mut scratch)
@@ -268,12 +270,14 @@ impl Gpu {
     pub fn reduce_axes_with_scratch<T: AxesElement, O: AxesOperation<T>>(
         &self,
         _op: O,
-        src: &DeviceBuffer<T>,
+        src: &(impl DeviceRead<T> + ?Sized),
         dims: &[usize],
         axes: &[usize],
-        dst: &mut DeviceBuffer<T>,
+        dst: &mut (impl DeviceWrite<T> + ?Sized),
         scratch: &mut AxesScratch<T>,
     ) -> Result<()> {
+        let (src, _reading) = self.read("src", src)?;
+        let (dst, _writing) = self.write("dst", dst)?;
         let plan = plan::<T, O>(dims, axes, src.len(), dst.len(), self.info().multiprocessors)?;
         if plan.scratch > scratch.len() {
             return Err(crate::Error::ScratchTooSmall { needed: plan.scratch, actual: scratch.len() });
@@ -293,22 +297,22 @@ impl Gpu {
     fn run_axes<T: AxesElement, O: AxesOperation<T>>(
         &self,
         plan: AxesPlan,
-        src: &DeviceBuffer<T>,
-        dst: &mut DeviceBuffer<T>,
+        src: DeviceSlice<'_, T>,
+        mut dst: DeviceSliceMut<'_, T>,
         scratch: &mut AxesScratch<T>,
     ) -> Result<()> {
         let passes = match plan.work {
             AxesWork::Nothing => return Ok(()),
             AxesWork::Identity => {
                 let zero = O::empty().expect("the plan gives the identity only where the operation has one");
-                return Ok(self.upload_into(&vec![zero; dst.len()], dst)?);
+                return Ok(self.stream().upload_into_slice(&vec![zero; dst.len()], &mut dst)?);
             }
-            AxesWork::Copy => return Ok(self.copy_dtod(src, dst)?),
+            AxesWork::Copy => return self.copy_slices(src, dst),
             AxesWork::Passes(passes) => passes,
         };
         let cast = "an element and its kernels' type have one size and alignment";
-        let source = view::<T, T::Device>(src.as_slice()).expect(cast);
-        let mut out = view_mut::<T, T::Device>(dst.as_slice_mut()).expect(cast);
+        let source = view::<T, T::Device>(src).expect(cast);
+        let mut out = view_mut::<T, T::Device>(dst).expect(cast);
         let partials = &mut scratch.partials;
         for pass in passes {
             let (grid, block) = (pass.grid, pass.kernel.block());

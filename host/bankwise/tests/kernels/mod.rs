@@ -3,6 +3,7 @@
 //! GPU and `emulator.rs` on the CPU emulator (smaller sizes, and nothing that times).
 
 mod axes;
+pub mod foreign;
 mod matmul;
 mod permute;
 
@@ -110,6 +111,7 @@ pub fn trials(gpu: Option<Arc<Gpu>>, target: Target) -> Vec<Trial> {
     matmul::trials(&mut add, target);
     permute::trials(&mut add, target);
     axes::trials(&mut add, target);
+    foreign::trials(&mut add, target);
     // Properties over random shapes and ranges (seeded, so a failure reproduces).
     for kernel in TransposeKernel::ALL {
         add(format!("{}/random_shapes", kernel.name()), Box::new(move |g| transpose_random_shapes(g, kernel, target)));

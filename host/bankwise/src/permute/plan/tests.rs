@@ -137,7 +137,25 @@ fn interpret(plan: &PermutePlan, src: &[u8]) -> Vec<u8> {
 }
 
 fn check_plan(dims: &[usize], perm: &[usize], width: Width) {
-    let plan = PermutePlan::new(dims, perm, width).unwrap();
+    check_plan_aligned(dims, perm, width, 16);
+}
+
+/// [`check_plan`] for tensors aligned to `alignment` bytes, whose plan must form no word wider
+/// than that, nor 16-byte vectors below 16.
+fn check_plan_aligned(dims: &[usize], perm: &[usize], width: Width, alignment: u64) {
+    let plan = PermutePlan::for_alignment(dims, perm, width, alignment).unwrap();
+    let align = plan.alignment;
+    assert!(align.is_power_of_two() && align >= width.bytes() as u64 && align <= 16, "{plan}: alignment {align}");
+    let (word, vectors) = match &plan.work {
+        Work::Empty | Work::Copy => (width.bytes() as u64, false),
+        Work::Transpose { width, .. } => (width.bytes() as u64, true),
+        Work::Tiled { width, vectorized, .. } => (width.bytes() as u64, *vectorized),
+        Work::Rows { width, .. } => (width.map_or(16, |w| w.bytes()) as u64, width.is_none()),
+    };
+    assert!(
+        word <= align && (!vectors || align == 16),
+        "{plan}: {word}-byte words, vectors {vectors}, aligned {align}"
+    );
     let n = plan.elements;
     let bytes = width.bytes();
     // Elements as distinct byte strings.
@@ -161,6 +179,7 @@ proptest! {
             .prop_filter("small", |d| d.iter().product::<usize>() <= 1 << 16),
         seed in any::<u64>(),
         width in prop_oneof![Just(Width::B1), Just(Width::B2), Just(Width::B4), Just(Width::B8)],
+        alignment in prop_oneof![Just(16u64), Just(16), Just(8), Just(4), Just(2), Just(1)],
     ) {
         let mut perm: Vec<usize> = (0..dims.len()).collect();
         let mut s = seed;
@@ -168,7 +187,7 @@ proptest! {
             s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             perm.swap(i, (s >> 33) as usize % (i + 1));
         }
-        check_plan(&dims, &perm, width);
+        check_plan_aligned(&dims, &perm, width, alignment);
     }
 }
 
