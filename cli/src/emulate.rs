@@ -437,7 +437,7 @@ where
         (Judge::Float(g), Judge::Float(w)) if O::NAME == "sum" => {
             let sums: Vec<f64> = data.iter().map(|&x| Into::<Judge>::into(x).value()).collect();
             let (exact_sum, abs) = cpu::sum_reference(&sums);
-            let depth = kernel.depth::<T>(0, n, gpu.info().multiprocessors);
+            let depth = kernel.depth::<T>(0, n, gpu.plan_target());
             let u = if size_of::<T>() == 4 { 2f64.powi(-24) } else { 2f64.powi(-53) };
             let tol = cpu::sum_tolerance(depth, u, n, exact_sum, abs);
             if (g - exact_sum).abs() <= tol { Ok(()) } else { Err(format!("got {g:e}, want {w:e} within {tol:e}")) }

@@ -15,6 +15,7 @@ mod ncu;
 mod probe;
 mod ptx;
 mod startup;
+mod tune;
 
 use std::process::ExitCode;
 
@@ -43,6 +44,9 @@ enum Command {
     /// Run one kernel on the CPU emulator (no GPU needed): check it, and print each
     /// shared-memory access site's requests, wavefronts per request, and any race.
     Emulate(emulate::Args),
+    /// Sweep the copy's, transpose's and reductions' launch choices on this GPU and write its
+    /// tuning table (JSON), which BANKWISE_TUNING=FILE makes the library plan with.
+    Tune(tune::Args),
 }
 
 fn main() -> ExitCode {
@@ -53,6 +57,7 @@ fn main() -> ExitCode {
         Command::Probe(args) => probe::run(&args),
         Command::Startup(args) => startup::run(&args),
         Command::Emulate(args) => emulate::run(&args),
+        Command::Tune(args) => tune::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

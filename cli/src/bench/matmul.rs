@@ -7,7 +7,6 @@ use anyhow::Result;
 use bankwise::matmul::{MatmulKernel, MatmulShape, Op, TunedPlan, TunedTile};
 use bankwise::runtime::cudarc::cublas::CudaBlas;
 use bankwise::timing::{Stats, measure_pair, rotation};
-use bankwise::tuning::PlanTarget;
 use bankwise::{DeviceBuffer, Gpu};
 use bankwise_benches::cublas::{self, Gemm};
 use indicatif::ProgressBar;
@@ -204,7 +203,7 @@ fn shape_rows<T: Gemm>(
     let (alpha, beta) = (T::from_f64(1.0), T::from_f64(0.0));
     let peak = peak_tflops(gpu, size_of::<T>());
     let mut rows = Vec::new();
-    let target = PlanTarget::of(gpu.info());
+    let target = gpu.plan_target();
     for &kernel in kernels {
         progress.set_message(format!("{} {dtype} {shape}", kernel.name()));
         if let Which::InPlace(rung, tile) = kernel

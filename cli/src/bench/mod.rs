@@ -465,7 +465,7 @@ impl Bench<'_> {
     }
 }
 
-fn random<T: Element>(n: usize) -> Vec<T> {
+pub(crate) fn random<T: Element>(n: usize) -> Vec<T> {
     // SAFETY: Element types are plain integers and floats (`ValidAsZeroBits`): all zeros is a
     // valid value.
     let mut v: Vec<T> = vec![unsafe { std::mem::zeroed() }; n];
@@ -556,7 +556,7 @@ fn reduction_chart(rows: &[Row], subtitle: &str) -> Option<String> {
 }
 
 /// Today's UTC date as `YYYY-MM-DD` (civil-from-days, so no date crate is needed).
-fn today() -> String {
+pub(crate) fn today() -> String {
     let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
     let z = (secs / 86_400) as i64 + 719_468;
     let era = z.div_euclid(146_097);

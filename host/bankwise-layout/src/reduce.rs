@@ -118,7 +118,13 @@ pub mod tuned {
     /// Blocks for `vectors` 16-byte vectors on a device with `multiprocessors` SMs: one per
     /// `THREADS · UNROLL` vectors, at most `BLOCKS_PER_SM` per SM, at least one.
     pub const fn grid(vectors: u64, multiprocessors: u32) -> u32 {
-        let max = (if multiprocessors == 0 { 1 } else { multiprocessors }) as u64 * BLOCKS_PER_SM as u64;
+        grid_per_sm(vectors, multiprocessors, BLOCKS_PER_SM)
+    }
+
+    /// [`grid`] with at most `per_sm` blocks per SM (a GPU's tuning table's choice).
+    pub const fn grid_per_sm(vectors: u64, multiprocessors: u32, per_sm: u32) -> u32 {
+        let per_sm = if per_sm == 0 { 1 } else { per_sm };
+        let max = (if multiprocessors == 0 { 1 } else { multiprocessors }) as u64 * per_sm as u64;
         let wanted = vectors.div_ceil(THREADS as u64 * UNROLL as u64);
         if wanted == 0 {
             1

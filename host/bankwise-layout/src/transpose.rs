@@ -144,16 +144,12 @@ pub mod tuned {
     /// 97.0–97.2% against 96.7–96.9%, five runs each in three sweeps), 11584² as fast, and
     /// 1024²–6144² 0.6–2.7 points slower. The 1- and 2-byte kernels lost 1–6 points with it.
     /// The host enforces it by asking for more shared memory than the tile needs
-    /// (`Launch::resident`).
+    /// (`Launch::resident`). The H100's tuning table holds it (`bankwise::tuning::h100`);
+    /// another GPU's may hold another cap.
     pub const CAPPED_RESIDENCY: u32 = 4;
 
     /// Elements from which [`CAPPED_RESIDENCY`] applies.
     pub const CAPPED_FROM: u64 = 1 << 26;
-
-    /// The residency cap for an aligned `elem_bytes` transpose of `elements` elements, if any.
-    pub const fn residency(elem_bytes: u32, elements: u64) -> Option<u32> {
-        if elem_bytes == 4 && elements >= CAPPED_FROM { Some(CAPPED_RESIDENCY) } else { None }
-    }
 
     /// Whether every row of a `rows × cols` matrix of `elem_bytes`-byte elements, and of its
     /// transpose, starts 16-byte aligned: then the aligned kernel applies, else the unaligned one.

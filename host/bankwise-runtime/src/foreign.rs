@@ -3,7 +3,7 @@
 //! belong to ([`Error::WrongDevice`]).
 //!
 //! A launcher takes `&impl DeviceRead<T>` and `&mut impl DeviceWrite<T>`, and turns each into a
-//! view for the stream it queues on with [`read`] and [`write`]. Besides the view they give an
+//! view for the stream it queues on with [`read()`] and [`write()`]. Besides the view they give an
 //! [`Access`], which the launcher keeps until its work is queued; dropping it orders the
 //! memory's other users after that work, as cudarc orders its own calls:
 //!
@@ -17,7 +17,7 @@
 
 use std::sync::Arc;
 
-use cudarc::driver::sys::{CUpointer_attribute, cudaError_enum};
+use cudarc::driver::sys::{CUmemorytype, CUpointer_attribute};
 use cudarc::driver::{CudaSlice, CudaStream, CudaView, CudaViewMut, DevicePtr, DevicePtrMut, SyncOnDrop};
 
 use crate::device::{Device, Stream};
@@ -63,7 +63,7 @@ impl Drop for Access<'_> {
 /// [`CudaSlice`], [`CudaView`] and [`CudaViewMut`].
 pub trait DeviceRead<T> {
     /// The memory as a view for work queued on `stream`, and the [`Access`] to hold until that
-    /// work is queued. Does not check the device; [`read`] does.
+    /// work is queued. Does not check the device; [`read()`] does.
     fn read_on<'a>(&'a self, stream: &'a Stream) -> (DeviceSlice<'a, T>, Access<'a>);
 }
 
@@ -71,7 +71,7 @@ pub trait DeviceRead<T> {
 /// cudarc's [`CudaSlice`] and [`CudaViewMut`].
 pub trait DeviceWrite<T> {
     /// The memory as a view for work queued on `stream` that writes it, and the [`Access`] to
-    /// hold until that work is queued. Does not check the device; [`write`] does.
+    /// hold until that work is queued. Does not check the device; [`write()`] does.
     fn write_on<'a>(&'a mut self, stream: &'a Stream) -> (DeviceSliceMut<'a, T>, Access<'a>);
 }
 
@@ -137,7 +137,7 @@ impl<T> DeviceWrite<T> for DeviceSliceMut<'_, T> {
 }
 
 /// The launch stream of `stream` where it is a GPU's of `home` (else the caller's view is of
-/// another device, which [`read`] and [`write`] refuse before any use).
+/// another device, which [`read()`] and [`write()`] refuse before any use).
 fn launch_stream(stream: &Stream, home: DeviceId) -> Option<&CudaStream> {
     stream.as_cuda().filter(|s| DeviceId::of_context(s.context()) == home).map(|s| &**s)
 }
@@ -188,18 +188,34 @@ macro_rules! cudarc_write {
 }
 cudarc_write!(CudaSlice<T>, CudaViewMut<'_, T>);
 
-/// What the driver says of the allocation holding `ptr`: its device's ordinal and the range.
-fn allocation_of(ptr: u64) -> std::result::Result<(i32, u64, u64), cudaError_enum> {
-    let get = |attribute, out: *mut std::ffi::c_void| {
-        // SAFETY: `out` points at a value of the attribute's type (an int or a device pointer
-        // / size, 8 bytes); the driver only reads `ptr` as an address.
-        unsafe { cudarc::driver::sys::cuPointerGetAttribute(out, attribute, ptr) }.result()
-    };
-    let (mut ordinal, mut start, mut size) = (0i32, 0u64, 0u64);
-    get(CUpointer_attribute::CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, (&raw mut ordinal).cast()).map_err(|e| e.0)?;
-    get(CUpointer_attribute::CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, (&raw mut start).cast()).map_err(|e| e.0)?;
-    get(CUpointer_attribute::CU_POINTER_ATTRIBUTE_RANGE_SIZE, (&raw mut size).cast()).map_err(|e| e.0)?;
-    Ok((ordinal, start, size))
+/// What the driver says of the allocation holding `ptr`: its device's ordinal and the range,
+/// `None` where it is not device memory (or memory managed across devices) the driver knows.
+/// `cuPointerGetAttributes`, which, unlike the singular call, answers an unknown address with
+/// empty attributes rather than an error (which compute-sanitizer would report).
+fn allocation_of(ptr: u64) -> Result<Option<(usize, u64, u64)>> {
+    let (mut memory_type, mut managed, mut ordinal, mut start, mut size) = (0u32, 0u32, -1i32, 0u64, 0u64);
+    let mut attributes = [
+        CUpointer_attribute::CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+        CUpointer_attribute::CU_POINTER_ATTRIBUTE_IS_MANAGED,
+        CUpointer_attribute::CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+        CUpointer_attribute::CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+        CUpointer_attribute::CU_POINTER_ATTRIBUTE_RANGE_SIZE,
+    ];
+    let mut data: [*mut std::ffi::c_void; 5] = [
+        (&raw mut memory_type).cast(),
+        (&raw mut managed).cast(),
+        (&raw mut ordinal).cast(),
+        (&raw mut start).cast(),
+        (&raw mut size).cast(),
+    ];
+    // SAFETY: each `data` pointer points at a value of its attribute's type (a 4-byte memory
+    // type, flag and ordinal; an 8-byte address and size); the driver only reads `ptr` as an
+    // address.
+    unsafe {
+        cudarc::driver::sys::cuPointerGetAttributes(5, attributes.as_mut_ptr(), data.as_mut_ptr(), ptr).result()?;
+    }
+    let device = memory_type == CUmemorytype::CU_MEMORYTYPE_DEVICE as u32 || managed != 0;
+    Ok((device && ordinal >= 0).then_some((ordinal as usize, start, size)))
 }
 
 /// Checks a raw view's address and length against `T` and, on a GPU, against the driver's
@@ -221,18 +237,18 @@ fn check_raw<T>(device: &Device, ptr: u64, len: usize) -> Result<()> {
         return Ok(());
     };
     ctx.bind_to_thread()?;
-    match allocation_of(ptr) {
-        Err(code) => bad(format!("the driver does not know it as device memory ({code:?})")),
-        Ok((ordinal, _, _)) if ordinal as usize != ctx.ordinal() => Err(Error::WrongDevice {
+    match allocation_of(ptr)? {
+        None => bad("the driver does not know it as device memory".into()),
+        Some((ordinal, _, _)) if ordinal != ctx.ordinal() => Err(Error::WrongDevice {
             what: format!("the raw pointer {ptr:#x}"),
-            memory: DeviceId::Gpu(ordinal as usize),
+            memory: DeviceId::Gpu(ordinal),
             device: device.id(),
         }),
-        Ok((_, start, size)) if ptr.saturating_add(bytes) > start.saturating_add(size) => bad(format!(
+        Some((_, start, size)) if ptr.saturating_add(bytes) > start.saturating_add(size) => bad(format!(
             "its allocation ({size} bytes at {start:#x}) ends {} bytes before the view does",
             ptr + bytes - (start + size)
         )),
-        Ok(_) => Ok(()),
+        Some(_) => Ok(()),
     }
 }
 

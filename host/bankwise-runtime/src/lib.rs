@@ -81,6 +81,11 @@
 //! }
 //! ```
 //!
+//! Memory other libraries allocated launches as bankwise's does ([`foreign`]): cudarc's slices
+//! and views ([`DeviceRead`], [`DeviceWrite`]), ordered by cudarc's own events, and raw device
+//! pointers checked with the driver ([`DeviceSlice::from_raw`]); every launch refuses memory of
+//! another device than its stream's ([`Error::WrongDevice`]).
+//!
 //! Layers, as in cudarc: cudarc's raw driver bindings → this crate's checked calls, each
 //! returning [`Result`] with a typed [`Error`] that says what was wrong → RAII handles
 //! ([`Device`], [`Module`], [`Kernel`], [`DeviceBuffer`], [`Stream`], [`Event`]) that free

@@ -5,6 +5,7 @@
 use crate::element::{Element, view, view_mut};
 use crate::error::{Error, Result};
 use crate::gpu::{DeviceBuffer, DeviceRead, DeviceSlice, DeviceSliceMut, DeviceWrite, Gpu, Launch};
+use crate::tuning::PlanTarget;
 use bankwise_builtin::{copy_bytes, copy_rows_aligned};
 use bankwise_layout::copy::{THREADS, blocks};
 use bankwise_runtime::KernelEntry;
@@ -14,13 +15,11 @@ type CopyBytes = (*mut u8, *const u8, u64);
 /// `copy_rows_aligned`'s parameters: `dst`, `dst_ld`, `src`, `src_ld`, `rows`, `row_words`.
 type CopyRows = (*mut u32, u64, *const u32, u64, u64, u64);
 
-/// Blocks per multiprocessor at most: enough to fill every SM several times over; beyond it
-/// the kernel's grid-stride loop takes over.
-const MAX_BLOCKS_PER_SM: u32 = 32;
-
 /// Validates a copy of `src_len` elements of `T` into `dst_len` and plans the `copy_bytes`
-/// launch for a device with `multiprocessors` SMs; `None` for an empty copy.
-pub fn plan<T: Element>(src_len: usize, dst_len: usize, multiprocessors: u32) -> Result<Option<Launch<CopyBytes>>> {
+/// launch for `target`: at most its table's
+/// [`copy_blocks_per_sm`](crate::tuning::MemoryTuning::copy_blocks_per_sm) blocks per SM,
+/// the kernel's grid-stride loop taking the rest; `None` for an empty copy.
+pub fn plan<T: Element>(src_len: usize, dst_len: usize, target: PlanTarget<'_>) -> Result<Option<Launch<CopyBytes>>> {
     if src_len != dst_len {
         return Err(Error::LengthMismatch {
             buffer: "dst",
@@ -35,7 +34,7 @@ pub fn plan<T: Element>(src_len: usize, dst_len: usize, multiprocessors: u32) ->
     if bytes == 0 {
         return Ok(None);
     }
-    let max_blocks = multiprocessors.max(1) * MAX_BLOCKS_PER_SM;
+    let max_blocks = target.multiprocessors.max(1).saturating_mul(target.tuning.memory.copy_blocks_per_sm);
     let kernel: KernelEntry<CopyBytes> = copy_bytes;
     Ok(Some(Launch::new(kernel, (blocks(bytes, max_blocks), 1, 1), (THREADS, 1, 1))))
 }
@@ -55,7 +54,7 @@ pub fn plan_rows<T: Element>(
     (src_len, src_ld): (usize, usize),
     (dst_len, dst_ld): (usize, usize),
     (rows, cols): (usize, usize),
-    multiprocessors: u32,
+    target: PlanTarget<'_>,
 ) -> Result<Option<Launch<CopyRows>>> {
     let bad = |what| Err(Error::Runtime(bankwise_runtime::Error::BadRowCopy { rows, cols, src_ld, dst_ld, what }));
     if rows == 0 || cols == 0 {
@@ -85,8 +84,8 @@ pub fn plan_rows<T: Element>(
     if end(dst_ld, padded).is_none_or(|e| e > dst_len) {
         return bad("the destination's last row, padded to 16 bytes, ends past its buffer");
     }
-    let blocks =
-        rows.div_ceil(ROW_WARPS as usize).min(multiprocessors.max(1).saturating_mul(MAX_BLOCKS_PER_SM) as usize);
+    let per_sm = target.tuning.memory.copy_blocks_per_sm;
+    let blocks = rows.div_ceil(ROW_WARPS as usize).min(target.multiprocessors.max(1).saturating_mul(per_sm) as usize);
     let kernel: KernelEntry<CopyRows> = copy_rows_aligned;
     Ok(Some(Launch::new(kernel, (blocks as u32, 1, 1), (ROW_WARPS * 32, 1, 1))))
 }
@@ -104,8 +103,8 @@ impl Gpu {
         dst_ld: usize,
         (rows, cols): (usize, usize),
     ) -> Result<()> {
-        let sms = self.info().multiprocessors;
-        let Some(launch) = plan_rows::<T>((src.len(), src_ld), (dst.len(), dst_ld), (rows, cols), sms)? else {
+        let target = self.plan_target();
+        let Some(launch) = plan_rows::<T>((src.len(), src_ld), (dst.len(), dst_ld), (rows, cols), target)? else {
             return Ok(());
         };
         let words = (T::WIDTH.bytes() / 4) as u64;
@@ -137,7 +136,7 @@ impl Gpu {
 
     /// [`Gpu::copy`] on views.
     pub(crate) fn copy_slices<T: Element>(&self, src: DeviceSlice<'_, T>, dst: DeviceSliceMut<'_, T>) -> Result<()> {
-        let Some(launch) = plan::<T>(src.len(), dst.len(), self.info().multiprocessors)? else { return Ok(()) };
+        let Some(launch) = plan::<T>(src.len(), dst.len(), self.plan_target())? else { return Ok(()) };
         if crate::permute::address_alignment(&[src.device_ptr(), dst.device_ptr()]) < 16 {
             // Views off 16 bytes (other libraries' memory): the driver's copy takes any.
             return Ok(self.stream().copy_views(src, dst)?);
@@ -152,7 +151,7 @@ impl Gpu {
 
     /// Copies with the driver's `cuMemcpyDtoDAsync`: the vendor reference for [`Gpu::copy`].
     pub fn copy_driver<T: Element>(&self, src: &DeviceBuffer<T>, dst: &mut DeviceBuffer<T>) -> Result<()> {
-        if plan::<T>(src.len(), dst.len(), 1)?.is_some() {
+        if plan::<T>(src.len(), dst.len(), self.plan_target())?.is_some() {
             self.device().copy_dtod(src, dst)?;
         }
         Ok(())

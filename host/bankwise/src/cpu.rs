@@ -33,7 +33,7 @@ pub fn transpose<T: Copy>(src: &[T], shape: Shape) -> Result<Vec<T>> {
 
 /// `src` (row-major, sizes `dims`) with its axes permuted: `dst`'s axis `j` is `src`'s axis
 /// `perm[j]`. Written independently of the GPU's planning (no fusion, no tiles): `dst` in order,
-/// each element read at its offset in `src` ([`strided_walk`]).
+/// each element read at its offset in `src` (`strided_walk`).
 pub fn permute<T: Copy>(src: &[T], dims: &[usize], perm: &[usize]) -> Result<Vec<T>> {
     let n = crate::permute::plan::check(dims, perm)?;
     if src.len() != n {

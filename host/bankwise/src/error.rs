@@ -71,6 +71,15 @@ pub enum Error {
         /// Bytes per element of the buffers given.
         given: usize,
     },
+    /// A tuning table file (`BANKWISE_TUNING`, [`crate::tuning::file`]) could not be read or is
+    /// not a valid table.
+    #[error("tuning table {path}: {what}")]
+    BadTuning {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        what: String,
+    },
     /// A buffer's length does not match the shape it is used with.
     #[error("{buffer} holds {actual} elements but shape {shape} needs {expected}")]
     LengthMismatch {

@@ -9,6 +9,7 @@ use bankwise_runtime::{Entries, Kernel, KernelEntry, LaunchArgs, LaunchConfig, M
 
 use crate::error::Result;
 use crate::kernels;
+use crate::tuning::{PlanTarget, Tuning};
 
 pub use bankwise_runtime::{
     Device, DeviceBuffer, DeviceId, DeviceInfo, DeviceRead, DeviceSlice, DeviceSliceMut, DeviceWrite, EmulatorChecks,
@@ -93,6 +94,7 @@ pub struct Gpu {
     _modules: Arc<Vec<Module>>,
     kernels: Arc<HashMap<String, Kernel>>,
     loaded: LoadedImage,
+    tuning: &'static Tuning,
 }
 
 impl std::fmt::Debug for Gpu {
@@ -101,6 +103,7 @@ impl std::fmt::Debug for Gpu {
             .field("device", &self.device)
             .field("kernels", &self.kernels.len())
             .field("loaded", &self.loaded)
+            .field("tuning", &self.tuning.device)
             .finish()
     }
 }
@@ -151,7 +154,8 @@ impl Gpu {
             add_kernels(&image, module, &mut kernels)?;
             modules.push(image);
         }
-        Ok(Gpu { device, _modules: Arc::new(modules), kernels: Arc::new(kernels), loaded })
+        let tuning = crate::tuning::resolve(device.info())?;
+        Ok(Gpu { device, _modules: Arc::new(modules), kernels: Arc::new(kernels), loaded, tuning })
     }
 
     /// bankwise's kernels on the CPU emulator (`bankwise-emu`), no GPU needed: the same
@@ -179,7 +183,34 @@ impl Gpu {
             add_kernels(&image, module, &mut kernels)?;
             modules.push(image);
         }
-        Ok(Gpu { device, _modules: Arc::new(modules), kernels: Arc::new(kernels), loaded: LoadedImage::Emulator })
+        let tuning = Tuning::for_device(device.info());
+        let (modules, kernels) = (Arc::new(modules), Arc::new(kernels));
+        Ok(Gpu { device, _modules: modules, kernels, loaded: LoadedImage::Emulator, tuning })
+    }
+
+    /// The tuning table this handle plans with ([`crate::tuning`]): a table file named by
+    /// `BANKWISE_TUNING` for this GPU, else the shipped one ([`crate::tuning::resolve`]).
+    pub fn tuning(&self) -> &'static Tuning {
+        self.tuning
+    }
+
+    /// This GPU planning with `tuning` instead (`bankwise tune` sweeps candidate tables this
+    /// way; any valid table gives correct results, only perhaps slower ones).
+    pub fn with_tuning(&self, tuning: &'static Tuning) -> Gpu {
+        Gpu {
+            device: self.device.clone(),
+            _modules: self._modules.clone(),
+            kernels: self.kernels.clone(),
+            loaded: self.loaded,
+            tuning,
+        }
+    }
+
+    /// What the planners plan for on this GPU: its SMs and compute capability, and
+    /// [`Gpu::tuning`].
+    pub fn plan_target(&self) -> PlanTarget<'static> {
+        let info = self.info();
+        PlanTarget::new(info.multiprocessors, info.compute_capability, self.tuning)
     }
 
     /// This GPU with its launches queued on `stream` (one of [`Device::new_stream`], or the
@@ -205,6 +236,7 @@ impl Gpu {
             _modules: self._modules.clone(),
             kernels: self.kernels.clone(),
             loaded: self.loaded,
+            tuning: self.tuning,
         })
     }
 

@@ -27,7 +27,10 @@
 //! - [`Gpu`]: a runtime device with bankwise's module loaded (it dereferences to the
 //!   [`runtime::Device`]), and bankwise's launchers — [`Gpu::transpose`], [`Gpu::permute`], [`Gpu::reduce`],
 //!   [`Gpu::copy`], [`Gpu::probe`] — each validating its arguments with a pure `plan` function
-//!   (testable without a GPU) before launching through the runtime.
+//!   (testable without a GPU) before launching through the runtime. They take bankwise's
+//!   buffers and other libraries' memory alike ([`DeviceRead`], [`DeviceWrite`]: cudarc's
+//!   slices, raw device pointers), queue on the handle's stream ([`Gpu::with_stream`]), and plan
+//!   with the GPU's measured [`tuning`] table.
 //! - [`tuning`]: the figures measured per GPU that the planners weigh their choices by (the
 //!   [`matmul`] tuned rungs' tile rates, …), apart from the planners themselves.
 //! - [`cpu`]: the references every kernel is tested against; [`tools`]: offline checks of the

@@ -28,6 +28,7 @@ use std::ops::{Bound, Range, RangeBounds};
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::gpu::{DeviceBuffer, DeviceRead, DeviceWrite, Gpu, Launch};
+use crate::tuning::PlanTarget;
 use bankwise_builtin::reduce::{Ladder, TreeParams, TunedParams};
 use bankwise_layout::reduce::{THREADS, split, tree_blocks, tuned};
 use bankwise_runtime::KernelEntry;
@@ -197,8 +198,9 @@ impl ReduceKernel {
 
     /// The worst-case number of roundings on any element's path to the result, for `n`
     /// elements starting at element `start` of an allocation (which is 256-byte aligned) and
-    /// a device with `multiprocessors` SMs: a float sum's error is at most `γ_k · Σ|x_i|`.
-    pub fn depth<T: Reducible>(self, start: usize, n: usize, multiprocessors: u32) -> u64 {
+    /// a device `target` (its SMs, and its table's blocks per SM of the tuned kernel): a float
+    /// sum's error is at most `γ_k · Σ|x_i|`.
+    pub fn depth<T: Reducible>(self, start: usize, n: usize, target: PlanTarget<'_>) -> u64 {
         let size = T::WIDTH.bytes() as u64;
         let n = n as u64;
         match self {
@@ -206,7 +208,7 @@ impl ReduceKernel {
             ReduceKernel::Atomic => n - 1,
             ReduceKernel::Tuned => {
                 let addr = start as u64 * size;
-                let grid = tuned::grid(split(addr, n, size).vectors, multiprocessors);
+                let grid = tuned_grid(split(addr, n, size).vectors, target);
                 tuned::depth(addr, n, size, grid)
             }
             k => bankwise_layout::reduce::tree_depth(n, k.first_add()),
@@ -346,16 +348,21 @@ pub fn entry_name<T: Reducible, O: Operation<T>>(kernel: ReduceKernel) -> &'stat
 }
 
 /// Validates a reduction of `range` of a source of `src_len` elements into an output of
-/// `out_len` elements with `kernel`, and plans its launches for a device with
-/// `multiprocessors` SMs.
+/// `out_len` elements with `kernel`, and plans its launches for `target` (its SMs; its table's
+/// blocks per SM of the tuned kernel).
 pub fn plan<T: Reducible, O: Operation<T>>(
     kernel: ReduceKernel,
     src_len: usize,
     range: impl RangeBounds<usize>,
     out_len: usize,
-    multiprocessors: u32,
+    target: PlanTarget<'_>,
 ) -> Result<ReducePlan<T>> {
-    plan_at::<T, O>(kernel, 0, src_len, resolve_range(range, src_len)?, out_len, multiprocessors)
+    plan_at::<T, O>(kernel, 0, src_len, resolve_range(range, src_len)?, out_len, target)
+}
+
+/// The tuned kernel's blocks for `vectors` 16-byte vectors on `target`.
+fn tuned_grid(vectors: u64, target: PlanTarget<'_>) -> u32 {
+    tuned::grid_per_sm(vectors, target.multiprocessors, target.tuning.memory.reduce_blocks_per_sm)
 }
 
 /// [`plan`] for a source whose element 0 is at the device address `base` (the tuned kernel
@@ -367,8 +374,9 @@ fn plan_at<T: Reducible, O: Operation<T>>(
     src_len: usize,
     range: Range<usize>,
     out_len: usize,
-    multiprocessors: u32,
+    target: PlanTarget<'_>,
 ) -> Result<ReducePlan<T>> {
+    let multiprocessors = target.multiprocessors;
     resolve_range(range.clone(), src_len)?;
     if out_len == 0 {
         return Err(Error::LengthMismatch { buffer: "out", shape: "[1]".into(), expected: 1, actual: 0 });
@@ -390,7 +398,7 @@ fn plan_at<T: Reducible, O: Operation<T>>(
         }
         ReduceKernel::Tuned => {
             let addr = base + range.start as u64 * size as u64;
-            let grid = tuned::grid(split(addr, n, size as u64).vectors, multiprocessors);
+            let grid = tuned_grid(split(addr, n, size as u64).vectors, target);
             // The kernel declares its `tuned::SHARED_BYTES`.
             let launch = PassLaunch::Tuned(Launch::new(O::Ladder::TUNED, (grid, 1, 1), (tuned::THREADS, 1, 1)));
             Ok(ReducePlan {
@@ -491,7 +499,10 @@ impl Gpu {
     pub fn reduce_scratch<T: Reducible>(&self, kernel: ReduceKernel, max_len: usize) -> Result<ReduceScratch<T>> {
         let (a, b) = match kernel {
             ReduceKernel::Atomic => (0, 0),
-            ReduceKernel::Tuned => (self.info().multiprocessors.max(1) as usize * tuned::BLOCKS_PER_SM as usize, 0),
+            ReduceKernel::Tuned => {
+                let per_sm = self.tuning().memory.reduce_blocks_per_sm.max(1);
+                (self.info().multiprocessors.max(1) as usize * per_sm as usize, 0)
+            }
             k => {
                 let a = tree_blocks(max_len.max(1) as u64, k.first_add());
                 (a as usize, tree_blocks(a, k.first_add()) as usize)
@@ -514,8 +525,7 @@ impl Gpu {
         let (src, _reading) = self.read("src", src)?;
         let (mut out, _writing) = self.write("out", out)?;
         let range = resolve_range(range, src.len())?;
-        let sms = self.info().multiprocessors;
-        let plan = plan_at::<T, O>(kernel, src.device_ptr(), src.len(), range, out.len(), sms)?;
+        let plan = plan_at::<T, O>(kernel, src.device_ptr(), src.len(), range, out.len(), self.plan_target())?;
         let (need_a, need_b) = plan.scratch;
         if need_a > scratch.a.len() || need_b > scratch.b.len() {
             return Err(Error::ScratchTooSmall { needed: need_a + need_b, actual: scratch.a.len() + scratch.b.len() });

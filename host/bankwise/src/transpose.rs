@@ -5,6 +5,7 @@ use std::fmt;
 use crate::element::{Element, words, words_mut};
 use crate::error::{Error, Result};
 use crate::gpu::{DeviceRead, DeviceSlice, DeviceSliceMut, DeviceWrite, Gpu, Launch};
+use crate::tuning::PlanTarget;
 use bankwise_builtin::{TransposeParams, TransposeWord};
 use bankwise_layout::transpose::{BLOCK_ROWS, TILE, TileLayout, grid, tuned};
 use bankwise_runtime::KernelEntry;
@@ -148,7 +149,8 @@ impl TransposeKernel {
 }
 
 /// Validates a transpose of `shape` from a buffer of `src_len` elements of `T` into one of
-/// `dst_len`, and plans the launch of `kernel`'s entry for `T`'s width. One launch covers
+/// `dst_len`, and plans the launch of `kernel`'s entry for `T`'s width on `target` (the tuned
+/// kernel's residency caps are its table's). One launch covers
 /// `grid.2` matrices of the batch (the grid's z limit, 65 535, or 65 532 for the tuned
 /// kernels): the launcher repeats it, one launch after another, over the rest.
 pub fn plan<T: Element>(
@@ -156,6 +158,7 @@ pub fn plan<T: Element>(
     src_len: usize,
     dst_len: usize,
     shape: Shape,
+    target: PlanTarget<'_>,
 ) -> Result<Launch<TransposeParams<T::Word>>> {
     let elements = shape.check_buffers(src_len, dst_len)? as u64;
     let (rows, cols, batch) = (shape.rows as u64, shape.cols as u64, shape.batch as u64);
@@ -179,12 +182,14 @@ pub fn plan<T: Element>(
             let tiles = tuned::Tiles::rect(tuned::scalar::ROWS, tuned::scalar::COLS, rows, cols, batch);
             one_per_block(Some(entry), tiles, threads, None)
         } else if tuned::aligned(rows, cols, bytes) {
-            let (tiles, resident) = (square(tuned::side(bytes)), tuned::residency(bytes, elements));
-            one_per_block(Some(entry), tiles, threads, resident)
+            let memory = &target.tuning.memory;
+            let capped = bytes == 4 && elements >= memory.transpose_capped_from;
+            let resident = if capped { memory.transpose_residency } else { None };
+            one_per_block(Some(entry), square(tuned::side(bytes)), threads, resident)
         } else if bytes == 4 {
             let tiles = square(tuned::side(bytes));
             let unaligned = T::Word::UNALIGNED;
-            one_per_block(unaligned, tiles, threads, None)
+            one_per_block(unaligned, tiles, threads, target.tuning.memory.unaligned_residency)
         } else {
             // Measured fastest for 1- and 2-byte elements of shapes with misaligned rows.
             None
@@ -193,7 +198,7 @@ pub fn plan<T: Element>(
         // 2-byte shapes with misaligned rows: the swizzled ladder kernel, which loops.
         return match planned {
             Some(launch) => Ok(launch),
-            None => plan::<T>(TransposeKernel::Swizzled, src_len, dst_len, shape),
+            None => plan::<T>(TransposeKernel::Swizzled, src_len, dst_len, shape, target),
         };
     }
     // The tile's shared memory (`TransposeKernel::tile_layout`) is what the entry declares.
@@ -247,7 +252,7 @@ impl Gpu {
     ) -> Result<()> {
         let aligned = crate::permute::address_alignment(&[src.device_ptr(), dst.device_ptr()]) >= 16;
         let kernel = if kernel == TransposeKernel::Tuned && !aligned { TransposeKernel::Swizzled } else { kernel };
-        let launch = plan::<T>(kernel, src.len(), dst.len(), shape)?;
+        let launch = plan::<T>(kernel, src.len(), dst.len(), shape, self.plan_target())?;
         let (rows, cols) = (shape.rows as u64, shape.cols as u64);
         let (matrix, per_launch) = (shape.rows * shape.cols, launch.grid.2 as usize);
         for first in (0..shape.batch).step_by(per_launch) {

@@ -154,7 +154,7 @@ mod insight {
             let mut c = gpu.upload(&[T::from_f64(0.0); 130 * 130])?;
             let (one, zero) = (T::from_f64(1.0), T::from_f64(0.0));
             if kernel.is_tuned() {
-                let plan = TunedPlan::new::<T>(kernel, tile, shape, bankwise::tuning::PlanTarget::of(gpu.info()))?;
+                let plan = TunedPlan::new::<T>(kernel, tile, shape, gpu.plan_target())?;
                 gpu.matmul_tuned(plan, one, &a, &a, zero, &mut c, shape)?;
             } else {
                 gpu.matmul_with(kernel, one, &a, &a, zero, &mut c, shape)?;
@@ -243,7 +243,7 @@ mod insight {
             let shape = MatmulShape::new(128, 128, 129).with_ops(ops.0, ops.1);
             let a = gpu.upload(&[T::from_f64(0.5); 128 * 129])?;
             let mut c = gpu.upload(&[T::from_f64(0.0); 128 * 128])?;
-            let plan = TunedPlan::new::<T>(kernel, tile, shape, bankwise::tuning::PlanTarget::of(gpu.info()))?;
+            let plan = TunedPlan::new::<T>(kernel, tile, shape, gpu.plan_target())?;
             gpu.matmul_tuned(plan, T::from_f64(1.0), &a, &a, T::from_f64(0.0), &mut c, shape)?;
             let mut wrong = Vec::new();
             let sites: Vec<_> = reports(gpu).into_iter().flat_map(|r| r.report.sites).collect();

@@ -2,6 +2,7 @@
 //! and good input gets the launch the kernel expects. The launchers call these same `plan`
 //! functions before touching the GPU (the GPU tests check the launchers themselves).
 
+use bankwise::tuning::h100::TARGET as H100;
 use bankwise::{Error, Gpu, Shape, TransposeKernel, copy, kernels, transpose};
 use bankwise_builtin::TransposeParams;
 
@@ -10,13 +11,13 @@ fn plan_t<T: bankwise::Element>(
     src: usize,
     dst: usize,
 ) -> bankwise::Result<bankwise::gpu::Launch<TransposeParams<T::Word>>> {
-    transpose::plan::<T>(TransposeKernel::Naive, src, dst, shape)
+    transpose::plan::<T>(TransposeKernel::Naive, src, dst, shape, H100)
 }
 
 /// The tuned transpose's launch for `shape`, with buffers of exactly its size.
 fn tuned<T: bankwise::Element>(shape: Shape) -> bankwise::gpu::Launch<TransposeParams<T::Word>> {
     let n = shape.elements().unwrap();
-    transpose::plan::<T>(TransposeKernel::Tuned, n, n, shape).unwrap()
+    transpose::plan::<T>(TransposeKernel::Tuned, n, n, shape, H100).unwrap()
 }
 
 #[test]
@@ -61,10 +62,10 @@ fn transpose_picks_the_entry_of_the_element_width() {
     for kernel in TransposeKernel::ALL {
         for t in [0, 1, 2, 3] {
             let name = match t {
-                0 => transpose::plan::<u8>(kernel, 6, 6, shape).map(|l| l.kernel.name()),
-                1 => transpose::plan::<u16>(kernel, 6, 6, shape).map(|l| l.kernel.name()),
-                2 => transpose::plan::<u32>(kernel, 6, 6, shape).map(|l| l.kernel.name()),
-                _ => transpose::plan::<u64>(kernel, 6, 6, shape).map(|l| l.kernel.name()),
+                0 => transpose::plan::<u8>(kernel, 6, 6, shape, H100).map(|l| l.kernel.name()),
+                1 => transpose::plan::<u16>(kernel, 6, 6, shape, H100).map(|l| l.kernel.name()),
+                2 => transpose::plan::<u32>(kernel, 6, 6, shape, H100).map(|l| l.kernel.name()),
+                _ => transpose::plan::<u64>(kernel, 6, 6, shape, H100).map(|l| l.kernel.name()),
             }
             .unwrap();
             assert!(name.starts_with(kernel.name()) && kernels::ALL.contains(&name), "{name}");
@@ -87,20 +88,21 @@ fn transpose_grid_covers_the_tiles_within_hardware_limits() {
 
 #[test]
 fn copy_rejects_mismatched_lengths_and_skips_empty_copies() {
-    let err = copy::plan::<f32>(10, 11, 132).unwrap_err();
+    let err = copy::plan::<f32>(10, 11, H100).unwrap_err();
     assert!(matches!(err, Error::LengthMismatch { buffer: "dst", expected: 10, actual: 11, .. }), "{err:?}");
-    assert_eq!(copy::plan::<f32>(0, 0, 132).unwrap(), None);
-    assert!(matches!(copy::plan::<u64>(usize::MAX / 2, usize::MAX / 2, 132), Err(Error::ShapeOverflow { .. })));
+    assert_eq!(copy::plan::<f32>(0, 0, H100).unwrap(), None);
+    assert!(matches!(copy::plan::<u64>(usize::MAX / 2, usize::MAX / 2, H100), Err(Error::ShapeOverflow { .. })));
 }
 
 #[test]
 fn copy_grid_fills_the_device_and_no_more() {
-    let plan = copy::plan::<u8>(17, 17, 132).unwrap().unwrap();
+    let plan = copy::plan::<u8>(17, 17, H100).unwrap().unwrap();
     assert_eq!((plan.kernel.name(), plan.grid, plan.block), ("copy_bytes", (1, 1, 1), (256, 1, 1)));
-    // 2^28 floats = 2^26 vectors of 16 bytes = 65536 blocks of 1024 vectors, capped at 32 per SM.
-    let plan = copy::plan::<f32>(1 << 28, 1 << 28, 132).unwrap().unwrap();
-    assert_eq!(plan.grid, (132 * 32, 1, 1));
-    let plan = copy::plan::<f32>(1 << 16, 1 << 16, 132).unwrap().unwrap();
+    // 2^28 floats = 2^26 vectors of 16 bytes = 65536 blocks of 1024 vectors, capped at the
+    // H100 table's 64 per SM.
+    let plan = copy::plan::<f32>(1 << 28, 1 << 28, H100).unwrap().unwrap();
+    assert_eq!(plan.grid, (132 * 64, 1, 1));
+    let plan = copy::plan::<f32>(1 << 16, 1 << 16, H100).unwrap().unwrap();
     assert_eq!(plan.grid, (16, 1, 1));
 }
 
@@ -114,23 +116,23 @@ fn row_copies_check_every_argument_and_give_each_row_a_warp() {
         other => panic!("expected BadRowCopy, got {other:?}"),
     };
     // 3 rows of 5 f32 from rows 7 apart into rows 8 apart: 19 and 24 elements.
-    let plan = copy::plan_rows::<f32>((19, 7), (24, 8), (3, 5), 132).unwrap().unwrap();
+    let plan = copy::plan_rows::<f32>((19, 7), (24, 8), (3, 5), H100).unwrap().unwrap();
     assert_eq!((plan.kernel.name(), plan.grid, plan.block), ("copy_rows_aligned", (1, 1, 1), (256, 1, 1)));
-    assert_eq!(copy::plan_rows::<f32>((0, 7), (0, 8), (0, 5), 132).unwrap(), None);
-    assert_eq!(copy::plan_rows::<f32>((0, 7), (0, 8), (3, 0), 132).unwrap(), None);
-    assert!(what(copy::plan_rows::<f32>((18, 7), (24, 8), (3, 5), 132)).contains("source"));
+    assert_eq!(copy::plan_rows::<f32>((0, 7), (0, 8), (0, 5), H100).unwrap(), None);
+    assert_eq!(copy::plan_rows::<f32>((0, 7), (0, 8), (3, 0), H100).unwrap(), None);
+    assert!(what(copy::plan_rows::<f32>((18, 7), (24, 8), (3, 5), H100)).contains("source"));
     // The last row's padding (elements 21..24) must fit too.
-    assert!(what(copy::plan_rows::<f32>((19, 7), (23, 8), (3, 5), 132)).contains("padded"));
-    assert!(what(copy::plan_rows::<f32>((19, 7), (24, 6), (3, 5), 132)).contains("16 bytes"));
-    assert!(what(copy::plan_rows::<f64>((19, 7), (24, 7), (3, 5), 132)).contains("16 bytes"));
-    assert!(what(copy::plan_rows::<f32>((19, 4), (24, 8), (3, 5), 132)).contains("longer"));
-    assert!(what(copy::plan_rows::<u16>((19, 7), (24, 8), (3, 5), 132)).contains("narrower"));
-    assert!(what(copy::plan_rows::<f64>((1, usize::MAX), (2, usize::MAX - 1), (1, 1), 132)).contains("overflows"));
-    // A warp per row, 8 per block, at most 32 blocks per SM.
-    let plan = copy::plan_rows::<f32>((4095 * 4093, 4093), (4095 * 4096, 4096), (4095, 4093), 132).unwrap().unwrap();
+    assert!(what(copy::plan_rows::<f32>((19, 7), (23, 8), (3, 5), H100)).contains("padded"));
+    assert!(what(copy::plan_rows::<f32>((19, 7), (24, 6), (3, 5), H100)).contains("16 bytes"));
+    assert!(what(copy::plan_rows::<f64>((19, 7), (24, 7), (3, 5), H100)).contains("16 bytes"));
+    assert!(what(copy::plan_rows::<f32>((19, 4), (24, 8), (3, 5), H100)).contains("longer"));
+    assert!(what(copy::plan_rows::<u16>((19, 7), (24, 8), (3, 5), H100)).contains("narrower"));
+    assert!(what(copy::plan_rows::<f64>((1, usize::MAX), (2, usize::MAX - 1), (1, 1), H100)).contains("overflows"));
+    // A warp per row, 8 per block, at most the copy's 64 blocks per SM.
+    let plan = copy::plan_rows::<f32>((4095 * 4093, 4093), (4095 * 4096, 4096), (4095, 4093), H100).unwrap().unwrap();
     assert_eq!(plan.grid, (512, 1, 1));
-    let plan = copy::plan_rows::<f32>((1 << 20, 1), (4 << 20, 4), (1 << 20, 1), 132).unwrap().unwrap();
-    assert_eq!(plan.grid, (132 * 32, 1, 1));
+    let plan = copy::plan_rows::<f32>((1 << 20, 1), (4 << 20, 4), (1 << 20, 1), H100).unwrap().unwrap();
+    assert_eq!(plan.grid, (132 * 64, 1, 1));
 }
 
 #[test]
@@ -149,10 +151,10 @@ fn ladder_kernels_get_the_shared_memory_of_their_tile() {
     let shape = Shape::new(64, 64);
     let shared = |k, bytes: usize| {
         match bytes {
-            1 => transpose::plan::<u8>(k, 4096, 4096, shape).map(|l| l.used_shared_bytes()),
-            2 => transpose::plan::<u16>(k, 4096, 4096, shape).map(|l| l.used_shared_bytes()),
-            4 => transpose::plan::<f32>(k, 4096, 4096, shape).map(|l| l.used_shared_bytes()),
-            _ => transpose::plan::<f64>(k, 4096, 4096, shape).map(|l| l.used_shared_bytes()),
+            1 => transpose::plan::<u8>(k, 4096, 4096, shape, H100).map(|l| l.used_shared_bytes()),
+            2 => transpose::plan::<u16>(k, 4096, 4096, shape, H100).map(|l| l.used_shared_bytes()),
+            4 => transpose::plan::<f32>(k, 4096, 4096, shape, H100).map(|l| l.used_shared_bytes()),
+            _ => transpose::plan::<f64>(k, 4096, 4096, shape, H100).map(|l| l.used_shared_bytes()),
         }
         .unwrap()
     };
@@ -174,17 +176,17 @@ fn tuned_transpose_takes_vectors_where_rows_and_columns_allow_and_falls_back_oth
     let n = aligned.elements().unwrap();
     // One block per tile, the grid (tiles down a column, columns of tiles, matrices): 64² tiles
     // for f32, 64 × 32 for f64 (padded to a pitch of 33), 128² for u8.
-    let plan = transpose::plan::<f32>(TransposeKernel::Tuned, n, n, aligned).unwrap();
+    let plan = transpose::plan::<f32>(TransposeKernel::Tuned, n, n, aligned, H100).unwrap();
     assert_eq!(
         (plan.kernel.name(), plan.grid, plan.block, plan.used_shared_bytes(), plan.resident),
         ("transpose_u32", (128, 128, 1), (256, 1, 1), 16384, Some(4))
     );
-    let plan = transpose::plan::<f64>(TransposeKernel::Tuned, n, n, aligned).unwrap();
+    let plan = transpose::plan::<f64>(TransposeKernel::Tuned, n, n, aligned, H100).unwrap();
     assert_eq!(
         (plan.kernel.name(), plan.grid, plan.used_shared_bytes()),
         ("transpose_u64", (128, 256, 1), 64 * 33 * 8)
     );
-    let plan = transpose::plan::<u8>(TransposeKernel::Tuned, n, n, aligned).unwrap();
+    let plan = transpose::plan::<u8>(TransposeKernel::Tuned, n, n, aligned, H100).unwrap();
     assert_eq!((plan.kernel.name(), plan.grid, plan.used_shared_bytes()), ("transpose_u8", (64, 64, 1), 16384));
     // 16 / 4 = 4 elements per vector: rows of 8193 floats do not all start 16-byte aligned.
     for (shape, kernel) in [
@@ -199,13 +201,13 @@ fn tuned_transpose_takes_vectors_where_rows_and_columns_allow_and_falls_back_oth
     let odd = Shape::new(8191, 8193);
     let n = odd.elements().unwrap();
     // 64 rows and 3 halo rows, of 65 floats.
-    let plan = transpose::plan::<f32>(TransposeKernel::Tuned, n, n, odd).unwrap();
+    let plan = transpose::plan::<f32>(TransposeKernel::Tuned, n, n, odd, H100).unwrap();
     assert_eq!(
         (plan.kernel.name(), plan.block, plan.used_shared_bytes()),
         ("transpose_unaligned_u32", (256, 1, 1), 67 * 65 * 4)
     );
     // 8-byte elements take the same scalar kernel at any shape: ⌈8191/64⌉ × ⌈8193/32⌉ tiles.
-    let plan = transpose::plan::<f64>(TransposeKernel::Tuned, n, n, odd).unwrap();
+    let plan = transpose::plan::<f64>(TransposeKernel::Tuned, n, n, odd, H100).unwrap();
     assert_eq!((plan.kernel.name(), plan.grid), ("transpose_u64", (128, 257, 1)));
     // Up to 2^22 8-byte elements whose rows start on a 32-byte sector (both dimensions
     // multiples of 4), the small kernel: 32 × 32 tiles in blocks of 32 × 4 threads; up to 2^20,
@@ -224,14 +226,14 @@ fn tuned_transpose_takes_vectors_where_rows_and_columns_allow_and_falls_back_oth
         assert_eq!(tuned::<u64>(shape).kernel.name(), kernel, "{shape}");
     }
     let small = Shape::new(1000, 4);
-    let plan = transpose::plan::<f64>(TransposeKernel::Tuned, 4000, 4000, small).unwrap();
+    let plan = transpose::plan::<f64>(TransposeKernel::Tuned, 4000, 4000, small, H100).unwrap();
     assert_eq!(
         (plan.kernel.name(), plan.grid, plan.block, plan.used_shared_bytes(), plan.resident),
         ("transpose_small_streaming_u64", (32, 1, 1), (32, 4, 1), 32 * 33 * 8, None)
     );
     // 1- and 2-byte elements of unaligned shapes take the swizzled ladder kernel.
     assert_eq!(
-        transpose::plan::<u16>(TransposeKernel::Tuned, n, n, odd).unwrap().kernel.name(),
+        transpose::plan::<u16>(TransposeKernel::Tuned, n, n, odd, H100).unwrap().kernel.name(),
         "transpose_swizzled_u16"
     );
     assert_eq!(TransposeKernel::default(), TransposeKernel::Tuned);
@@ -322,4 +324,31 @@ fn a_missing_kernel_is_named_with_its_neighbours() {
         other => panic!("{other:?}"),
     }
     assert!(err.to_string().starts_with("the module has no kernel `transpose_u33`; similar entries"), "{err}");
+}
+
+/// The launch choices of a GPU's tuning table reach the plans: the copy's and the tuned
+/// reduction's grids, the tuned transpose's residency caps, aligned and not.
+#[test]
+fn a_tables_launch_choices_reach_the_plans() {
+    use bankwise::reduce::{ReduceKernel, Sum};
+    use bankwise::tuning::{PlanTarget, h100};
+    let mut table = h100::H100.clone();
+    table.memory.copy_blocks_per_sm = 2;
+    table.memory.reduce_blocks_per_sm = 3;
+    table.memory.transpose_residency = Some(5);
+    table.memory.unaligned_residency = Some(2);
+    let target = PlanTarget::new(132, (9, 0), &table);
+    let copy = copy::plan::<f32>(1 << 28, 1 << 28, target).unwrap().unwrap();
+    assert_eq!(copy.grid.0, 2 * 132);
+    let reduce = bankwise::reduce::plan::<f32, Sum>(ReduceKernel::Tuned, 1 << 28, .., 1, target).unwrap();
+    assert_eq!(reduce.passes[0].launch.grid().0, 3 * 132);
+    assert_eq!(reduce.scratch.0, 3 * 132);
+    let (square, odd) = (Shape::new(8192, 8192), Shape::new(8191, 8193));
+    let n = 8192 * 8192;
+    assert_eq!(transpose::plan::<f32>(TransposeKernel::Tuned, n, n, square, target).unwrap().resident, Some(5));
+    let m = 8191 * 8193;
+    assert_eq!(transpose::plan::<f32>(TransposeKernel::Tuned, m, m, odd, target).unwrap().resident, Some(2));
+    // The H100's own: capped at 4 from 2^26 elements, the odd shape uncapped.
+    assert_eq!(transpose::plan::<f32>(TransposeKernel::Tuned, n, n, square, H100).unwrap().resident, Some(4));
+    assert_eq!(transpose::plan::<f32>(TransposeKernel::Tuned, m, m, odd, H100).unwrap().resident, None);
 }

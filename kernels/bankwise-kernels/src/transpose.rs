@@ -295,8 +295,8 @@ fn each_tile<H: Copy>(
 /// - 256-thread blocks of exactly one tile each (`tuned::Tiles`, taken down each column of
 ///   tiles as in the ladder) with no tile loop, each thread with all its loads (4 vectors for
 ///   f32) in flight at once: 32 registers for f32, so eight blocks fit an SM;
-/// - from 2^26 4-byte elements, at most four resident blocks per SM (`tuned::residency`,
-///   enforced by the host through shared memory).
+/// - from 2^26 4-byte elements, at most four resident blocks per SM on an H100 (the GPU's
+///   tuning table's `transpose_residency`, enforced by the host through shared memory).
 ///
 /// Measured (H100, each against the driver's copy timed in interleaved, back-to-back runs):
 /// 2875–2881 GB/s f32 at 8192², 96.97–97.20% of the copy over fifteen runs (cuBLAS `geam`

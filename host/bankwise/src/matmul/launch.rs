@@ -6,7 +6,6 @@ use super::{Float, MatmulKernel, MatmulShape, Op, Realign, SplitK, TunedPlan, Tu
 use crate::error::{Error, Result};
 use crate::gpu::{DeviceBuffer, DeviceSlice, DeviceSliceMut, Gpu, Launch};
 use crate::kernels;
-use crate::tuning::PlanTarget;
 use bankwise_layout::matmul::{
     GROUP_M, TILE, blocktile_2d, grid_columns_in_x, grid_of_batched_tiles, grid_of_tiles, grid_rows_in_x,
 };
@@ -139,8 +138,7 @@ impl<T> MatmulLaunch<T> {
 
 impl Gpu {
     /// `C = α·op(A)·op(B) + β·C` with the fastest rung measured for the shape and type
-    /// ([`MatmulKernel::for_shape`] for this GPU, [`PlanTarget::of`] its
-    /// [`info`](crate::gpu::Device::info)).
+    /// ([`MatmulKernel::for_shape`] for this GPU: [`Gpu::plan_target`]).
     pub fn matmul<T: Float>(
         &self,
         alpha: T,
@@ -150,13 +148,13 @@ impl Gpu {
         c: &mut DeviceBuffer<T>,
         shape: MatmulShape,
     ) -> Result<()> {
-        let kernel = MatmulKernel::for_shape::<T>(shape, PlanTarget::of(self.info()));
+        let kernel = MatmulKernel::for_shape::<T>(shape, self.plan_target());
         self.matmul_with(kernel, alpha, a, b, beta, c, shape)
     }
 
     /// `C = α·op(A)·op(B) + β·C` with a chosen rung of the ladder; the tuned rung with the
-    /// plan predicted fastest for this GPU ([`TunedPlan::for_shape`] with [`PlanTarget::of`] its
-    /// [`info`](crate::gpu::Device::info), then [`matmul_tuned`](Self::matmul_tuned)).
+    /// plan predicted fastest for this GPU ([`TunedPlan::for_shape`] for [`Gpu::plan_target`],
+    /// then [`matmul_tuned`](Self::matmul_tuned)).
     ///
     /// Errors, before anything is launched: [`Error::ZeroDimension`],
     /// [`Error::LeadingDimension`], [`Error::MatrixTooShort`], [`Error::BatchTooShort`],
@@ -175,7 +173,7 @@ impl Gpu {
         shape: MatmulShape,
     ) -> Result<()> {
         if kernel.is_tuned() {
-            let tuned = TunedPlan::for_shape::<T>(kernel, shape, PlanTarget::of(self.info()));
+            let tuned = TunedPlan::for_shape::<T>(kernel, shape, self.plan_target());
             return self.matmul_tuned(tuned, alpha, a, b, beta, c, shape);
         }
         let MatmulLaunch::Ladder(launch) = plan::<T>(kernel, TunedTile::Square, shape, a.len(), b.len(), c.len())?
@@ -227,7 +225,7 @@ impl Gpu {
         // The strip: the same rows of op(A), op(B)'s and C's columns from `columns` on.
         let rest = shape.with_columns(shape.n - columns);
         let b_from = if shape.op_b == Op::N { columns } else { columns * shape.ldb() };
-        let target = PlanTarget::of(self.info());
+        let target = self.plan_target();
         let rest_plan = TunedPlan::fastest::<T>(tuned.kernel(), rest, target, false).1.without_realign();
         self.tuned_part(rest_plan, alpha, a.slice(..)?, b.slice(b_from..)?, beta, c.slice_mut(columns..)?, rest)
     }
@@ -357,6 +355,7 @@ const SPLIT_SUM_THREADS: u32 = 256;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tuning::PlanTarget;
     use crate::tuning::h100::H100;
 
     const H100_SXM: PlanTarget<'static> = PlanTarget::new(132, (9, 0), &H100);

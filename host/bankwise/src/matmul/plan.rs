@@ -227,21 +227,21 @@ mod tests {
         assert_eq!((plan(square, &H100).tile(), plan(odd, &H100).strip()), (TunedTile::Wide, Some(4096)));
         // A GPU whose square tiles ran twice as fast as its wide ones: square, and at the odd
         // shape their 1056 tiles fill 4 waves without a strip.
-        let mut fast_square = H100;
+        let mut fast_square = H100.clone();
         let rates = |x: f64| Some(TileRates { checked: [x; 4], whole: None });
         fast_square.matmul.tuned_f32 = RungRates { square: rates(80.0), wide: rates(40.0) };
         assert_eq!(plan(square, &fast_square).tile(), TunedTile::Square);
         assert_eq!((plan(odd, &fast_square).tile(), plan(odd, &fast_square).strip()), (TunedTile::Square, None));
         // Launches as slow as a wave: no strip.
-        let mut slow_launches = H100;
+        let mut slow_launches = H100.clone();
         slow_launches.matmul.strip_seconds = 1e-2;
         assert_eq!(plan(odd, &slow_launches).strip(), None);
         // Without the wide tiles' rates, the square ones, which have theirs; without any, still
         // a plan (square).
-        let mut no_wide = H100;
+        let mut no_wide = H100.clone();
         no_wide.matmul.tuned_f32.wide = None;
         assert_eq!(plan(square, &no_wide).tile(), TunedTile::Square);
-        let mut none = H100;
+        let mut none = H100.clone();
         none.matmul.tuned_f32 = RungRates { square: None, wide: None };
         let p = plan(MatmulShape::new(1024, 1024, 1024), &none);
         assert_eq!((p.tile(), p.split().map(|s| s.slices)), (TunedTile::Square, Some(4)));

@@ -92,7 +92,7 @@ mod tests {
         let odd = MatmulShape::new(4095, 4097, 4093);
         assert_eq!(Realign::for_shape::<f32>(MatmulKernel::Tuned, odd, H100_SXM), Realign { a: true, b: true });
         // A table whose copies pay from 5000 uses on: neither.
-        let mut dear = H100;
+        let mut dear = H100.clone();
         dear.matmul.realign_min_uses = 5000;
         let target = PlanTarget { tuning: &dear, ..H100_SXM };
         assert_eq!(Realign::for_shape::<f32>(MatmulKernel::Tuned, odd, target), Realign::default());

@@ -126,7 +126,7 @@ mod tests {
         assert_eq!(split(MatmulShape::new(33, 70, 10_007)), Some(SplitK { slices: 16, depth: 640 }));
         // A table that allows slices of 64 splits 1024×1024×511: 6 slices of 96 and one of 31
         // (two waves of 96 and one of 31) beat 4 of 128 and one of 127.
-        let mut shallow = H100;
+        let mut shallow = H100.clone();
         shallow.matmul.split_min_depth = 64;
         fn target(tuning: &Tuning) -> PlanTarget<'_> {
             PlanTarget { tuning, ..H100_SXM }

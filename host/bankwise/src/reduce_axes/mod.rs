@@ -41,6 +41,7 @@ use crate::element::{Element, view, view_mut};
 use crate::error::Result;
 use crate::gpu::{DeviceBuffer, DeviceRead, DeviceSlice, DeviceSliceMut, DeviceWrite, Gpu, Launch};
 use crate::reduce::{Max, Min, Operation, Reducible, Sum};
+use crate::tuning::PlanTarget;
 
 mod sealed {
     pub trait Sealed {}
@@ -168,8 +169,7 @@ fn combine_entry<T: AxesElement, O: AxesOperation<T>>(
 }
 
 /// Validates the `O` reduction of a row-major `dims` tensor of `T` over `axes` (source of
-/// `src_len`, destination of `dst_len` elements) and plans it for a device of
-/// `multiprocessors` SMs. Errors: [`crate::Error::AxesRank`], [`crate::Error::AxisOutOfRange`],
+/// `src_len`, destination of `dst_len` elements) and plans it for `target`. Errors: [`crate::Error::AxesRank`], [`crate::Error::AxisOutOfRange`],
 /// [`crate::Error::AxisRepeated`], [`crate::Error::ShapeOverflow`], [`crate::Error::LengthMismatch`],
 /// [`crate::Error::EmptyReduction`].
 pub fn plan<T: AxesElement, O: AxesOperation<T>>(
@@ -177,10 +177,10 @@ pub fn plan<T: AxesElement, O: AxesOperation<T>>(
     axes: &[usize],
     src_len: usize,
     dst_len: usize,
-    multiprocessors: u32,
+    target: PlanTarget<'_>,
 ) -> Result<AxesPlan> {
     let bytes = (T::WIDTH.bytes(), T::Acc::WIDTH.bytes());
-    plan::plan(dims, axes, src_len, dst_len, bytes, O::OP, O::empty().is_some(), multiprocessors)
+    plan::plan(dims, axes, src_len, dst_len, bytes, O::OP, O::empty().is_some(), target)
 }
 
 /// Device memory an axis reduction needs besides its source and destination: the partials
@@ -216,9 +216,8 @@ impl Gpu {
     /// [`Gpu::reduce_axes`]'s shape checks, except that an empty extent is not one here.
     pub fn reduce_axes_scratch<T: AxesElement>(&self, dims: &[usize], axes: &[usize]) -> Result<AxesScratch<T>> {
         let c = canonical(dims, axes)?;
-        let sms = self.info().multiprocessors;
         let bytes = (T::WIDTH.bytes(), T::Acc::WIDTH.bytes());
-        let plan = plan::plan(dims, axes, c.elements, c.outputs, bytes, "sum", true, sms)?;
+        let plan = plan::plan(dims, axes, c.elements, c.outputs, bytes, "sum", true, self.plan_target())?;
         Ok(AxesScratch { partials: self.partials::<T>(plan.scratch)? })
     }
 
@@ -259,7 +258,7 @@ impl Gpu {
     ) -> Result<()> {
         let (src, _reading) = self.read("src", src)?;
         let (dst, _writing) = self.write("dst", dst)?;
-        let plan = plan::<T, O>(dims, axes, src.len(), dst.len(), self.info().multiprocessors)?;
+        let plan = plan::<T, O>(dims, axes, src.len(), dst.len(), self.plan_target())?;
         let mut scratch = AxesScratch::<T> { partials: self.partials::<T>(plan.scratch)? };
         self.run_axes::<T, O>(plan, src, dst, &mut scratch)
     }
@@ -278,7 +277,7 @@ impl Gpu {
     ) -> Result<()> {
         let (src, _reading) = self.read("src", src)?;
         let (dst, _writing) = self.write("dst", dst)?;
-        let plan = plan::<T, O>(dims, axes, src.len(), dst.len(), self.info().multiprocessors)?;
+        let plan = plan::<T, O>(dims, axes, src.len(), dst.len(), self.plan_target())?;
         if plan.scratch > scratch.len() {
             return Err(crate::Error::ScratchTooSmall { needed: plan.scratch, actual: scratch.len() });
         }

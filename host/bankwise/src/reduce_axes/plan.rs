@@ -6,6 +6,7 @@
 use bankwise_builtin::reduce_axes::{AxesLayout, COLUMN_LANES, COLUMN_ROWS, COLUMN_UNROLL, MAX_GROUPS, THREADS};
 
 use crate::error::{Error, Result};
+use crate::tuning::PlanTarget;
 
 /// The largest rank an axis reduction takes.
 pub const MAX_RANK: usize = 8;
@@ -23,15 +24,8 @@ const ROW_CHUNK: usize = 4096;
 pub const COLUMN_CHUNK: usize = 128;
 /// Row workers with at least this many elements each are a block, fewer a warp.
 pub const BLOCK_WORKER_MIN: usize = 1024;
-/// Blocks per SM a row pass aims to fill before splitting outputs.
-const BLOCKS_PER_SM: usize = 4;
-/// Blocks per SM a column pass aims to fill before splitting outputs: eight waves of the 4
-/// blocks of 256 threads an SM holds at the column kernels' registers (their launch bounds;
-/// 3 for half precision), so that the last wave's imbalance is a small part of the time.
-/// Column outputs split down to [`COLUMN_CHUNK`] rows whatever the extent (an 8192² f32
-/// column sum has 64 tiles of 128 columns: 64 splits of 128 rows, 4096 blocks), since the
-/// partials (`splits × outputs`, 2 MiB there) are small beside the source.
-const COLUMN_BLOCKS_PER_SM: usize = 32;
+// Blocks per SM a row or column pass aims to fill before splitting outputs are the GPU's
+// tuning table's (`MemoryTuning::axes_row_blocks_per_sm`, `axes_column_blocks_per_sm`).
 /// Blocks per SM at most in a row grid; workers past it are taken by a grid-stride loop.
 const GRID_BLOCKS_PER_SM: usize = 64;
 /// Blocks at most along a grid's x.
@@ -204,8 +198,8 @@ pub struct AxesPlan {
 }
 
 /// Plans `dims` reduced over `axes`, from a source of `src_len` and into a destination of
-/// `dst_len` elements of `bytes.0` each (partials of `bytes.1`, the accumulator's), on a
-/// device of `multiprocessors` SMs. `op` names
+/// `dst_len` elements of `bytes.0` each (partials of `bytes.1`, the accumulator's), for
+/// `target` (its SMs, and its table's blocks per SM to aim for). `op` names
 /// the operation in errors; `empty_is_identity` says whether an empty extent gives the
 /// identity (a sum) or is an error (a minimum, a maximum), where there are outputs.
 #[allow(clippy::too_many_arguments)]
@@ -217,7 +211,7 @@ pub fn plan(
     (elem_bytes, acc_bytes): (usize, usize),
     op: &'static str,
     empty_is_identity: bool,
-    multiprocessors: u32,
+    target: PlanTarget<'_>,
 ) -> Result<AxesPlan> {
     let c = canonical(dims, axes)?;
     if src_len != c.elements {
@@ -241,8 +235,7 @@ pub fn plan(
     if c.extent == 1 {
         return done(AxesWork::Copy);
     }
-    let sms = multiprocessors.max(1) as usize;
-    let first = pass(&c.groups, elem_bytes, sms, true)?;
+    let first = pass(&c.groups, elem_bytes, target, true)?;
     let splits = first.layout.splits() as usize;
     if splits == 1 {
         let depth = first.depth;
@@ -251,7 +244,7 @@ pub fn plan(
     }
     // The partials `[splits][outputs]`, reduced over their first axis.
     let partials = canonical(&[splits, c.outputs], &[0])?;
-    let second = pass(&partials.groups, acc_bytes, sms, false)?;
+    let second = pass(&partials.groups, acc_bytes, target, false)?;
     debug_assert_eq!(second.layout.splits(), 1);
     let depth = first.depth + second.depth;
     let passes = vec![
@@ -309,8 +302,12 @@ fn levels(n: u32) -> u64 {
 }
 
 /// The first (or only, where `may_split` is false) pass over canonical `groups` (at least one
-/// reduced), for elements of `elem_bytes` on `sms` SMs.
-fn pass(groups: &[Group], elem_bytes: usize, sms: usize, may_split: bool) -> Result<AxesPass> {
+/// reduced), for elements of `elem_bytes` on `target`.
+fn pass(groups: &[Group], elem_bytes: usize, target: PlanTarget<'_>, may_split: bool) -> Result<AxesPass> {
+    let sms = target.multiprocessors.max(1) as usize;
+    let memory = &target.tuning.memory;
+    let (row_per_sm, column_per_sm) =
+        (memory.axes_row_blocks_per_sm as usize, memory.axes_column_blocks_per_sm as usize);
     let (kept, reduced) = strided(groups);
     let rows = groups.last().is_some_and(|g| g.reduced);
     // Rows: every kept group decodes the output; columns: all but the innermost, `cols`.
@@ -336,9 +333,9 @@ fn pass(groups: &[Group], elem_bytes: usize, sms: usize, may_split: bool) -> Res
     };
     let blocks = units.div_ceil(kernel0.workers_per_block() as u64);
     let (target, min_chunk, align, min_extent) = if rows {
-        ((BLOCKS_PER_SM * sms) as u64, ROW_CHUNK as u64, vector, SPLIT_MIN_EXTENT as u64)
+        ((row_per_sm * sms) as u64, ROW_CHUNK as u64, vector, SPLIT_MIN_EXTENT as u64)
     } else {
-        ((COLUMN_BLOCKS_PER_SM * sms) as u64, COLUMN_CHUNK as u64, 1, 2 * COLUMN_CHUNK as u64)
+        ((column_per_sm * sms) as u64, COLUMN_CHUNK as u64, 1, 2 * COLUMN_CHUNK as u64)
     };
     let want = if may_split && blocks < target && extent >= min_extent {
         target.div_ceil(blocks).min(extent / min_chunk).min(MAX_SPLITS as u64)

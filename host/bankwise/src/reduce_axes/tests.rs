@@ -9,7 +9,13 @@ use super::plan::{AxesKernel, AxesPlan, AxesSlot, AxesWork, Group, canonical};
 use crate::cpu;
 use crate::error::Error;
 use crate::reduce::{Max, Min, Sum};
+use crate::tuning::{PlanTarget, Tuning, h100};
 use bankwise_builtin::reduce_axes::COLUMN_LANES;
+
+/// An H100's table on `sms` SMs.
+fn on(sms: u32) -> PlanTarget<'static> {
+    PlanTarget { multiprocessors: sms, ..h100::TARGET }
+}
 
 fn groups(spec: &[(usize, bool)]) -> Vec<Group> {
     spec.iter().map(|&(size, reduced)| Group { size, reduced }).collect()
@@ -50,27 +56,27 @@ fn bad_shapes_and_axes_are_typed_errors_that_say_what_was_wrong() {
     // A 0 does not hide an overflow of the other dimensions' product.
     let e = canonical(&[0, 1 << 40, 1 << 40], &[0]).unwrap_err();
     assert!(matches!(e, Error::ShapeOverflow { .. }), "{e:?}");
-    let e = plan_of::<f32, Sum>(&[2, 3], &[1], 5, 2, 132).unwrap_err();
+    let e = plan_of::<f32, Sum>(&[2, 3], &[1], 5, 2, on(132)).unwrap_err();
     assert!(matches!(e, Error::LengthMismatch { buffer: "src", expected: 6, actual: 5, .. }), "{e:?}");
-    let e = plan_of::<f32, Sum>(&[2, 3], &[1], 6, 3, 132).unwrap_err();
+    let e = plan_of::<f32, Sum>(&[2, 3], &[1], 6, 3, on(132)).unwrap_err();
     assert!(matches!(e, Error::LengthMismatch { buffer: "dst", expected: 2, actual: 3, .. }), "{e:?}");
     assert!(e.to_string().contains("dst holds 3 elements"), "{e}");
 }
 
 #[test]
 fn empty_extents_sum_to_zero_and_have_no_minimum() {
-    let p = plan_of::<i32, Sum>(&[3, 0], &[1], 0, 3, 132).unwrap();
+    let p = plan_of::<i32, Sum>(&[3, 0], &[1], 0, 3, on(132)).unwrap();
     assert_eq!(p.work, AxesWork::Identity);
-    let e = plan_of::<i32, Min>(&[3, 0], &[1], 0, 3, 132).unwrap_err();
+    let e = plan_of::<i32, Min>(&[3, 0], &[1], 0, 3, on(132)).unwrap_err();
     assert!(matches!(e, Error::EmptyReduction { op: "min", outputs: 3, .. }), "{e:?}");
     assert!(e.to_string().contains("min over axes [1] of shape [3, 0] has no value"), "{e}");
-    let e = plan_of::<f64, Max>(&[0], &[0], 0, 1, 132).unwrap_err();
+    let e = plan_of::<f64, Max>(&[0], &[0], 0, 1, on(132)).unwrap_err();
     assert!(matches!(e, Error::EmptyReduction { op: "max", outputs: 1, .. }), "{e:?}");
     // No outputs: nothing to do, for min as well.
-    assert_eq!(plan_of::<i32, Min>(&[0, 5], &[1], 0, 0, 132).unwrap().work, AxesWork::Nothing);
+    assert_eq!(plan_of::<i32, Min>(&[0, 5], &[1], 0, 0, on(132)).unwrap().work, AxesWork::Nothing);
     // Nothing reduced (or only size-1 axes): a copy.
-    assert_eq!(plan_of::<u64, Max>(&[4, 1], &[1], 4, 4, 132).unwrap().work, AxesWork::Copy);
-    assert_eq!(plan_of::<u64, Max>(&[4, 2], &[], 8, 8, 132).unwrap().work, AxesWork::Copy);
+    assert_eq!(plan_of::<u64, Max>(&[4, 1], &[1], 4, 4, on(132)).unwrap().work, AxesWork::Copy);
+    assert_eq!(plan_of::<u64, Max>(&[4, 2], &[], 8, 8, on(132)).unwrap().work, AxesWork::Copy);
 }
 
 fn passes(p: &AxesPlan) -> Vec<super::AxesPass> {
@@ -83,27 +89,29 @@ fn passes(p: &AxesPlan) -> Vec<super::AxesPass> {
 #[test]
 fn the_innermost_group_picks_rows_or_columns() {
     // 8192 × 8192 f32 row sums: a block per row, no split.
-    let p = passes(&plan_of::<f32, Sum>(&[8192, 8192], &[1], 8192 * 8192, 8192, 132).unwrap());
+    let p = passes(&plan_of::<f32, Sum>(&[8192, 8192], &[1], 8192 * 8192, 8192, on(132)).unwrap());
     assert_eq!((p.len(), p[0].kernel, p[0].layout.splits()), (1, AxesKernel::RowsBlock, 1));
     // Short rows: a warp each.
-    let p = passes(&plan_of::<f32, Sum>(&[1000, 100], &[1], 100_000, 1000, 132).unwrap());
+    let p = passes(&plan_of::<f32, Sum>(&[1000, 100], &[1], 100_000, 1000, on(132)).unwrap());
     assert_eq!(p[0].kernel, AxesKernel::RowsWarp);
     // Column sums: 16-byte vectors (tiles of 128 f32 columns, 64 of them), the 8192 rows split
-    // into 64 chunks of 128 to fill 4096 blocks, combined by a second column pass.
-    let p = passes(&plan_of::<f32, Sum>(&[8192, 8192], &[0], 8192 * 8192, 8192, 132).unwrap());
+    // into 33 chunks of 249 to fill the H100 table's 16 blocks per SM (2112), combined by a
+    // second column pass.
+    assert_eq!(h100::H100.memory.axes_column_blocks_per_sm, 16);
+    let p = passes(&plan_of::<f32, Sum>(&[8192, 8192], &[0], 8192 * 8192, 8192, on(132)).unwrap());
     assert_eq!((p.len(), p[0].kernel, p[1].kernel), (2, AxesKernel::Columns, AxesKernel::Columns));
-    assert_eq!((p[0].layout.col_vector, p[0].layout.splits(), p[0].layout.chunk_len), (4, 64, 128));
-    assert_eq!((p[0].layout.workers, p[1].layout.len, p[1].layout.col_vector), (4096, 64, 4));
-    assert_eq!((p[0].grid, p[1].grid), ((4096, 1, 1), (64, 1, 1)));
+    assert_eq!((p[0].layout.col_vector, p[0].layout.splits(), p[0].layout.chunk_len), (4, 33, 249));
+    assert_eq!((p[0].layout.workers, p[1].layout.len, p[1].layout.col_vector), (64 * 33, 33, 4));
+    assert_eq!((p[0].grid, p[1].grid), ((64 * 33, 1, 1), (64, 1, 1)));
     // The middle axis of (64, 4096, 1024): the outer kept axis and a split of the 4096 rows
-    // both make blocks (64 · 8 tiles × 9 splits).
-    let p = passes(&plan_of::<f32, Sum>(&[64, 4096, 1024], &[1], 64 << 22, 64 * 1024, 132).unwrap());
+    // both make blocks (64 · 8 tiles × 5 splits).
+    let p = passes(&plan_of::<f32, Sum>(&[64, 4096, 1024], &[1], 64 << 22, 64 * 1024, on(132)).unwrap());
     assert_eq!((p.len(), p[0].kernel, p[0].layout.kept_rank, p[0].layout.cols), (2, AxesKernel::Columns, 1, 1024));
-    assert_eq!((p[0].layout.col_vector, p[0].layout.splits(), p[0].layout.workers), (4, 9, 64 * 8 * 9));
+    assert_eq!((p[0].layout.col_vector, p[0].layout.splits(), p[0].layout.workers), (4, 5, 64 * 8 * 5));
     // f64: vectors of 2; an odd width: scalar columns, tiles of 32.
-    let p = passes(&plan_of::<f64, Sum>(&[8192, 8192], &[0], 8192 * 8192, 8192, 132).unwrap());
+    let p = passes(&plan_of::<f64, Sum>(&[8192, 8192], &[0], 8192 * 8192, 8192, on(132)).unwrap());
     assert_eq!((p[0].layout.col_vector, p[0].layout.workers / p[0].layout.splits()), (2, 128));
-    let p = passes(&plan_of::<f32, Sum>(&[8191, 8193], &[0], 8191 * 8193, 8193, 132).unwrap());
+    let p = passes(&plan_of::<f32, Sum>(&[8191, 8193], &[0], 8191 * 8193, 8193, on(132)).unwrap());
     assert_eq!((p[0].layout.col_vector, p[0].layout.workers / p[0].layout.splits()), (1, 257));
 }
 
@@ -111,7 +119,7 @@ fn the_innermost_group_picks_rows_or_columns() {
 fn few_outputs_split_into_a_second_column_pass() {
     // One output of 2^24: split into many row workers, then the partials' column.
     let n = 1 << 24;
-    let plan = plan_of::<f32, Sum>(&[n], &[0], n, 1, 132).unwrap();
+    let plan = plan_of::<f32, Sum>(&[n], &[0], n, 1, on(132)).unwrap();
     let p = passes(&plan);
     assert_eq!(p.len(), 2);
     let splits = p[0].layout.splits() as usize;
@@ -120,7 +128,7 @@ fn few_outputs_split_into_a_second_column_pass() {
     assert_eq!(plan.scratch, splits);
     assert_eq!(p[1].layout.len as usize, splits);
     // Four columns of a million rows: the rows split, the second pass is a column reduction.
-    let plan = plan_of::<f64, Max>(&[1 << 20, 4], &[0], 4 << 20, 4, 132).unwrap();
+    let plan = plan_of::<f64, Max>(&[1 << 20, 4], &[0], 4 << 20, 4, on(132)).unwrap();
     let p = passes(&plan);
     assert_eq!((p.len(), p[0].kernel, p[1].kernel), (2, AxesKernel::Columns, AxesKernel::Columns));
     assert_eq!(plan.scratch, p[0].layout.splits() as usize * 4);
@@ -214,9 +222,18 @@ proptest! {
     }
 
     #[test]
-    fn every_plan_computes_the_reference((dims, axes) in shapes(), sms in 1u32..200, seed in any::<u64>()) {
+    fn every_plan_computes_the_reference(
+        (dims, axes) in shapes(),
+        sms in 1u32..200,
+        (rows_per_sm, columns_per_sm) in (1u32..16, 1u32..64),
+        seed in any::<u64>(),
+    ) {
+        // Any table's aims give a plan that computes the reference, only perhaps slower.
+        let mut table: Tuning = h100::H100.clone();
+        (table.memory.axes_row_blocks_per_sm, table.memory.axes_column_blocks_per_sm) = (rows_per_sm, columns_per_sm);
         let c = canonical(&dims, &axes).unwrap();
-        let plan = plan_of::<u64, Sum>(&dims, &axes, c.elements, c.outputs, sms).unwrap();
+        let target = PlanTarget::new(sms, (9, 0), &table);
+        let plan = plan_of::<u64, Sum>(&dims, &axes, c.elements, c.outputs, target).unwrap();
         let src: Vec<u64> = (0..c.elements as u64).map(|i| (i ^ seed).wrapping_mul(0x9E37_79B9_7F4A_7C15)).collect();
         let want = cpu::reduce_axes(&src, &dims, &axes, Sum).unwrap();
         let got = match plan.work {
@@ -234,7 +251,7 @@ proptest! {
     fn large_plans_are_bounded(dims in proptest::collection::vec(1usize..5000, 1..=5), pick in any::<u8>(), sms in 1u32..200) {
         let axes: Vec<usize> = (0..dims.len()).filter(|&i| pick >> i & 1 == 1).collect();
         let c = canonical(&dims, &axes).unwrap();
-        let plan = plan_of::<f32, Min>(&dims, &axes, c.elements, c.outputs, sms).unwrap();
+        let plan = plan_of::<f32, Min>(&dims, &axes, c.elements, c.outputs, on(sms)).unwrap();
         if let AxesWork::Passes(p) = &plan.work {
             prop_assert!(p.iter().all(|p| p.grid.0 >= 1 && p.grid.1 >= 1 && p.layout.splits() as usize <= super::MAX_SPLITS));
             // Column grids: one block per worker, the last row of blocks partly idle.
@@ -265,7 +282,7 @@ fn split_plans_compute_the_reference() {
     for (dims, axes) in cases {
         for sms in [1, 7, 132] {
             let c = canonical(dims, axes).unwrap();
-            let plan = plan_of::<u64, Sum>(dims, axes, c.elements, c.outputs, sms).unwrap();
+            let plan = plan_of::<u64, Sum>(dims, axes, c.elements, c.outputs, on(sms)).unwrap();
             assert_eq!(passes(&plan).len(), 2, "{dims:?} over {axes:?} on {sms} SMs splits");
             let src: Vec<u64> = (0..c.elements as u64).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15)).collect();
             assert_eq!(interpret(&plan, &src), cpu::reduce_axes(&src, dims, axes, Sum).unwrap(), "{dims:?} {axes:?}");

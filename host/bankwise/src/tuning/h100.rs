@@ -4,14 +4,39 @@
 //! `docs/decisions.md`). It is also [`FALLBACK`](super::FALLBACK), the table of every GPU
 //! without one of its own.
 
-use super::{GpuKey, MatmulTuning, RungRates, TileRates, Tuning};
+use std::borrow::Cow;
+
+use super::{GpuKey, MatmulTuning, MemoryTuning, PlanTarget, RungRates, TileRates, Tuning};
+
+/// An H100 SXM (132 SMs, sm_90) with its table: what planning without a GPU plans for (tests,
+/// what-if questions).
+pub const TARGET: PlanTarget<'static> = PlanTarget::new(132, (9, 0), &H100);
 
 /// The H100 SXM's figures.
 pub static H100: Tuning = Tuning {
-    device: "NVIDIA H100 80GB HBM3",
+    device: Cow::Borrowed("NVIDIA H100 80GB HBM3"),
     key: GpuKey { compute_capability: (9, 0), multiprocessors: 132, memory_gib: 80 },
-    measured: "2026-11-23 to 2026-11-24",
+    measured: Cow::Borrowed("2026-11-23 to 2026-11-24 (matmul), 2026-11-22 to 2026-11-26 (memory)"),
     matmul: MATMUL,
+    memory: MEMORY,
+};
+
+/// The bandwidth-bound kernels' choices, from `bankwise tune` on 2026-11-26 (two sweeps, the
+/// same choices; `docs/benchmarks.md`, *Tuning tables*): the copy with up to 64 blocks per SM
+/// (98.8–98.9% of the driver's copy at 2^26 f32, 97.5% with 32); the reduction with 8 (8 × 256
+/// threads fill an SM; 4 to 16 within a point); the aligned f32 transpose held to 4 blocks per
+/// SM from 2^26 elements (3 as fast, uncapped 0.6 points slower, 2 far slower); the unaligned
+/// one uncapped (caps of 2 to 4 lost 13–21 points); the reductions along axes aiming at 16
+/// blocks per SM along rows (64 long rows: 74.2% of the copy, 58.4% with 4) and across columns
+/// (8192² column sums 90.0% against 88.3% with 32).
+const MEMORY: MemoryTuning = MemoryTuning {
+    copy_blocks_per_sm: 64,
+    reduce_blocks_per_sm: bankwise_layout::reduce::tuned::BLOCKS_PER_SM,
+    transpose_residency: Some(bankwise_layout::transpose::tuned::CAPPED_RESIDENCY),
+    transpose_capped_from: bankwise_layout::transpose::tuned::CAPPED_FROM,
+    unaligned_residency: None,
+    axes_row_blocks_per_sm: 16,
+    axes_column_blocks_per_sm: 16,
 };
 
 /// The rates are TFLOP/s at 4096³ per pair of `op`s (NN, NT, TN, TT), each size of a rung in

@@ -9,25 +9,40 @@
 //! of its own here ([`h100`]), listed in [`TABLES`] and told apart by a [`GpuKey`]. How they
 //! were measured, and the runs behind each, is in `docs/benchmarks.md`.
 //!
+//! The bandwidth-bound kernels need fewer figures, all launch choices a run decides
+//! ([`MemoryTuning`]): how many blocks of the copy and of the tuned reduction to launch per
+//! SM, how many of the tuned transpose's blocks to let reside on an SM, how many blocks the
+//! reductions along axes aim for. The copy, transpose, reduction, reduction along axes and
+//! permutation launchers read them from their [`Gpu`](crate::Gpu)'s table.
+//!
 //! A planner reads the table of the GPU it plans for through a [`PlanTarget`]:
 //! [`PlanTarget::of`] a device's [`DeviceInfo`] looks its table up ([`Tuning::for_device`]:
-//! the table whose key matches the device, else the H100's, [`FALLBACK`], for any other GPU,
-//! which keeps every plan valid but weighs it by the H100's figures); [`PlanTarget::new`] takes
-//! any table, for planning without a GPU (tests, what-if questions). Another GPU's table is
-//! one more file beside [`h100`] and one more line in [`TABLES`].
+//! the table whose key matches the device, else the stated heuristic, [`Tuning::nearest`]);
+//! [`PlanTarget::new`] takes any table, for planning without a GPU (tests, what-if questions).
+//! A [`Gpu`](crate::Gpu) resolves its table once, when it opens ([`resolve`]): first a table
+//! file named by `BANKWISE_TUNING` whose key matches the GPU (`bankwise tune` measures and
+//! writes one: [`file`](mod@file)), then the shipped tables. Another GPU's shipped table is one more file
+//! beside [`h100`] and one more line in [`TABLES`].
 //!
 //! [`TunedPlan::for_shape`]: crate::matmul::TunedPlan::for_shape
 //! [`SplitK`]: crate::matmul::SplitK
 //! [`Realign`]: crate::matmul::Realign
 
+pub mod file;
 pub mod h100;
 
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
+
 use crate::gpu::DeviceInfo;
+
+pub use file::resolve;
 
 /// Which GPU a [`Tuning`] was measured on: what the driver reports that tells GPUs apart for
 /// the planners (an H100 SXM and an H200 share the compute capability and SM count, not the
 /// memory; an H100 PCIe has fewer SMs).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct GpuKey {
     /// Compute capability `(major, minor)`.
     pub compute_capability: (i32, i32),
@@ -59,43 +74,84 @@ impl GpuKey {
 }
 
 /// One GPU's measured figures.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Tuning {
     /// The GPU measured, as the driver names it.
-    pub device: &'static str,
+    pub device: Cow<'static, str>,
     /// What tells it apart ([`Tuning::for_device`] matches it).
     pub key: GpuKey,
-    /// When the figures were measured (the runs of `docs/benchmarks.md`).
-    pub measured: &'static str,
+    /// When and how the figures were measured (the runs of `docs/benchmarks.md`, or
+    /// `bankwise tune`'s).
+    pub measured: Cow<'static, str>,
     /// The matrix multiply's figures.
     pub matmul: MatmulTuning,
+    /// The bandwidth-bound kernels' launch choices.
+    pub memory: MemoryTuning,
 }
 
-/// Every table, looked up in order by [`Tuning::exact`].
+/// Every shipped table, looked up in order by [`Tuning::exact`].
 pub static TABLES: [&Tuning; 1] = [&h100::H100];
 
-/// The table for a GPU without one of its own: the H100's. Its rates are the H100's, so on
-/// another GPU the sizes' relative speeds and the strip's and copies' break-even points are
-/// guesses; every plan it leads to is still valid, only perhaps not the fastest.
+/// The table [`Tuning::nearest`] falls back to where no shipped table has a GPU's compute
+/// capability: the H100's. Its figures are the H100's, so on another GPU the tile sizes'
+/// relative speeds, the break-even points and the launch choices are guesses; every plan they
+/// lead to is still valid, only perhaps not the fastest.
 pub static FALLBACK: &Tuning = &h100::H100;
 
 impl Tuning {
-    /// The table measured on `info`'s GPU, if any ([`GpuKey::matches`]).
+    /// The shipped table measured on `info`'s GPU, if any ([`GpuKey::matches`]).
     pub fn exact(info: &DeviceInfo) -> Option<&'static Tuning> {
         let key = GpuKey::of(info);
         TABLES.iter().copied().find(|t| t.key.matches(key))
     }
 
-    /// The table the planners read for `info`'s GPU: [`exact`](Self::exact), else
-    /// [`FALLBACK`].
-    pub fn for_device(info: &DeviceInfo) -> &'static Tuning {
-        Self::exact(info).unwrap_or(FALLBACK)
+    /// The heuristic for a GPU without a table of its own: the shipped table of the same
+    /// compute capability whose SM count is nearest (the same architecture's caches, shared
+    /// memory and rates per SM; an H100 PCIe gets the H100 SXM's), else [`FALLBACK`].
+    pub fn nearest(info: &DeviceInfo) -> &'static Tuning {
+        TABLES
+            .iter()
+            .copied()
+            .filter(|t| t.key.compute_capability == info.compute_capability)
+            .min_by_key(|t| t.key.multiprocessors.abs_diff(info.multiprocessors))
+            .unwrap_or(FALLBACK)
     }
+
+    /// The shipped table the planners read for `info`'s GPU: [`exact`](Self::exact), else
+    /// [`nearest`](Self::nearest). A [`Gpu`](crate::Gpu) also looks at the tables
+    /// `BANKWISE_TUNING` names first ([`resolve`]).
+    pub fn for_device(info: &DeviceInfo) -> &'static Tuning {
+        Self::exact(info).unwrap_or_else(|| Self::nearest(info))
+    }
+}
+
+/// The launch choices of the bandwidth-bound kernels: each the fastest of a sweep on the GPU
+/// (`bankwise tune`, [`file`](mod@file)). None changes what a kernel computes, only how many blocks run
+/// it and how many share an SM.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MemoryTuning {
+    /// `copy_bytes`' blocks per SM at most (its grid-stride loop covers the rest).
+    pub copy_blocks_per_sm: u32,
+    /// The tuned reduction's blocks per SM at most (one partial each in its scratch).
+    pub reduce_blocks_per_sm: u32,
+    /// Blocks of the aligned 4-byte tuned transpose let reside on one SM, from
+    /// [`transpose_capped_from`](Self::transpose_capped_from) elements on (`None`: as many as
+    /// fit).
+    pub transpose_residency: Option<u32>,
+    /// Elements from which [`transpose_residency`](Self::transpose_residency) applies.
+    pub transpose_capped_from: u64,
+    /// Blocks of the unaligned 4-byte tuned transpose (shapes whose rows do not start on
+    /// 16 bytes, 8191×8193) let reside on one SM (`None`: as many as fit).
+    pub unaligned_residency: Option<u32>,
+    /// Blocks per SM the reductions along axes split long rows to reach.
+    pub axes_row_blocks_per_sm: u32,
+    /// Blocks per SM the reductions along axes split few columns to reach.
+    pub axes_column_blocks_per_sm: u32,
 }
 
 /// The matrix multiply's measured figures, read by the tuned rungs' planning
 /// ([`crate::matmul`]).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MatmulTuning {
     /// The tuned rung's ([`MatmulKernel::Tuned`](crate::MatmulKernel::Tuned)) rates for `f32`.
     pub tuned_f32: RungRates,
@@ -122,7 +178,7 @@ pub struct MatmulTuning {
 /// One rung's rates for one type, by tile size ([`TunedTile`](crate::matmul::TunedTile)):
 /// `None` for a size the rung does not have for the type (or that was not measured; the
 /// planner then prefers the measured sizes).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RungRates {
     /// The square tiles' rates.
     pub square: Option<TileRates>,
@@ -132,7 +188,7 @@ pub struct RungRates {
 
 /// TFLOP/s of one tile size at 4096³, per pair of `op`s (NN, NT, TN, TT): the rate at which
 /// [`TunedPlan::for_shape`](crate::matmul::TunedPlan::for_shape) counts each wave.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TileRates {
     /// With the entries that check every load's bounds.
     pub checked: [f64; 4],
@@ -194,6 +250,7 @@ mod tests {
             DeviceInfo { compute_capability: (8, 0), multiprocessors: 108, ..h100.clone() },
         ] {
             assert_eq!(Tuning::exact(&other), None, "{other:?}");
+            // The nearest of the same compute capability (the H100's), else the fallback.
             assert!(std::ptr::eq(Tuning::for_device(&other), FALLBACK));
         }
         let target = PlanTarget::of(&DeviceInfo { multiprocessors: 114, ..h100 });

@@ -112,7 +112,7 @@ where
     let outputs: usize = (0..dims.len()).filter(|d| !axes.contains(d)).map(|d| dims[d]).product();
     let mut dst: DeviceBuffer<T> = gpu.alloc_zeros(outputs)?;
     gpu.fill_bytes(&mut dst, POISON)?;
-    let plan = plan::<T, O>(dims, axes, n, outputs, gpu.info().multiprocessors)?;
+    let plan = plan::<T, O>(dims, axes, n, outputs, gpu.plan_target())?;
     gpu.reduce_axes(O::default(), &src, dims, axes, &mut dst)?;
     let got = gpu.download(&dst)?;
     let what = |i: usize| format!("{} of {dims:?} over {axes:?}, output {i} (plan {:?})", O::OP, kernels(&plan.work));
@@ -153,7 +153,7 @@ where
     let outputs: usize = (0..dims.len()).filter(|d| !axes.contains(d)).map(|d| dims[d]).product();
     let mut dst: DeviceBuffer<H> = gpu.alloc_zeros(outputs)?;
     gpu.fill_bytes(&mut dst, POISON)?;
-    let plan = plan::<H, O>(dims, axes, n, outputs, gpu.info().multiprocessors)?;
+    let plan = plan::<H, O>(dims, axes, n, outputs, gpu.plan_target())?;
     gpu.reduce_axes(O::default(), &src, dims, axes, &mut dst)?;
     let got: Vec<f32> = gpu.download(&dst)?.into_iter().map(|h| h.widen()).collect();
     let what =
@@ -298,7 +298,7 @@ fn empty_extents(gpu: &Gpu) -> Check {
 fn scratch_is_reused(gpu: &Gpu) -> Check {
     let (dims, axes) = ([20_000, 3], [0]);
     let mut scratch = gpu.reduce_axes_scratch::<f32>(&dims, &axes)?;
-    let plan = plan::<f32, Sum>(&dims, &axes, 60_000, 3, gpu.info().multiprocessors)?;
+    let plan = plan::<f32, Sum>(&dims, &axes, 60_000, 3, gpu.plan_target())?;
     if plan.scratch == 0 || scratch.len() != plan.scratch {
         return Err(format!("a split plan wants {} partials, the scratch holds {}", plan.scratch, scratch.len()).into());
     }

@@ -367,11 +367,11 @@ fn check<T: Float>(gpu: &Gpu, run: Run, shape: MatmulShape, case: Case) -> Check
     match run {
         Run::Rung(kernel) => gpu.matmul_with(kernel, alpha, &a_dev, &b_dev, beta, &mut c_dev, shape)?,
         Run::Tuned(kernel, tile) => {
-            let plan = TunedPlan::new::<T>(kernel, tile, shape, PlanTarget::of(gpu.info()))?;
+            let plan = TunedPlan::new::<T>(kernel, tile, shape, gpu.plan_target())?;
             gpu.matmul_tuned(plan, alpha, &a_dev, &b_dev, beta, &mut c_dev, shape)?
         }
         Run::Strip(kernel, tile, columns) => {
-            let plan = TunedPlan::new::<T>(kernel, tile, shape, PlanTarget::of(gpu.info()))?.with_strip(columns);
+            let plan = TunedPlan::new::<T>(kernel, tile, shape, gpu.plan_target())?.with_strip(columns);
             gpu.matmul_tuned(plan, alpha, &a_dev, &b_dev, beta, &mut c_dev, shape)?
         }
     }
@@ -400,7 +400,7 @@ fn check<T: Float>(gpu: &Gpu, run: Run, shape: MatmulShape, case: Case) -> Check
 /// [`check`], first making sure that the tuned rung at its tile size splits `k` where `split`.
 fn check_run<T: Float>(gpu: &Gpu, run: Run, shape: MatmulShape, case: Case, split: bool) -> Check {
     if let (Run::Tuned(kernel, tile), true) = (run, split)
-        && TunedPlan::new::<T>(kernel, tile, shape, PlanTarget::of(gpu.info()))?.split().is_none()
+        && TunedPlan::new::<T>(kernel, tile, shape, gpu.plan_target())?.split().is_none()
     {
         return Err(format!("{shape}: the tuned rung's {} tiles do not split k here", tile.name()).into());
     }
@@ -409,7 +409,7 @@ fn check_run<T: Float>(gpu: &Gpu, run: Run, shape: MatmulShape, case: Case, spli
 
 /// [`check`] of a tuned rung with the plan it picks, which must split `k` over blocks.
 fn check_picked<T: Float>(gpu: &Gpu, kernel: MatmulKernel, shape: MatmulShape, case: Case) -> Check {
-    if TunedPlan::for_shape::<T>(kernel, shape, PlanTarget::of(gpu.info())).split().is_none() {
+    if TunedPlan::for_shape::<T>(kernel, shape, gpu.plan_target()).split().is_none() {
         return Err(format!("{shape}: {} does not split k here", kernel.name()).into());
     }
     check::<T>(gpu, Run::Rung(kernel), shape, case)
@@ -439,7 +439,7 @@ fn check_strip<T: Float>(gpu: &Gpu, kernel: MatmulKernel, shape: MatmulShape, ca
 /// aligned rows first.
 fn check_realigned(gpu: &Gpu, shape: MatmulShape, case: Case) -> Check {
     let kernel = MatmulKernel::Tuned;
-    if TunedPlan::for_shape::<f32>(kernel, shape, PlanTarget::of(gpu.info())).realign() == Default::default() {
+    if TunedPlan::for_shape::<f32>(kernel, shape, gpu.plan_target()).realign() == Default::default() {
         return Err(format!("{shape}: the tuned rung copies no operand to aligned rows here").into());
     }
     check::<f32>(gpu, Run::Rung(kernel), shape, case)
@@ -482,7 +482,7 @@ fn rejects_bad_arguments(gpu: &Gpu) -> Check {
     }
     // A tuned plan whose split of k was made for another shape.
     let one = MatmulShape::new(1, 1, 1000);
-    let plan = TunedPlan::new::<f32>(MatmulKernel::Tuned, TunedTile::Square, one, PlanTarget::of(gpu.info()))?;
+    let plan = TunedPlan::new::<f32>(MatmulKernel::Tuned, TunedTile::Square, one, gpu.plan_target())?;
     if plan.split().is_none() {
         return Err("1×1×1000 does not split".into());
     }
@@ -492,7 +492,7 @@ fn rejects_bad_arguments(gpu: &Gpu) -> Check {
     }
     // Strips at column 0 and past n.
     let square = MatmulShape::new(2, 2, 3);
-    let plan = TunedPlan::new::<f32>(MatmulKernel::Tuned, TunedTile::Square, square, PlanTarget::of(gpu.info()))?;
+    let plan = TunedPlan::new::<f32>(MatmulKernel::Tuned, TunedTile::Square, square, gpu.plan_target())?;
     for columns in [0, 3] {
         match gpu.matmul_tuned(plan.with_strip(columns), 1.0, &a, &b, 0.0, &mut c, square) {
             Err(Error::TunedPlanUnfit { .. }) => {}

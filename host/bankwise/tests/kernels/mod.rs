@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use bankwise::half::{bf16, f16};
 use bankwise::reduce::{Max, Min, Operation, Reducible, Sum};
+use bankwise::tuning::PlanTarget;
 use bankwise::{DeviceBuffer, Element, Error, Gpu, ReduceKernel, Shape, TransposeKernel, cpu};
 use libtest_mimic::{Failed, Trial};
 use rand::{RngCore, SeedableRng, rngs::SmallRng};
@@ -337,11 +338,11 @@ fn check_transpose<T: Element>(gpu: &Gpu, kernel: TransposeKernel, shape: Shape)
 /// cap that holds the kernel to fewer blocks than it would otherwise get.
 fn transpose_residency_is_as_measured(gpu: &Gpu) -> Check {
     use bankwise::transpose::plan;
-    let tuned = TransposeKernel::Tuned;
+    let (tuned, target) = (TransposeKernel::Tuned, gpu.plan_target());
     let (big, mid, small) = (Shape::new(8192, 8192), Shape::new(4096, 4096), Shape::new(1024, 1024));
     let (nb, nm, ns) = (big.elements()?, mid.elements()?, small.elements()?);
-    let capped = plan::<f32>(tuned, nb, nb, big)?;
-    let uncapped = plan::<f32>(tuned, nm, nm, mid)?;
+    let capped = plan::<f32>(tuned, nb, nb, big, target)?;
+    let uncapped = plan::<f32>(tuned, nm, nm, mid, target)?;
     let cap = capped.resident.ok_or("8192² f32 should be capped")?;
     let (held, free) = (gpu.resident_blocks(&capped)?, gpu.resident_blocks(&uncapped)?);
     if held != cap || free <= cap {
@@ -350,9 +351,12 @@ fn transpose_residency_is_as_measured(gpu: &Gpu) -> Check {
     if gpu.info().compute_capability == (9, 0) {
         // (blocks per SM, entry) of each launch.
         let held = |resident: bankwise::Result<u32>, name: &'static str| resident.map(|r| (r, name));
-        let small_f64 = plan::<f64>(tuned, ns, ns, small)?;
-        let (big_f64, big_u16, big_u8) =
-            (plan::<f64>(tuned, nb, nb, big)?, plan::<u16>(tuned, nb, nb, big)?, plan::<u8>(tuned, nb, nb, big)?);
+        let small_f64 = plan::<f64>(tuned, ns, ns, small, target)?;
+        let (big_f64, big_u16, big_u8) = (
+            plan::<f64>(tuned, nb, nb, big, target)?,
+            plan::<u16>(tuned, nb, nb, big, target)?,
+            plan::<u8>(tuned, nb, nb, big, target)?,
+        );
         for (got, want) in [
             (held(gpu.resident_blocks(&uncapped), uncapped.kernel.name())?, 8),
             (held(gpu.resident_blocks(&small_f64), small_f64.kernel.name())?, 16),
@@ -375,7 +379,7 @@ fn transpose_residency_is_as_measured(gpu: &Gpu) -> Check {
 fn transpose_capped_on_a_fresh_thread(gpu: &Gpu) -> Check {
     let shape = Shape::new(8192, 8192);
     let n = shape.elements()?;
-    let plan = bankwise::transpose::plan::<f32>(TransposeKernel::Tuned, n, n, shape)?;
+    let plan = bankwise::transpose::plan::<f32>(TransposeKernel::Tuned, n, n, shape, gpu.plan_target())?;
     if plan.resident.is_none() {
         return Err("8192² f32 should be capped".into());
     }
@@ -664,7 +668,7 @@ trait TestData: Reducible {
         data: &[Self],
         kernel: ReduceKernel,
         start: usize,
-        sms: u32,
+        target: PlanTarget<'static>,
     ) -> Result<(), String>;
 }
 
@@ -674,7 +678,7 @@ macro_rules! int_data {
             fn data(n: usize, seed: u64, _: bool) -> Vec<Self> {
                 random(n, seed)
             }
-            fn judge<O: Operation<Self>>(got: Self, data: &[Self], _: ReduceKernel, _: usize, _: u32) -> Result<(), String> {
+            fn judge<O: Operation<Self>>(got: Self, data: &[Self], _: ReduceKernel, _: usize, _: PlanTarget<'static>) -> Result<(), String> {
                 let want = data.iter().fold(O::identity(), |a, &b| O::combine(a, b));
                 if got == want { Ok(()) } else { Err(format!("got {got}, want {want}").into()) }
             }
@@ -701,7 +705,7 @@ macro_rules! float_data {
                 }
                 v
             }
-            fn judge<O: Operation<Self>>(got: Self, data: &[Self], kernel: ReduceKernel, start: usize, sms: u32) -> Result<(), String> {
+            fn judge<O: Operation<Self>>(got: Self, data: &[Self], kernel: ReduceKernel, start: usize, target: PlanTarget<'static>) -> Result<(), String> {
                 if O::NAME != "sum" {
                     // min/max: exact, bit for bit (NaN is the canonical NaN).
                     let want = data.iter().fold(O::identity(), |a, &b| O::combine(a, b));
@@ -711,7 +715,7 @@ macro_rules! float_data {
                 if want.is_nan() {
                     return if got.is_nan() { Ok(()) } else { Err(format!("got {got:e}, want NaN").into()) };
                 }
-                let depth = kernel.depth::<$t>(start, data.len(), sms);
+                let depth = kernel.depth::<$t>(start, data.len(), target);
                 let tol = cpu::sum_tolerance(depth, $u, data.len(), want, abs);
                 let err = (got as f64 - want).abs();
                 if err <= tol {
@@ -746,15 +750,14 @@ fn check_reduce<T: TestData, O: Operation<T>>(
     gpu.reduce_into(kernel, op, &src, range.clone(), &mut out, &mut scratch)?;
     let got = gpu.download(&out)?[0];
     let what = format!("{} {} of {len} × {} at +{offset}", kernel.name(), O::NAME, std::any::type_name::<T>());
-    T::judge::<O>(got, &host[range.clone()], kernel, offset, gpu.info().multiprocessors)
-        .map_err(|e| format!("{what}: {e}"))?;
+    T::judge::<O>(got, &host[range.clone()], kernel, offset, gpu.plan_target()).map_err(|e| format!("{what}: {e}"))?;
     // The allocating launcher, and a second run on the same scratch (the tuned kernel's
     // counter must have been reset), agree.
     let again = gpu.reduce_with(kernel, op, &src, range.clone())?;
     gpu.reduce_into(kernel, op, &src, range.clone(), &mut out, &mut scratch)?;
     let third = gpu.download(&out)?[0];
     for (run, v) in [("reduce_with", again), ("second reduce_into", third)] {
-        T::judge::<O>(v, &host[range.clone()], kernel, offset, gpu.info().multiprocessors)
+        T::judge::<O>(v, &host[range.clone()], kernel, offset, gpu.plan_target())
             .map_err(|e| format!("{what}, {run}: {e}"))?;
     }
     Ok(())
