@@ -6,15 +6,16 @@
 //! CUDA events (median of `--runs` after a warm-up), interleaved with the driver's copy of the
 //! same bytes; the candidate with the highest mean fraction of the copy wins, and a candidate
 //! must beat the starting table's value by [`MARGIN`] to replace it (run-to-run noise is
-//! 0.2–0.5 points). The matrix multiply's rates are the starting table's (the shipped table
-//! of the nearest GPU), which the file says.
+//! 0.2–0.5 points). Then the matrix multiply's tile rates at 4096³ ([`matmul_rates`]); its
+//! strip, realign and split figures stay the starting table's (the shipped table of the
+//! nearest GPU), which the file says.
 
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use bankwise::reduce::Sum;
-use bankwise::timing::{VersusCopy, rotation, versus_copy};
-use bankwise::tuning::{GpuKey, MemoryTuning, Tuning};
+use bankwise::timing::{VersusCopy, measure, rotation, versus_copy};
+use bankwise::tuning::{GpuKey, MatmulTuning, MemoryTuning, RungRates, TileRates, Tuning};
 use bankwise::{DeviceBuffer, Gpu, ReduceKernel, Shape};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -32,6 +33,10 @@ pub struct Args {
     /// Smaller workloads and fewer runs: checks that tuning works, but is no table to keep.
     #[arg(long)]
     quick: bool,
+    /// Keep the starting table's matrix multiply rates instead of measuring them (a few
+    /// seconds at 4096³ per tile size, type and pair of `op`s).
+    #[arg(long)]
+    skip_matmul: bool,
 }
 
 /// How much (fraction of the copy) a candidate must gain over the starting value to replace it.
@@ -120,11 +125,19 @@ pub fn run(args: &Args) -> Result<()> {
         device: info.name.clone().into(),
         key: GpuKey::of(&info),
         measured: format!(
-            "{} by `bankwise tune` ({} runs per candidate{}); matmul: the {} table's, not measured",
+            "{} by `bankwise tune` ({} runs per candidate{}); matmul: {}",
             today(),
             args.runs,
             if args.quick { ", --quick" } else { "" },
-            start.device
+            if args.skip_matmul || args.quick {
+                format!("the {} table's, not measured", start.device)
+            } else {
+                format!(
+                    "tile rates measured (4096³; checked entries at 4096×4095×4096), strip, realign and split \
+                     figures the {} table's",
+                    start.device
+                )
+            }
         )
         .into(),
         ..start.clone()
@@ -205,6 +218,10 @@ pub fn run(args: &Args) -> Result<()> {
     };
     tuner.sweep(&mut table, choice, &[8, 16, 32, 64].map(Some), columns)?;
     drop(square);
+
+    if !(args.skip_matmul || args.quick) {
+        table.matmul = matmul_rates(&gpu, &table, &tuner)?;
+    }
     tuner.progress.finish_and_clear();
 
     table.check().map_err(anyhow::Error::msg)?;
@@ -217,6 +234,97 @@ pub fn run(args: &Args) -> Result<()> {
         None => println!("{json}"),
     }
     Ok(())
+}
+
+/// The tuned rungs' tile rates on this GPU, TFLOP/s per pair of `op`s: each tile size and type
+/// a rung has, its whole-tile entries at 4096³ (where it has them), its checked entries at
+/// 4096 × 4095 × 4096 with aligned rows (one column short of whole tiles: the same tiles, the
+/// bounds checks on). Each the median of `runs` after 3 warm-up runs; the other figures are
+/// `table`'s.
+fn matmul_rates(gpu: &Gpu, table: &Tuning, tuner: &Tuner) -> Result<MatmulTuning> {
+    use bankwise::matmul::{MatmulKernel, MatmulShape, TunedPlan, TunedTile};
+    use bankwise::{Float, Op};
+
+    /// One rung's rates for `T`, `None` for sizes it has not (or that cannot run here).
+    fn rung<T: Float>(gpu: &Gpu, tuner: &Tuner, kernel: MatmulKernel) -> Result<RungRates> {
+        let n = 4096;
+        let host: Vec<T> = (0..n * n).map(|i| T::from_f64(((i * 7919) % 1000) as f64 / 1000.0 - 0.5)).collect();
+        let (a, b) = (gpu.upload(&host)?, gpu.upload(&host)?);
+        let mut c = gpu.alloc_zeros::<T>(n * n)?;
+        let ops = [(Op::N, Op::N), (Op::N, Op::T), (Op::T, Op::N), (Op::T, Op::T)];
+        let mut rate = |tile: TunedTile, shape: MatmulShape| -> Result<Option<f64>> {
+            let Ok(plan) = TunedPlan::new::<T>(kernel, tile, shape, gpu.plan_target()) else { return Ok(None) };
+            tuner.progress.set_message(format!("{} {} {} {shape}", kernel.name(), tile.name(), short::<T>()));
+            let one = T::from_f64(1.0);
+            let zero = T::from_f64(0.0);
+            let run = |_| gpu.matmul_tuned(plan, one, &a, &b, zero, &mut c, shape);
+            let stats = match measure(gpu, 3, tuner.runs.min(20), run) {
+                Ok(stats) => stats,
+                // A rung this GPU does not run (the multistage rung before sm_80).
+                Err(bankwise::Error::NeedsNewerGpu { .. }) => return Ok(None),
+                Err(e) => return Err(e.into()),
+            };
+            tuner.progress.inc(1);
+            Ok(Some(shape.flops() / (stats.median_ms * 1e-3) / 1e12))
+        };
+        let mut sizes = [None, None];
+        for (slot, tile) in sizes.iter_mut().zip(TunedTile::ALL) {
+            if tile.tiles::<T>(kernel).is_none() {
+                continue;
+            }
+            let (mut checked, mut whole) = ([0.0; 4], [0.0; 4]);
+            let mut has_whole = true;
+            for (i, &(op_a, op_b)) in ops.iter().enumerate() {
+                let cube = MatmulShape::new(n, n, n).with_ops(op_a, op_b);
+                // One column short: the same tiles, the checked entries; rows of 4096 kept.
+                let short = MatmulShape::new(n, n - 1, n).with_ops(op_a, op_b).with_leading_dimensions(n, n, n);
+                let Some(r) = rate(tile, short)? else { break };
+                checked[i] = r;
+                if tile.whole::<T>(kernel, cube) {
+                    whole[i] = rate(tile, cube)?.unwrap_or(r);
+                } else {
+                    has_whole = false;
+                }
+            }
+            if checked.iter().all(|&r| r > 0.0) {
+                *slot = Some(TileRates { checked, whole: has_whole.then_some(whole) });
+            }
+        }
+        Ok(RungRates { square: sizes[0], wide: sizes[1] })
+    }
+
+    tuner.progress.inc_length(64);
+    let (tuned, multistage) = (MatmulKernel::Tuned, MatmulKernel::Multistage);
+    let rates = MatmulTuning {
+        tuned_f32: rung::<f32>(gpu, tuner, tuned)?,
+        tuned_f64: rung::<f64>(gpu, tuner, tuned)?,
+        multistage_f32: rung::<f32>(gpu, tuner, multistage)?,
+        multistage_f64: rung::<f64>(gpu, tuner, multistage)?,
+        ..table.matmul
+    };
+    tuner.progress.suspend(|| {
+        println!("matmul tile rates (TFLOP/s, NN NT TN TT; checked entries, then whole-tile ones):");
+        for (name, r) in [
+            ("tuned f32", rates.tuned_f32),
+            ("tuned f64", rates.tuned_f64),
+            ("multistage f32", rates.multistage_f32),
+            ("multistage f64", rates.multistage_f64),
+        ] {
+            for (size, t) in [("square", r.square), ("wide", r.wide)] {
+                if let Some(t) = t {
+                    let row = |x: [f64; 4]| x.map(|v| format!("{v:.2}")).join(" ");
+                    let whole = t.whole.map_or(String::new(), |w| format!("; whole {}", row(w)));
+                    println!("  {name} {size}: {}{whole}", row(t.checked));
+                }
+            }
+        }
+    });
+    Ok(rates)
+}
+
+/// `T`'s short name.
+fn short<T>() -> &'static str {
+    std::any::type_name::<T>().rsplit("::").next().unwrap_or("?")
 }
 
 fn show(c: Option<u32>) -> String {
