@@ -17,9 +17,10 @@
 
 use std::time::{Duration, Instant};
 
-use crate::device::{Device, Event};
+use crate::device::Device;
 use crate::error::{Error, Result};
 use crate::memory::DeviceBuffer;
+use crate::stream::Event;
 
 /// The hold kernel's PTX (sm_70 and later), loaded by [`Device::spin_wait`] on first use.
 pub const SPIN_WAIT_PTX: &str = include_str!("spin_wait.ptx");

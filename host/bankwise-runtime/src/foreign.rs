@@ -20,9 +20,10 @@ use std::sync::Arc;
 use cudarc::driver::sys::{CUmemorytype, CUpointer_attribute};
 use cudarc::driver::{CudaSlice, CudaStream, CudaView, CudaViewMut, DevicePtr, DevicePtrMut, SyncOnDrop};
 
-use crate::device::{Device, Stream};
+use crate::device::Device;
 use crate::error::{Error, Result};
 use crate::memory::{DeviceBuffer, DeviceId, DeviceSlice, DeviceSliceMut};
+use crate::stream::Stream;
 
 /// What a launch holds of its arguments' memory until its work is queued: dropping it records
 /// that work where the memory's other users wait for it (see the [module](self)). Free for

@@ -11,11 +11,12 @@ use cudarc::driver::sys::{CUfunction_attribute, cudaError_enum};
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule};
 use cudarc::nvrtc::Ptx;
 
-use crate::device::{Backend, Device, DeviceInfo, Stream, StreamKind};
+use crate::device::{Backend, Device, DeviceInfo};
 use crate::emulator::{Emulated, LaunchReport};
 use crate::error::{Error, Result};
 use crate::launch::LaunchConfig;
 use crate::memory::{DeviceBuffer, DeviceId, DeviceSlice, DeviceSliceMut};
+use crate::stream::{Stream, StreamKind};
 use crate::typed::{KernelEntry, TypedKernel};
 
 /// A module's code as the driver takes it (CUDA C++: the image of `cuModuleLoadData`).

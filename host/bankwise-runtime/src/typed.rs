@@ -60,11 +60,11 @@ use std::ffi::c_void;
 
 pub use bankwise_emu::{ByValue, KernelEntry};
 
-use crate::device::Stream;
 use crate::error::Result;
 use crate::launch::LaunchConfig;
 use crate::memory::{DeviceBuffer, DeviceId, DeviceSlice, DeviceSliceMut};
 use crate::module::Kernel;
+use crate::stream::Stream;
 
 /// An argument that a kernel parameter of type `P` accepts (see the [module](self)'s table).
 ///

@@ -216,7 +216,10 @@ impl Gpu {
     /// This GPU with its launches queued on `stream` (one of [`Device::new_stream`], or the
     /// caller's cudarc stream through [`Stream::from_cuda`]): the modules are shared, nothing is
     /// loaded again, and no launch waits for anything, so the caller's work and bankwise's
-    /// overlap or order as the caller's streams say.
+    /// overlap or order as the caller's streams say. cudarc's slices are ordered for you (see
+    /// [`DeviceRead`]); bankwise's own buffers made on another stream are ordered as in CUDA
+    /// C++, by the caller ([`Stream::wait`]), dropping them included: a buffer is freed on the
+    /// stream it was made on.
     ///
     /// ```no_run
     /// # fn main() -> bankwise::Result<()> {
