@@ -5,8 +5,9 @@
 //! (`LDG.E.128`/`STG.E.128`), [`UNROLL`] of them with all loads issued before the first store,
 //! spaced a block's width apart so every warp access is one contiguous 512-byte run.
 //!
-//! Measured (H100, 2026-11-22): 2900 GB/s on 8192×8192 f32, 97.8% of the driver's
-//! `cuMemcpyDtoD` in the same run; ≥ 95% of it from 4096² up (`docs/benchmarks.md`).
+//! Measured (H100, 2026-11-26, with the H100 tuning table's grid of up to 64 blocks per SM):
+//! 2928 GB/s on 8192×8192 f32, 98.8% of the driver's `cuMemcpyDtoD` in the same run; 97.4%
+//! at 16384² (`docs/benchmarks.md`, *Tuning tables*).
 
 use bankwise_device::global;
 use bankwise_device::memory::{load_global_v4, store_global_v4};
