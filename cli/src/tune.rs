@@ -121,13 +121,14 @@ pub fn run(args: &Args) -> Result<()> {
     let gpu = Gpu::new().context("bankwise tune measures a GPU")?;
     let info = gpu.info().clone();
     let start = gpu.tuning();
+    let runs = if args.quick { 5 } else { args.runs };
     let mut table = Tuning {
         device: info.name.clone().into(),
         key: GpuKey::of(&info),
         measured: format!(
             "{} by `bankwise tune` ({} runs per candidate{}); matmul: {}",
             today(),
-            args.runs,
+            runs,
             if args.quick { ", --quick" } else { "" },
             if args.skip_matmul || args.quick {
                 format!("the {} table's, not measured", start.device)
@@ -143,7 +144,7 @@ pub fn run(args: &Args) -> Result<()> {
         ..start.clone()
     };
     let scale = if args.quick { 4 } else { 1 };
-    let tuner = Tuner { gpu: &gpu, runs: if args.quick { 5 } else { args.runs }, progress: ProgressBar::new(0) };
+    let tuner = Tuner { gpu: &gpu, runs, progress: ProgressBar::new(0) };
     tuner.progress.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}").expect("a valid template"));
     eprintln!("tuning {} ({} SMs), starting from the {} table", info.name, info.multiprocessors, start.device);
 
