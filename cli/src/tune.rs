@@ -208,6 +208,16 @@ pub fn run(args: &Args) -> Result<()> {
         set: |m, c| m.axes_row_blocks_per_sm = c.expect("a count"),
     };
     tuner.sweep(&mut table, choice, &[1, 2, 4, 8, 16].map(Some), rows)?;
+    let rows = vec![
+        square.axes_workload(&gpu, "rows of a square", &[side, side], &[1])?,
+        square.axes_workload(&gpu, "rows of 4 squares' length", &[side / 4, side * 4], &[1])?,
+    ];
+    let choice = Choice {
+        name: "axes_block_row_min",
+        get: |m| Some(m.axes_block_row_min),
+        set: |m, c| m.axes_block_row_min = c.expect("a length"),
+    };
+    tuner.sweep(&mut table, choice, &[1024, 4096, 16_384, 65_536, 262_144].map(Some), rows)?;
     let columns = vec![
         square.axes_workload(&gpu, "columns of a square", &[side, side], &[0])?,
         square.axes_workload(&gpu, "(B, N, D) over N", &[side / 128, side / 8, 1024], &[1])?,

@@ -30,8 +30,8 @@ pub(crate) mod reference;
 mod tests;
 
 pub use plan::{
-    AxesKernel, AxesPass, AxesPlan, AxesSlot, AxesWork, BLOCK_WORKER_MIN, COLUMN_CHUNK, Canonical, Group, MAX_RANK,
-    MAX_SPLITS, SPLIT_MIN_EXTENT, canonical,
+    AxesKernel, AxesPass, AxesPlan, AxesSlot, AxesWork, COLUMN_CHUNK, Canonical, Group, MAX_RANK, MAX_SPLITS,
+    SPLIT_MIN_EXTENT, canonical,
 };
 
 use bankwise_builtin::reduce_axes::{AxesLadder, AxesParams, DeviceBf16, DeviceF16};

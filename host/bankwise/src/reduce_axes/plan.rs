@@ -22,10 +22,9 @@ const ROW_CHUNK: usize = 4096;
 /// A split hands each column worker at least this many rows: 16 per thread, four rounds of
 /// [`COLUMN_UNROLL`] loads; a tile of 128 f32 columns reads 64 KiB per chunk.
 pub const COLUMN_CHUNK: usize = 128;
-/// Row workers with at least this many elements each are a block, fewer a warp.
-pub const BLOCK_WORKER_MIN: usize = 1024;
-// Blocks per SM a row or column pass aims to fill before splitting outputs are the GPU's
-// tuning table's (`MemoryTuning::axes_row_blocks_per_sm`, `axes_column_blocks_per_sm`).
+// Blocks per SM a row or column pass aims to fill before splitting outputs, and the row
+// length from which a block rather than a warp takes a row, are the GPU's tuning table's
+// (`MemoryTuning::axes_row_blocks_per_sm`, `axes_column_blocks_per_sm`, `axes_block_row_min`).
 /// Blocks per SM at most in a row grid; workers past it are taken by a grid-stride loop.
 const GRID_BLOCKS_PER_SM: usize = 64;
 /// Blocks at most along a grid's x.
@@ -324,7 +323,8 @@ fn pass(groups: &[Group], elem_bytes: usize, target: PlanTarget<'_>, may_split: 
     // Columns: `V` adjacent columns per thread (one 16-byte load per row) where `cols` is a
     // multiple of `V`, so that every row of a tile starts on a vector boundary; else one.
     let col_vector = if !rows && cols.is_multiple_of(vector) { vector } else { 1 };
-    let row_kernel = |e: u64| if e >= BLOCK_WORKER_MIN as u64 { AxesKernel::RowsBlock } else { AxesKernel::RowsWarp };
+    let block_min = memory.axes_block_row_min.max(1) as u64;
+    let row_kernel = |e: u64| if e >= block_min { AxesKernel::RowsBlock } else { AxesKernel::RowsWarp };
     // Blocks without a split, and the split that fills the target.
     let (kernel0, units) = if rows {
         (row_kernel(extent), outputs)

@@ -88,8 +88,12 @@ fn passes(p: &AxesPlan) -> Vec<super::AxesPass> {
 
 #[test]
 fn the_innermost_group_picks_rows_or_columns() {
-    // 8192 × 8192 f32 row sums: a block per row, no split.
+    // 8192 × 8192 f32 row sums: a warp per row (under the H100 table's 65,536), no split; rows
+    // of 65,536 take a block each.
+    assert_eq!(h100::H100.memory.axes_block_row_min, 65_536);
     let p = passes(&plan_of::<f32, Sum>(&[8192, 8192], &[1], 8192 * 8192, 8192, on(132)).unwrap());
+    assert_eq!((p.len(), p[0].kernel, p[0].layout.splits()), (1, AxesKernel::RowsWarp, 1));
+    let p = passes(&plan_of::<f32, Sum>(&[4096, 65_536], &[1], 1 << 28, 4096, on(132)).unwrap());
     assert_eq!((p.len(), p[0].kernel, p[0].layout.splits()), (1, AxesKernel::RowsBlock, 1));
     // Short rows: a warp each.
     let p = passes(&plan_of::<f32, Sum>(&[1000, 100], &[1], 100_000, 1000, on(132)).unwrap());
@@ -225,12 +229,13 @@ proptest! {
     fn every_plan_computes_the_reference(
         (dims, axes) in shapes(),
         sms in 1u32..200,
-        (rows_per_sm, columns_per_sm) in (1u32..16, 1u32..64),
+        (rows_per_sm, columns_per_sm, block_row_min) in (1u32..16, 1u32..64, 1u32..40_000),
         seed in any::<u64>(),
     ) {
         // Any table's aims give a plan that computes the reference, only perhaps slower.
         let mut table: Tuning = h100::H100.clone();
         (table.memory.axes_row_blocks_per_sm, table.memory.axes_column_blocks_per_sm) = (rows_per_sm, columns_per_sm);
+        table.memory.axes_block_row_min = block_row_min;
         let c = canonical(&dims, &axes).unwrap();
         let target = PlanTarget::new(sms, (9, 0), &table);
         let plan = plan_of::<u64, Sum>(&dims, &axes, c.elements, c.outputs, target).unwrap();

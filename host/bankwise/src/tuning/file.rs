@@ -51,6 +51,9 @@ impl Tuning {
         if let Some((name, _)) = counts.iter().find(|(_, n)| *n == Some(0) || n.is_some_and(|n| n > 1024)) {
             return Err(format!("memory.{name} must be 1 to 1024"));
         }
+        if m.axes_block_row_min == 0 {
+            return Err("memory.axes_block_row_min must be at least 1".into());
+        }
         let t = &self.matmul;
         let rungs = [t.tuned_f32, t.tuned_f64, t.multistage_f32, t.multistage_f64];
         let rates = rungs.iter().flat_map(|r| [r.square, r.wide]).flatten().flat_map(|r| {

@@ -28,7 +28,10 @@ pub static H100: Tuning = Tuning {
 /// SM from 2^26 elements (3 as fast, uncapped 0.6 points slower, 2 far slower); the unaligned
 /// one uncapped (caps of 2 to 4 lost 13–21 points); the reductions along axes aiming at 16
 /// blocks per SM along rows (64 long rows: 74.2% of the copy, 58.4% with 4) and across columns
-/// (8192² column sums 90.0% against 88.3% with 32).
+/// (8192² column sums 90.0% against 88.3% with 32); a warp per row below 65,536 elements, a
+/// block from there (rows of 8192 f32: 85.8% of the copy with a warp per row, 76.9% with a
+/// block, as `tune` times them; rows of 32,768: 81.9% against 75.4%; the suite's 8192² f32 row
+/// sums 96.4% against 85.7%).
 const MEMORY: MemoryTuning = MemoryTuning {
     copy_blocks_per_sm: 64,
     reduce_blocks_per_sm: bankwise_layout::reduce::tuned::BLOCKS_PER_SM,
@@ -37,6 +40,7 @@ const MEMORY: MemoryTuning = MemoryTuning {
     unaligned_residency: None,
     axes_row_blocks_per_sm: 16,
     axes_column_blocks_per_sm: 16,
+    axes_block_row_min: 65_536,
 };
 
 /// The rates are TFLOP/s at 4096³ per pair of `op`s (NN, NT, TN, TT), each size of a rung in

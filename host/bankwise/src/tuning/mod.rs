@@ -147,6 +147,9 @@ pub struct MemoryTuning {
     pub axes_row_blocks_per_sm: u32,
     /// Blocks per SM the reductions along axes split few columns to reach.
     pub axes_column_blocks_per_sm: u32,
+    /// Elements of a row from which the reductions along axes give it a block of 256 threads
+    /// rather than a warp.
+    pub axes_block_row_min: u32,
 }
 
 /// The matrix multiply's measured figures, read by the tuned rungs' planning

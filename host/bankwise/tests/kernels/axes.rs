@@ -32,8 +32,7 @@ const CASES: &[(&[usize], &[&[usize]])] = &[
     (&[3, 2, 5, 4, 7], &[&[0, 2, 4], &[1, 3], &[4, 1]]),
     (&[2, 1, 3, 1, 64], &[&[4, 0], &[3, 1]]),
     (&[5, 3, 1, 2, 1000], &[&[0, 3], &[4, 2]]),
-    // Segments of rows long enough for the vectors, unaligned: a warp's (extent under 1024)
-    // and a block's.
+    // Segments of rows long enough for the vectors, unaligned (a block's in `block_rows`).
     (&[2, 3, 401], &[&[0, 2]]),
     (&[3, 2, 1501], &[&[2, 0]]),
 ];
@@ -81,10 +80,30 @@ pub fn trials(add: &mut AddTrial<'_>, target: Target) {
     add("reduce_axes/rejects_bad_arguments".into(), Box::new(rejects_bad_arguments));
     add("reduce_axes/empty_extents".into(), Box::new(empty_extents));
     add("reduce_axes/scratch_is_reused".into(), Box::new(scratch_is_reused));
+    add("reduce_axes/block_rows".into(), Box::new(block_rows));
     if target == Target::Emulator {
         // On an emulator of its own: its reports are not mixed with other trials'.
         add("reduce_axes/column_combine_is_conflict_free".into(), Box::new(|_| column_combine_is_conflict_free()));
     }
+}
+
+/// Every case again with a block per row from 1024 elements (the H100 table gives rows a warp up
+/// to 65,536 elements, which the emulator's sizes never reach): the block kernels on every
+/// target, for a float sum, an integer sum, a maximum and a half-precision sum.
+fn block_rows(gpu: &Gpu) -> Check {
+    let mut table = gpu.tuning().clone();
+    table.memory.axes_block_row_min = 1024;
+    // One small table for the process (a Gpu plans with `&'static` tables).
+    let gpu = gpu.with_tuning(Box::leak(Box::new(table)));
+    for &(dims, sets) in CASES {
+        for &axes in sets {
+            check::<f32, Sum>(&gpu, dims, axes)?;
+            check::<u32, Sum>(&gpu, dims, axes)?;
+            check::<f64, Max>(&gpu, dims, axes)?;
+            check_half::<half::bf16, Sum>(&gpu, dims, axes)?;
+        }
+    }
+    Ok(())
 }
 
 /// Whether the float sum `got` is within the plan's bound of the reference `(sum, abs)`.
