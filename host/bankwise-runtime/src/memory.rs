@@ -90,10 +90,6 @@ impl<T> DeviceBuffer<T> {
         self.home
     }
 
-    pub(crate) fn home(&self) -> DeviceId {
-        self.home
-    }
-
     /// Number of elements.
     pub fn len(&self) -> usize {
         match &self.storage {
@@ -227,9 +223,6 @@ macro_rules! slice_common {
             }
             /// The device whose memory it is.
             pub fn device_id(&self) -> DeviceId {
-                self.home
-            }
-            pub(crate) fn home(&self) -> DeviceId {
                 self.home
             }
             /// A view of `len` elements at `ptr` on `home`.

@@ -228,10 +228,15 @@ pub fn check_args(entry: &Entry, kinds: &[ArgKind]) -> Result<()> {
 }
 
 /// [`Error::WrongDevice`] where a pointer argument of a launch of `kernel` on `stream` is
-/// memory of another device than the stream's.
-pub(crate) fn check_devices(kernel: &str, ids: &[Option<DeviceId>], stream: &Stream) -> Result<()> {
+/// memory of another device than the stream's (`foreign`: the arguments' first such, found by
+/// [`KernelArgs::foreign_memory`] or [`crate::LaunchArgs::foreign_memory`]).
+pub(crate) fn check_devices(
+    kernel: &str,
+    foreign: impl FnOnce(DeviceId) -> Option<(usize, DeviceId)>,
+    stream: &Stream,
+) -> Result<()> {
     let device = stream.device_id();
-    match ids.iter().enumerate().find_map(|(i, id)| id.filter(|&m| m != device).map(|m| (i, m))) {
+    match foreign(device) {
         Some((i, memory)) => Err(Error::WrongDevice { what: format!("argument {i} of `{kernel}`"), memory, device }),
         None => Ok(()),
     }
@@ -249,7 +254,7 @@ pub unsafe trait KernelArg {
     /// A pointer to the parameter's value, as `cuLaunchKernel`'s `kernelParams` takes it.
     fn as_param(&self) -> *mut c_void;
     /// The device whose memory a pointer argument is (`None` for a scalar).
-    fn device_id(&self) -> Option<DeviceId> {
+    fn memory_device(&self) -> Option<DeviceId> {
         None
     }
 }
@@ -291,8 +296,8 @@ macro_rules! pointer_arg {
             fn as_param(&self) -> *mut c_void {
                 self.ptr_ref() as *const u64 as *mut c_void
             }
-            fn device_id(&self) -> Option<DeviceId> {
-                Some(self.home())
+            fn memory_device(&self) -> Option<DeviceId> {
+                Some(self.device_id())
             }
         }
     )+};
@@ -307,8 +312,9 @@ pub trait KernelArgs {
     fn kinds(&self) -> Vec<ArgKind>;
     /// Pointers to each argument's value, in order, valid while `self` is borrowed.
     fn params(&self) -> Vec<*mut c_void>;
-    /// Each argument's device ([`KernelArg::device_id`]), in order.
-    fn device_ids(&self) -> Vec<Option<DeviceId>>;
+    /// The first pointer argument (its position and device) whose memory is not `device`'s
+    /// ([`KernelArg::memory_device`]).
+    fn foreign_memory(&self, device: DeviceId) -> Option<(usize, DeviceId)>;
 }
 
 impl KernelArgs for () {
@@ -318,8 +324,8 @@ impl KernelArgs for () {
     fn params(&self) -> Vec<*mut c_void> {
         Vec::new()
     }
-    fn device_ids(&self) -> Vec<Option<DeviceId>> {
-        Vec::new()
+    fn foreign_memory(&self, _: DeviceId) -> Option<(usize, DeviceId)> {
+        None
     }
 }
 
@@ -332,8 +338,11 @@ macro_rules! tuple_args {
             fn params(&self) -> Vec<*mut c_void> {
                 vec![$(self.$i.as_param()),+]
             }
-            fn device_ids(&self) -> Vec<Option<DeviceId>> {
-                vec![$(self.$i.device_id()),+]
+            fn foreign_memory(&self, device: DeviceId) -> Option<(usize, DeviceId)> {
+                $(if let Some(memory) = self.$i.memory_device() && memory != device {
+                    return Some(($i, memory));
+                })+
+                None
             }
         }
     };
@@ -589,7 +598,7 @@ impl Kernel {
     /// for this grid; buffers it reads must not be written by other work meanwhile.
     pub unsafe fn launch<A: KernelArgs>(&self, stream: &Stream, config: LaunchConfig, args: A) -> Result<()> {
         self.check_args(&args)?;
-        check_devices(&self.name, &args.device_ids(), stream)?;
+        check_devices(&self.name, |d| args.foreign_memory(d), stream)?;
         let mut params = args.params();
         // SAFETY: `params` point into `args`, alive until this returns; the caller vouches for
         // their types and the kernel's bounds.
@@ -617,7 +626,7 @@ impl Kernel {
                 host: describe_host(entry.host()),
             });
         }
-        check_devices(&self.name, &args.device_ids(), stream)?;
+        check_devices(&self.name, |d| args.foreign_memory(d), stream)?;
         let mut params = args.params();
         // SAFETY: `params` point into `args`, one per parameter of `P`, each of its type; the
         // caller vouches for the kernel's bounds.

@@ -80,7 +80,7 @@ pub unsafe trait Arg<P> {
     /// A pointer to the parameter's value, as `cuLaunchKernel`'s `kernelParams` takes it.
     fn as_param(&self) -> *mut c_void;
     /// The device whose memory a pointer argument is (`None` for a value).
-    fn device_id(&self) -> Option<DeviceId> {
+    fn memory_device(&self) -> Option<DeviceId> {
         None
     }
 }
@@ -100,8 +100,8 @@ macro_rules! pointer_args {
             fn as_param(&self) -> *mut c_void {
                 self.ptr_ref() as *const u64 as *mut c_void
             }
-            fn device_id(&self) -> Option<DeviceId> {
-                Some(self.home())
+            fn memory_device(&self) -> Option<DeviceId> {
+                Some(self.device_id())
             }
         }
     )+};
@@ -119,16 +119,17 @@ pointer_args!(*const T: &DeviceBuffer<T>, DeviceSlice<'_, T>, &DeviceSlice<'_, T
 pub trait LaunchArgs<P> {
     /// Pointers to each argument's value, in order, valid while `self` is borrowed.
     fn params(&self) -> Vec<*mut c_void>;
-    /// Each argument's device ([`Arg::device_id`]), in order.
-    fn device_ids(&self) -> Vec<Option<DeviceId>>;
+    /// The first pointer argument (its position and device) whose memory is not `device`'s
+    /// ([`Arg::memory_device`]).
+    fn foreign_memory(&self, device: DeviceId) -> Option<(usize, DeviceId)>;
 }
 
 impl LaunchArgs<()> for () {
     fn params(&self) -> Vec<*mut c_void> {
         Vec::new()
     }
-    fn device_ids(&self) -> Vec<Option<DeviceId>> {
-        Vec::new()
+    fn foreign_memory(&self, _: DeviceId) -> Option<(usize, DeviceId)> {
+        None
     }
 }
 
@@ -138,8 +139,11 @@ macro_rules! launch_args {
             fn params(&self) -> Vec<*mut c_void> {
                 vec![$(self.$i.as_param()),+]
             }
-            fn device_ids(&self) -> Vec<Option<DeviceId>> {
-                vec![$(self.$i.device_id()),+]
+            fn foreign_memory(&self, device: DeviceId) -> Option<(usize, DeviceId)> {
+                $(if let Some(memory) = self.$i.memory_device() && memory != device {
+                    return Some(($i, memory));
+                })+
+                None
             }
         }
     };
@@ -229,7 +233,7 @@ impl<P> TypedKernel<P> {
     /// kernel's own contract: it must stay inside the buffers it is given for this grid, and
     /// buffers it reads must not be written by other work meanwhile.
     pub unsafe fn launch<A: LaunchArgs<P>>(&self, stream: &Stream, config: LaunchConfig, args: A) -> Result<()> {
-        crate::module::check_devices(self.name(), &args.device_ids(), stream)?;
+        crate::module::check_devices(self.name(), |d| args.foreign_memory(d), stream)?;
         let mut params = args.params();
         // SAFETY: `params` point into `args`, one per parameter of `P`, each of its type
         // (`LaunchArgs<P>`); the caller vouches for the kernel's bounds.

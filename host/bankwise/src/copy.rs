@@ -137,7 +137,7 @@ impl Gpu {
     /// [`Gpu::copy`] on views.
     pub(crate) fn copy_slices<T: Element>(&self, src: DeviceSlice<'_, T>, dst: DeviceSliceMut<'_, T>) -> Result<()> {
         let Some(launch) = plan::<T>(src.len(), dst.len(), self.plan_target())? else { return Ok(()) };
-        if crate::permute::address_alignment(&[src.device_ptr(), dst.device_ptr()]) < 16 {
+        if crate::element::address_alignment(&[src.device_ptr(), dst.device_ptr()]) < 16 {
             // Views off 16 bytes (other libraries' memory): the driver's copy takes any.
             return Ok(self.stream().copy_views(src, dst)?);
         }

@@ -111,3 +111,10 @@ pub(crate) fn words_mut<T: Element>(
 ) -> bankwise_runtime::DeviceSliceMut<'_, T::Word> {
     view_mut(slice).expect("an element and its word have one size and alignment")
 }
+
+/// The largest power of two up to 16 that divides every address (16 for none): how wide the
+/// words and vectors a kernel reads of views at these addresses may be (allocations start on
+/// 256 bytes; other libraries' views anywhere an element may).
+pub(crate) fn address_alignment(addresses: &[u64]) -> u64 {
+    addresses.iter().fold(16, |a, &p| a.min(1 << p.trailing_zeros().min(4)))
+}

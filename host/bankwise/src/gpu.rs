@@ -88,7 +88,9 @@ fn add_kernels(image: &Module, module: &kernels::KernelModule, kernels: &mut Has
 /// a [`DeviceBuffer`] or view of one, cudarc's `CudaSlice`, `CudaView` and `CudaViewMut`, and
 /// raw device pointers ([`DeviceSlice::from_raw`]). Memory of another device is refused with
 /// [`crate::Error::Runtime`]`(WrongDevice { .. })`. One `Gpu` per ordinal ([`Gpu::with_ordinal`])
-/// uses several GPUs from one process; a `Gpu` is `Send` and `Sync`.
+/// uses several GPUs from one process; a `Gpu` is `Send` and `Sync`, and cheap to clone (the
+/// modules are shared).
+#[derive(Clone)]
 pub struct Gpu {
     device: Device,
     _modules: Arc<Vec<Module>>,
@@ -197,13 +199,7 @@ impl Gpu {
     /// This GPU planning with `tuning` instead (`bankwise tune` sweeps candidate tables this
     /// way; any valid table gives correct results, only perhaps slower ones).
     pub fn with_tuning(&self, tuning: &'static Tuning) -> Gpu {
-        Gpu {
-            device: self.device.clone(),
-            _modules: self._modules.clone(),
-            kernels: self.kernels.clone(),
-            loaded: self.loaded,
-            tuning,
-        }
+        Gpu { tuning, ..self.clone() }
     }
 
     /// What the planners plan for on this GPU: its SMs and compute capability, and
@@ -234,13 +230,7 @@ impl Gpu {
     ///
     /// Errors: `Runtime(WrongDevice)` for a stream of another device.
     pub fn with_stream(&self, stream: &Stream) -> Result<Gpu> {
-        Ok(Gpu {
-            device: self.device.with_stream(stream)?,
-            _modules: self._modules.clone(),
-            kernels: self.kernels.clone(),
-            loaded: self.loaded,
-            tuning: self.tuning,
-        })
+        Ok(Gpu { device: self.device.with_stream(stream)?, ..self.clone() })
     }
 
     /// Which form of the kernels this handle loaded: shipped SASS, JIT-compiled PTX, or the

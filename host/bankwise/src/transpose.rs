@@ -250,7 +250,7 @@ impl Gpu {
         mut dst: DeviceSliceMut<'_, T>,
         shape: Shape,
     ) -> Result<()> {
-        let aligned = crate::permute::address_alignment(&[src.device_ptr(), dst.device_ptr()]) >= 16;
+        let aligned = crate::element::address_alignment(&[src.device_ptr(), dst.device_ptr()]) >= 16;
         let kernel = if kernel == TransposeKernel::Tuned && !aligned { TransposeKernel::Swizzled } else { kernel };
         let launch = plan::<T>(kernel, src.len(), dst.len(), shape, self.plan_target())?;
         let (rows, cols) = (shape.rows as u64, shape.cols as u64);

@@ -35,11 +35,6 @@ use crate::error::{Error, Result};
 use crate::gpu::{DeviceRead, DeviceSlice, DeviceSliceMut, DeviceWrite, Gpu, Launch};
 use crate::transpose::TransposeKernel;
 
-/// The largest power of two up to 16 that divides every address (16 for none).
-pub(crate) fn address_alignment(addresses: &[u64]) -> u64 {
-    addresses.iter().fold(16, |a, &p| a.min(1 << p.trailing_zeros().min(4)))
-}
-
 impl Gpu {
     /// Permutes the axes of `src` (row-major, sizes `dims`) into `dst`: `dst`'s axis `j` is
     /// `src`'s axis `perm[j]`, so `dst` has sizes `dims[perm[j]]`. Ranks 1 to 8, any sizes
@@ -107,7 +102,7 @@ impl Gpu {
             }
         }
         // Views of other libraries' memory may start off 16 bytes: plan again for them.
-        let alignment = address_alignment(&[src.device_ptr(), dst.device_ptr()]);
+        let alignment = crate::element::address_alignment(&[src.device_ptr(), dst.device_ptr()]);
         let replanned;
         let plan = if alignment < plan.alignment {
             replanned = PermutePlan::for_alignment(&plan.dims, &plan.perm, plan.width, alignment)?;
