@@ -100,8 +100,8 @@ enum Cmd {
     /// one, on the CPU emulator (and on a GPU where there is one).
     #[command(disable_help_flag = true)]
     Exercise {
-        /// Passed to the exercises' checker (`list`, `check NAME`, `next`; the default is
-        /// `next`).
+        /// Passed to the exercises' checker (`next`, the default; `list`; `check N [--draw]`;
+        /// `hint N [TIER]`; `verify`).
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
@@ -115,6 +115,9 @@ enum Cmd {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+    /// Check the README's recipe as CI does: `new-kernel` into a temporary folder, its test and
+    /// program on the emulator, rustfmt, and the race its test meets without the barrier.
+    NewKernelCheck,
     /// Write a project of your own at PATH: a host crate and its kernel crate (PATH/kernels), a
     /// shared-memory kernel with a program that verifies it and a test on the CPU emulator,
     /// wired to this clone by path (or to a git repository).
@@ -187,6 +190,7 @@ fn main() -> Result<()> {
             setup(&root)?;
             progress::BUNDLE.run(|| bundle::run(&root, &dir))
         }
+        Cmd::NewKernelCheck => progress::CI_NEW_KERNEL.run(|| new_kernel::check(&root)),
         Cmd::NewKernel { path, name, git } => {
             let source = match git {
                 Some(url) => new_kernel::Source::Git(url),
@@ -199,8 +203,10 @@ fn main() -> Result<()> {
             println!(
                 "xtask: wrote {0}/ (host crate {name}) and {0}/kernels/ (kernel crate {name}-kernels); then:\n  \
                  cd {0} && cargo test        # builds the kernels with {TOOLCHAIN}, runs conv1d on the CPU emulator\n  \
-                 BANKWISE_EMULATOR=1 cargo run -- --report   # the emulator's report of its launch",
-                path.display()
+                 BANKWISE_EMULATOR=1 cargo run -- --report   # the emulator's report of its launch\n\
+                 (2-core machine: {1})",
+                path.display(),
+                progress::NEW_KERNEL.estimate()
             );
             Ok(())
         }
@@ -276,6 +282,7 @@ fn ci(root: &Path) -> Result<()> {
                 Ok(())
             }),
         ),
+        (&progress::CI_NEW_KERNEL, Box::new(|| new_kernel::check(root))),
         (&progress::CI_GUIDE, Box::new(|| guide::build(root))),
         (&progress::PACKAGE_CHECK, Box::new(|| package::package_check(root))),
     ];

@@ -9,6 +9,7 @@
 //! they are the same text.
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 
@@ -117,6 +118,77 @@ pub(crate) fn create(path: &Path, name: Option<&str>, source: &Source) -> Result
         std::fs::write(&file, text).with_context(|| format!("writing {}", file.display()))?;
     }
     Ok(name)
+}
+
+/// CI's check of the recipe, as a new user meets it: `new-kernel` into a fresh folder outside
+/// this clone, then in it `cargo test` (the kernel built for the GPU, its test on the emulator),
+/// `BANKWISE_EMULATOR=1 cargo run -- --report` (the program, and a report with no race),
+/// rustfmt's check with its default settings; then the kernel's barrier deleted, and `cargo
+/// test` must fail with the race, naming the tile's store and load by line. The project takes
+/// this clone's `Cargo.lock`s, so that CI builds the versions this repository was tested with,
+/// and builds into `target/new-kernel/`, which keeps the dependencies between runs.
+pub(crate) fn check(root: &Path) -> Result<()> {
+    let project = std::env::temp_dir().join(format!("bankwise-new-kernel-check-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&project);
+    let result = check_in(root, &project);
+    let _ = std::fs::remove_dir_all(&project);
+    result
+}
+
+fn check_in(root: &Path, project: &Path) -> Result<()> {
+    create(project, Some("conv1d"), &Source::Path(root.to_path_buf()))?;
+    for lock in ["Cargo.lock", "kernels/Cargo.lock"] {
+        std::fs::copy(root.join(lock), project.join(lock)).with_context(|| format!("copying {lock}"))?;
+    }
+    let cargo = |args: &[&str], emulator: Option<&str>| -> Result<(bool, String)> {
+        let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+        cmd.current_dir(project).args(args).env("CARGO_TARGET_DIR", root.join("target/new-kernel"));
+        match emulator {
+            Some(value) => cmd.env("BANKWISE_EMULATOR", value),
+            None => cmd.env_remove("BANKWISE_EMULATOR"),
+        };
+        let out = cmd.output().with_context(|| format!("cannot start cargo {}", args.join(" ")))?;
+        let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        Ok((out.status.success(), text))
+    };
+    let (ok, text) = cargo(&["test"], None)?;
+    if !ok {
+        bail!("the new project's `cargo test` failed:\n{text}");
+    }
+    let (ok, text) = cargo(&["run", "--", "--report"], Some("1"))?;
+    if !ok || !text.contains("races: none") {
+        bail!("the new project's `BANKWISE_EMULATOR=1 cargo run -- --report` failed or saw a race:\n{text}");
+    }
+    let (ok, text) = cargo(&["fmt", "--check"], None)?;
+    let lib = project.join("kernels/src/lib.rs");
+    let kernel_fmt = Command::new("rustfmt").args(["--edition", "2024", "--check"]).arg(&lib).output()?;
+    if !ok || !kernel_fmt.status.success() {
+        bail!(
+            "the new project's files are not as rustfmt's default settings write them:\n{text}{}",
+            String::from_utf8_lossy(&kernel_fmt.stdout)
+        );
+    }
+    // The README's step 5: without the barrier, the launch fails with the race and both sites.
+    let source = std::fs::read_to_string(&lib)?;
+    if source.matches("\n    sync_threads();\n").count() != 1 {
+        bail!("the template's kernel no longer has the one barrier this check deletes");
+    }
+    let source = source.replace("\n    sync_threads();\n", "\n");
+    let line_of = |needle: &str| source.lines().position(|l| l.contains(needle)).map(|i| i + 1);
+    let (Some(store), Some(load)) = (line_of("tile.write("), line_of("tile.read(")) else {
+        bail!("the template's kernel no longer writes and reads its tile as this check expects");
+    };
+    std::fs::write(&lib, &source)?;
+    let (ok, text) = cargo(&["test"], None)?;
+    let sites = [store, load].map(|line| format!("kernels/src/lib.rs:{line}:"));
+    let (store_site, load_site) = (&sites[0], &sites[1]);
+    if ok || !text.contains("race") || !text.contains(store_site.as_str()) || !text.contains(load_site.as_str()) {
+        bail!(
+            "without its barrier, the new project's `cargo test` should fail with a race between {store_site} and \
+             {load_site}:\n{text}"
+        );
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -80,6 +80,11 @@ pub(crate) const CLI: Step = Step {
 #[cfg(test)]
 pub(crate) const VECTOR_ADD: Step =
     Step { doing: "the first example on the emulator", first_s: 30, after_s: 2, source: Source::Measured };
+/// A new project's first `cargo test` after `cargo xtask new-kernel` (its kernel crate built for
+/// the GPU and `core` with it, its dependencies compiled, its test on the emulator); after, a
+/// kernel edited and tested again. Quoted by the README and said by `new-kernel`.
+pub(crate) const NEW_KERNEL: Step =
+    Step { doing: "the new project's first cargo test", first_s: 25, after_s: 1, source: Source::Measured };
 /// `cargo xtask kernels`: the shipped kernels rebuilt and assembled.
 pub(crate) const KERNELS: Step = Step {
     doing: "building the shipped kernels and assembling their SASS",
@@ -106,6 +111,10 @@ pub(crate) const CLIPPY_KERNEL_CRATES: Step =
     Step { doing: "clippy (kernel crates)", first_s: 60, after_s: 10, source: Source::CiRun };
 /// CI's check that every exercise fails as shipped and every reference solution passes.
 pub(crate) const CI_EXERCISES: Step = Step { doing: "exercises", first_s: 90, after_s: 35, source: Source::CiRun };
+/// CI's run of the README's recipe: `new-kernel`, its test and program on the emulator, and the
+/// race its test meets without the barrier (`new_kernel::check`).
+pub(crate) const CI_NEW_KERNEL: Step =
+    Step { doing: "new-kernel recipe", first_s: 60, after_s: 5, source: Source::CiRun };
 /// CI's build of the guide (mdBook installed on first use): [`MDBOOK`] then [`GUIDE`].
 pub(crate) const CI_GUIDE: Step = Step { doing: "guide", first_s: 70, after_s: 1, source: Source::Measured };
 /// `cargo xtask package-check`: the crates packaged, a stable-only consumer built from them.
@@ -130,6 +139,7 @@ pub(crate) const STEPS: &[&Step] = &[
     &CHECKER,
     &CLI,
     &VECTOR_ADD,
+    &NEW_KERNEL,
     &KERNELS,
     &TEST,
     &RUSTFMT,
@@ -137,6 +147,7 @@ pub(crate) const STEPS: &[&Step] = &[
     &CLIPPY_DEVICE,
     &CLIPPY_KERNEL_CRATES,
     &CI_EXERCISES,
+    &CI_NEW_KERNEL,
     &CI_GUIDE,
     &PACKAGE_CHECK,
     &BUNDLE,

@@ -128,7 +128,7 @@ mod tests {
     /// Where the docs say how long xtask's steps take: each file and the steps it quotes. Other
     /// chapters' durations are of GPU tools (racecheck, a profiler), not of xtask's steps.
     const QUOTATIONS: &[(&str, &[&Step])] = &[
-        ("README.md", &[&progress::NIGHTLY, &progress::CHECKER]),
+        ("README.md", &[&progress::NIGHTLY, &progress::CHECKER, &progress::NEW_KERNEL]),
         (
             "guide/chapters/setup.md",
             &[

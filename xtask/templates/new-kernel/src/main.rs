@@ -112,8 +112,7 @@ mod tests {
         // One block, a partial block, whole blocks and a partial last block: each edge of the
         // halo, at both ends of `x` and between blocks.
         for n in [1, 3, 255, 256, 257, 1000] {
-            let reports =
-                convolve_and_check(&dev, n).unwrap_or_else(|e| panic!("{n} elements: {e}"));
+            let reports = convolve_and_check(&dev, n).unwrap_or_else(|e| panic!("n = {n}: {e}"));
             assert_eq!(reports.len(), 1, "the emulator reports each launch");
         }
     }
