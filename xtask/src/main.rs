@@ -52,7 +52,7 @@ enum Cmd {
         args: Vec<String>,
     },
     /// What CI runs: `test`, rustfmt and clippy (-D warnings) on the host and device crates,
-    /// then `package-check`; says what each stage takes before it starts, and after it the time
+    /// the exercises, the recipe (`new-kernel-check`), the guide, then `package-check`; says what each stage takes before it starts, and after it the time
     /// it took and the running total.
     Ci,
     /// Rebuild the kernels shipped in host/bankwise/prebuilt/ (PTX, entries manifest, sm_80
