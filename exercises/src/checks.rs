@@ -203,6 +203,69 @@ pub(crate) fn coalesced(reports: &[Report]) -> Result<()> {
     Ok(())
 }
 
+/// The global sectors that `reports`' load sites touched, over every request.
+fn load_sectors(reports: &[Report]) -> u64 {
+    reports.iter().flat_map(|r| &r.global).filter(|s| s.op == AccessOp::Load).map(|s| s.sectors).sum()
+}
+
+/// Global memory moved each input sector at most `limit` times over: the sectors the loads
+/// touched against the `input` sectors the data fills.
+pub(crate) fn loads_within(reports: &[Report], input: u64, limit: f64, why: &str) -> Result<()> {
+    let loaded = load_sectors(reports);
+    let ratio = loaded as f64 / input.max(1) as f64;
+    if ratio > limit {
+        bail!(
+            "global memory moved each sector of input {ratio:.2} times ({loaded} sectors loaded for {input} sectors of \
+             input); at most {limit} wanted: {why}"
+        );
+    }
+    Ok(())
+}
+
+/// The 32-byte sectors that `n` 4-byte elements fill.
+pub(crate) fn sectors_of(n: usize) -> u64 {
+    (n as u64 * 4).div_ceil(32)
+}
+
+/// At most `limit` global atomic requests per block in each launch, `what` naming the limit.
+pub(crate) fn global_atomics_within(reports: &[Report], limit: u64, what: &str) -> Result<()> {
+    let atomics =
+        |r: &Report| -> u64 { r.global.iter().filter(|s| s.op == AccessOp::Atomic).map(|s| s.requests).sum() };
+    let Some(worst) = reports.iter().max_by(|a, b| {
+        let per_block = |r: &Report| atomics(r) as f64 / r.blocks.max(1) as f64;
+        per_block(a).total_cmp(&per_block(b))
+    }) else {
+        return Ok(());
+    };
+    let (requests, blocks) = (atomics(worst), worst.blocks.max(1));
+    if requests > limit * blocks {
+        bail!(
+            "too many global atomics: a launch of {blocks} blocks made {requests} global atomic requests, {:.1} per \
+             block; at most {limit} per block wanted ({what})",
+            requests as f64 / blocks as f64
+        );
+    }
+    Ok(())
+}
+
+/// Whether `entry`'s PTX has a warp shuffle (`shfl.sync`).
+pub(crate) fn shuffles<P>(entry: KernelEntry<P>) -> Result<()> {
+    if !ptx_entry(entry).unwrap_or_default().contains("shfl.sync") {
+        bail!(
+            "no warp shuffle (shfl.sync) in {}'s PTX: the lanes combine their values some other way; the warp's \
+             values are to move from lane to lane, register to register, through shuffles",
+            entry.name()
+        );
+    }
+    Ok(())
+}
+
+/// Whether `entry`'s PTX has an atomic on shared memory (`atom.shared`, `red.shared`).
+pub(crate) fn has_shared_atomics<P>(entry: KernelEntry<P>) -> bool {
+    let ptx = ptx_entry(entry).unwrap_or_default();
+    ptx.contains("atom.shared") || ptx.contains("red.shared")
+}
+
 /// The PTX of `entry` in this build's module: from its `.entry` line to the next entry.
 fn ptx_entry<P>(entry: KernelEntry<P>) -> Option<&'static str> {
     let start = crate::PTX.find(&format!(".entry {}(", entry.name()))?;
@@ -338,9 +401,10 @@ pub(crate) fn warp_sum(dev: &Device, module: &Module) -> Result<()> {
     warp_sums(dev, module, kernels::e13_warp_sum::warp_sums)
 }
 
-/// Exercise 13's check of `entry`: every warp's sum, the last warp partly past the end, and no
-/// shared memory.
+/// Exercise 13's check of `entry`: every warp's sum, the last warp partly past the end; no
+/// shared memory, each input loaded once, and shuffles in the PTX.
 fn warp_sums(dev: &Device, module: &Module, entry: KernelEntry<BlockSumParams>) -> Result<()> {
+    let mut input = 0;
     for n in [32usize, 1000, 4099] {
         let data = random(n, 8, |r| r.random::<u32>());
         let mut out = poisoned::<u32>(dev, n.div_ceil(32))?;
@@ -348,13 +412,17 @@ fn warp_sums(dev: &Device, module: &Module, entry: KernelEntry<BlockSumParams>) 
         launch(dev, module, entry, config, (&mut out, &dev.upload(&data)?, n as u64))?;
         let want: Vec<u32> = data.chunks(32).map(|c| c.iter().fold(0u32, |s, x| s.wrapping_add(*x))).collect();
         compare(&format!("n = {n}"), &dev.download(&out)?, &want)?;
+        input += sectors_of(n);
     }
-    match reports(dev) {
-        Some(r) if r.iter().any(|r| !r.sites.is_empty()) => {
-            bail!("shared memory used: the warp's lanes can exchange values through shuffles alone")
+    if let Some(r) = reports(dev) {
+        if r.iter().any(|r| !r.sites.is_empty()) {
+            bail!("shared memory used: the warp's lanes can exchange values through shuffles alone");
         }
-        _ => Ok(()),
+        let why = "each lane's element comes from global memory once, and the warp's other values are in its \
+                   other lanes' registers";
+        loads_within(&r, input, 1.25, why)?;
     }
+    shuffles(entry)
 }
 
 pub(crate) fn row_stride(dev: &Device, module: &Module) -> Result<()> {
@@ -455,20 +523,34 @@ pub(crate) fn vector_reads(dev: &Device, module: &Module) -> Result<()> {
 }
 
 pub(crate) fn histogram(dev: &Device, module: &Module) -> Result<()> {
+    histogram_of(dev, module, kernels::e06_histogram::histogram)
+}
+
+/// Exercise 6's check of `entry`: every bin, no race, and at most one global atomic request per
+/// bin and block (a block's counts reach the global bins once).
+fn histogram_of(dev: &Device, module: &Module, entry: KernelEntry<(*mut u32, *const u8, u64)>) -> Result<()> {
+    use kernels::e06_histogram::BINS;
+    let mut seen = Vec::new();
     for n in [1usize, 1000, 70_000] {
         let data = random(n, 12, |r| r.random_range(0..8u8).wrapping_mul(37));
-        let mut bins = dev.alloc_zeros::<u32>(256)?;
-        let config = blocks(n.div_ceil(256).min(8) as u64, 256);
-        launch(dev, module, kernels::e06_histogram::histogram, config, (&mut bins, &dev.upload(&data)?, n as u64))?;
-        let mut want = vec![0u32; 256];
+        let mut bins = dev.alloc_zeros::<u32>(BINS)?;
+        // 4 blocks at most: a byte per thread would take far more atomic requests than bins.
+        let config = blocks(n.div_ceil(256).min(4) as u64, 256);
+        launch(dev, module, entry, config, (&mut bins, &dev.upload(&data)?, n as u64))?;
+        let mut want = vec![0u32; BINS];
         for &b in &data {
             want[b as usize] += 1;
         }
         let got = dev.download(&bins)?;
-        reports(dev).map_or(Ok(()), |r| no_race(&r))?;
+        if let Some(r) = reports(dev) {
+            no_race(&r)?;
+            seen.extend(r);
+        }
         compare(&format!("{n} bytes"), &got, &want)?;
     }
-    Ok(())
+    let what = "one per bin: each block counts into its own bins in shared memory, and adds them to the global \
+                bins once";
+    global_atomics_within(&seen, BINS as u64, what)
 }
 
 pub(crate) fn tiled_matmul(dev: &Device, module: &Module) -> Result<()> {
@@ -493,6 +575,50 @@ pub(crate) fn tiled_matmul(dev: &Device, module: &Module) -> Result<()> {
         compare(&format!("{n} × {n}"), &got, &want)?;
     }
     Ok(())
+}
+
+/// What exercise `name`'s check prints for each of its common mistakes (`kernels/mistakes/`) on
+/// the emulator, `passed` for one it lets through: what an exercise's file quotes of a mistake
+/// is then testable.
+pub(crate) fn mistakes(name: &str) -> Vec<String> {
+    use crate::patterns;
+    use kernels::mistakes as m;
+    let dev = Device::emulator_with(bankwise_runtime::EmulatorChecks::Collect);
+    let module = match dev.load_module(bankwise_runtime::ModuleImage::Ptx(crate::PTX), Some(crate::ENTRIES)) {
+        Ok(module) => module,
+        Err(e) => return vec![format!("the module does not load: {e}")],
+    };
+    let (dev, module) = (&dev, &module);
+    type Check<'a> = Box<dyn Fn() -> Result<()> + 'a>;
+    let checks: Vec<Check> = match name {
+        "e03_grid_stride" => vec![Box::new(|| fill_squares(dev, module, m::fill_squares_chunked))],
+        "e06_histogram" => vec![Box::new(|| histogram_of(dev, module, m::histogram_global_atomics))],
+        "e13_warp_sum" => vec![
+            Box::new(|| warp_sums(dev, module, m::warp_sums_in_bounds_only)),
+            Box::new(|| warp_sums(dev, module, m::warp_sums_lane_loop)),
+            Box::new(|| warp_sums(dev, module, m::warp_sums_ballot)),
+        ],
+        "e15_warp_scan" => vec![
+            Box::new(|| patterns::warp_scans(dev, module, m::warp_scans_lane_loop)),
+            Box::new(|| patterns::warp_scans(dev, module, m::warp_scans_ballot)),
+        ],
+        "e16_block_scan" => vec![
+            Box::new(|| patterns::block_scans(dev, module, m::block_scans_from_global)),
+            Box::new(|| patterns::block_scans(dev, module, m::block_scans_serial)),
+        ],
+        "e19_private_histogram" => vec![
+            Box::new(|| patterns::histogram32(dev, module, m::histogram32_shared_atomics)),
+            Box::new(|| patterns::histogram32(dev, module, m::histogram32_global_atomics)),
+            Box::new(|| patterns::histogram32(dev, module, m::histogram32_in_registers)),
+        ],
+        _ => Vec::new(),
+    };
+    (checks.iter())
+        .map(|check| {
+            dev.take_emulator_reports();
+            check().map_or_else(|e| format!("{e:#}"), |()| "passed".into())
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -526,6 +652,102 @@ mod tests {
         assert!(err.contains("shuffle that not every lane it names joins"), "{err}");
         assert!(err.contains("mask 0xffffffff (lanes 0–31), and lanes 8–31 never call it"), "{err}");
         assert!(err.contains("each of them must make it"), "{err}");
+    }
+
+    #[test]
+    fn a_lane_reading_its_warps_elements_fails_exercise_13_as_loading_them_again() {
+        let (dev, module) = emulator();
+        let err = warp_sums(&dev, &module, kernels::mistakes::warp_sums_lane_loop).unwrap_err().to_string();
+        // 32 one-lane requests of one sector each where a warp's 4 sectors hold its elements.
+        assert!(err.starts_with("global memory moved each sector of input 7.99 times"), "{err}");
+        assert!(err.contains("each lane's element comes from global memory once"), "{err}");
+    }
+
+    #[test]
+    fn a_sum_without_shuffles_fails_exercise_13() {
+        let (dev, module) = emulator();
+        let err = warp_sums(&dev, &module, kernels::mistakes::warp_sums_ballot).unwrap_err().to_string();
+        assert!(err.starts_with("no warp shuffle (shfl.sync) in warp_sums_ballot's PTX"), "{err}");
+    }
+
+    #[test]
+    fn lanes_reading_their_prefixes_fail_exercise_15_as_loading_them_again() {
+        let (dev, module) = emulator();
+        let err = crate::patterns::warp_scans(&dev, &module, kernels::mistakes::warp_scans_lane_loop)
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("global memory moved each sector of input"), "{err}");
+        assert!(err.contains("at most 1.25 wanted"), "{err}");
+    }
+
+    #[test]
+    fn a_scan_without_shuffles_fails_exercise_15() {
+        let (dev, module) = emulator();
+        let err =
+            crate::patterns::warp_scans(&dev, &module, kernels::mistakes::warp_scans_ballot).unwrap_err().to_string();
+        assert!(err.starts_with("no warp shuffle (shfl.sync) in warp_scans_ballot's PTX"), "{err}");
+    }
+
+    #[test]
+    fn a_block_scan_from_global_memory_fails_exercise_16_as_loading_inputs_again() {
+        let (dev, module) = emulator();
+        let entry = kernels::mistakes::block_scans_from_global;
+        let err = crate::patterns::block_scans(&dev, &module, entry).unwrap_err().to_string();
+        assert!(err.starts_with("global memory moved each sector of input"), "{err}");
+        assert!(err.contains("what a warp needs of the warps before it is their totals"), "{err}");
+    }
+
+    #[test]
+    fn a_serial_scan_of_the_totals_fails_exercise_16() {
+        let (dev, module) = emulator();
+        let err =
+            crate::patterns::block_scans(&dev, &module, kernels::mistakes::block_scans_serial).unwrap_err().to_string();
+        // Thread 0's 8 one-lane loads and the 7 warps' reads of their prefixes.
+        assert!(err.starts_with("the warps' totals are scanned serially"), "{err}");
+        assert!(err.contains("15.0 warp-wide requests per block") && err.contains("at most 9"), "{err}");
+    }
+
+    #[test]
+    fn global_atomics_per_byte_fail_exercise_6() {
+        let (dev, module) = emulator();
+        let err = histogram_of(&dev, &module, kernels::mistakes::histogram_global_atomics).unwrap_err().to_string();
+        // 70,000 bytes over 4 blocks of 256 threads: ⌈70,000 / 32⌉ warp-wide requests.
+        assert!(err.starts_with("too many global atomics: a launch of 4 blocks made 2188"), "{err}");
+        assert!(err.contains("at most 256 per block wanted (one per bin"), "{err}");
+    }
+
+    #[test]
+    fn shared_atomics_on_the_bins_fail_exercise_19() {
+        let (dev, module) = emulator();
+        let entry = kernels::mistakes::histogram32_shared_atomics;
+        let err = crate::patterns::histogram32(&dev, &module, entry).unwrap_err().to_string();
+        assert!(err.starts_with("shared atomics in histogram32_shared_atomics's PTX (atom.shared)"), "{err}");
+    }
+
+    #[test]
+    fn global_atomics_per_value_fail_exercise_19() {
+        let (dev, module) = emulator();
+        let entry = kernels::mistakes::histogram32_global_atomics;
+        let err = format!("{:#}", crate::patterns::histogram32(&dev, &module, entry).unwrap_err());
+        assert!(err.starts_with("on uniform data: too many global atomics"), "{err}");
+        assert!(err.contains("at most 32 per block wanted (one per bin"), "{err}");
+    }
+
+    #[test]
+    fn counters_outside_shared_memory_fail_exercise_19() {
+        let (dev, module) = emulator();
+        let entry = kernels::mistakes::histogram32_in_registers;
+        let err = format!("{:#}", crate::patterns::histogram32(&dev, &module, entry).unwrap_err());
+        assert!(err.starts_with("on uniform data: the counts are not made in shared memory"), "{err}");
+    }
+
+    #[test]
+    fn every_mistake_fails_its_exercise() {
+        for e in crate::EXERCISES {
+            for err in mistakes(e.name) {
+                assert_ne!(err, "passed", "a mistake of {} passes its check", e.name);
+            }
+        }
     }
 
     #[test]

@@ -195,6 +195,13 @@ pub const EXERCISES: &[Exercise] = &[
     },
 ];
 
+/// What the check of exercise `name` prints for each of its common mistakes
+/// (`kernels/mistakes/`) on the emulator, `passed` for one it lets through: for tests.
+#[doc(hidden)]
+pub fn mistake_outputs(name: &str) -> Vec<String> {
+    checks::mistakes(name)
+}
+
 /// The exercise named `name` (its full name, `e12_conflicted_sum`, or its number, `7` or `e07`).
 pub fn find(name: &str) -> Option<&'static Exercise> {
     let number = name.trim_start_matches('e').parse::<usize>().ok();

@@ -5,16 +5,20 @@
 //! partial blocks, several blocks), compares every element, and on the emulator judges the
 //! property the exercise teaches from the launches' reports: no race (checked after each
 //! launch, before its answer: a race is why an answer comes out wrong), wavefronts per request
-//! of the shared sites, sectors per request of the global ones, and the global sectors loaded
-//! per sector of input.
+//! of the shared sites, sectors per request of the global ones, the global sectors loaded per
+//! sector of input, and requests per block (shared loads, global atomics); from the kernel's
+//! PTX, its shuffles and shared atomics.
 
 use anyhow::{Context, Result, bail};
 use bankwise_exercises_kernels as kernels;
 use bankwise_runtime::bankwise_emu::{AccessOp, Report};
-use bankwise_runtime::{Device, LaunchConfig, Module};
+use bankwise_runtime::{Device, KernelEntry, LaunchConfig, Module};
 use rand::{Rng, rngs::SmallRng};
 
-use crate::checks::{blocks, coalesced, compare, launch, no_race, poisoned, random, reports, shared_within};
+use crate::checks::{
+    blocks, coalesced, compare, global_atomics_within, has_shared_atomics, launch, loads_within, no_race, poisoned,
+    random, reports, sectors_of, shared_within, shuffles,
+};
 
 /// The reports of the launches since the last call (none on a GPU), checked for races and kept
 /// in `seen` for the checks that judge every launch together.
@@ -38,51 +42,72 @@ fn segmented_scan(data: &[u32], run: usize) -> Vec<u32> {
         .collect()
 }
 
+/// A scan kernel's parameters: `out`, `data`, `n`.
+type ScanParams = (*mut u32, *const u32, u64);
+
 pub(crate) fn warp_scan(dev: &Device, module: &Module) -> Result<()> {
+    warp_scans(dev, module, kernels::e15_warp_scan::warp_scans)
+}
+
+/// Exercise 15's check of `entry`: every prefix; no shared memory, each input loaded once, and
+/// shuffles in the PTX.
+pub(crate) fn warp_scans(dev: &Device, module: &Module, entry: KernelEntry<ScanParams>) -> Result<()> {
+    let mut input = 0;
     for n in [1usize, 31, 32, 33, 997, 4099] {
         let data = random(n, 15, |r| r.random::<u32>());
         let mut out = poisoned::<u32>(dev, n)?;
         let config = LaunchConfig::for_elements(n as u64, 256);
-        launch(dev, module, kernels::e15_warp_scan::warp_scans, config, (&mut out, &dev.upload(&data)?, n as u64))?;
+        launch(dev, module, entry, config, (&mut out, &dev.upload(&data)?, n as u64))?;
         compare(&format!("n = {n}"), &dev.download(&out)?, &segmented_scan(&data, 32))?;
+        input += sectors_of(n);
     }
-    match reports(dev) {
-        Some(r) if r.iter().any(|r| !r.sites.is_empty()) => {
-            bail!("shared memory used: a warp's lanes can pass their partial sums through shuffles alone")
+    if let Some(r) = reports(dev) {
+        if r.iter().any(|r| !r.sites.is_empty()) {
+            bail!("shared memory used: a warp's lanes can pass their partial sums through shuffles alone");
         }
-        _ => Ok(()),
+        let why = "each lane's element comes from global memory once, and the lower lanes' values are in their \
+                   registers";
+        loads_within(&r, input, 1.25, why)?;
     }
+    shuffles(entry)
 }
 
 pub(crate) fn block_scan(dev: &Device, module: &Module) -> Result<()> {
-    use kernels::e16_block_scan::{BLOCK, block_scans};
-    let mut seen = Vec::new();
+    block_scans(dev, module, kernels::e16_block_scan::block_scans)
+}
+
+/// Exercise 16's check of `entry`: every prefix, no race, every shared access at 1 wavefront,
+/// each input loaded once, and the second level's shared loads: at most one request for the
+/// warp that scans the totals and one for each warp's prefix.
+pub(crate) fn block_scans(dev: &Device, module: &Module, entry: KernelEntry<ScanParams>) -> Result<()> {
+    use kernels::e16_block_scan::{BLOCK, WARPS};
+    let (mut seen, mut input) = (Vec::new(), 0);
     for n in [1usize, 31, 32, 33, 256, 257, 1009, 4099] {
         let data = random(n, 16, |r| r.random::<u32>());
         let mut out = poisoned::<u32>(dev, n)?;
         let config = blocks(n.div_ceil(BLOCK) as u64, BLOCK as u32);
-        launch(dev, module, block_scans, config, (&mut out, &dev.upload(&data)?, n as u64))?;
+        launch(dev, module, entry, config, (&mut out, &dev.upload(&data)?, n as u64))?;
         let got = dev.download(&out)?;
         race_free(dev, &mut seen).with_context(|| format!("n = {n}"))?;
         compare(&format!("n = {n} (blocks of {BLOCK})"), &got, &segmented_scan(&data, BLOCK))?;
+        input += sectors_of(n);
     }
-    shared_within(&seen, None, 1)
-}
-
-/// The global sectors that `reports`' load sites touched, over every request.
-fn load_sectors(reports: &[Report]) -> u64 {
-    reports.iter().flat_map(|r| &r.global).filter(|s| s.op == AccessOp::Load).map(|s| s.sectors).sum()
-}
-
-/// Global memory moved each input sector at most `limit` times over: the sectors the loads
-/// touched against the `input` sectors the data fills.
-fn loads_within(reports: &[Report], input: u64, limit: f64, why: &str) -> Result<()> {
-    let loaded = load_sectors(reports);
-    let ratio = loaded as f64 / input.max(1) as f64;
-    if ratio > limit {
+    if !dev.is_emulator() {
+        return Ok(());
+    }
+    shared_within(&seen, None, 1)?;
+    let why = "each thread's element comes from global memory once; what a warp needs of the warps before it is \
+               their totals, which reach it through shared memory";
+    loads_within(&seen, input, 1.25, why)?;
+    let loads: u64 = seen.iter().flat_map(|r| &r.sites).filter(|s| s.op == AccessOp::Load).map(|s| s.requests).sum();
+    let launched: u64 = seen.iter().map(|r| r.blocks).sum();
+    let per_block = loads as f64 / launched.max(1) as f64;
+    let most = WARPS as f64 + 1.0;
+    if per_block > most {
         bail!(
-            "global memory moved each sector of input {ratio:.2} times ({loaded} sectors loaded for {input} sectors of \
-             input); at most {limit} wanted: {why}"
+            "the warps' totals are scanned serially: the block's shared loads took {per_block:.1} warp-wide requests \
+             per block; with one warp scanning the {WARPS} totals in its lanes at once, and each warp reading what it \
+             needs once, they take at most {most}"
         );
     }
     Ok(())
@@ -100,11 +125,6 @@ fn stores_coalesced(reports: &[Report]) -> Result<()> {
         })
         .collect();
     coalesced(&stores)
-}
-
-/// The 32-byte sectors that `n` 4-byte elements fill.
-fn sectors_of(n: usize) -> u64 {
-    (n as u64 * 4).div_ceil(32)
 }
 
 pub(crate) fn convolution(dev: &Device, module: &Module) -> Result<()> {
@@ -178,7 +198,23 @@ pub(crate) fn stencil(dev: &Device, module: &Module) -> Result<()> {
 type Values = (&'static str, fn(&mut SmallRng) -> u8);
 
 pub(crate) fn private_histogram(dev: &Device, module: &Module) -> Result<()> {
-    use kernels::e19_private_histogram::{BINS, BLOCK, histogram32};
+    histogram32(dev, module, kernels::e19_private_histogram::histogram32)
+}
+
+/// Exercise 19's check of `entry`: every bin on three data sets; no shared atomic; each block's
+/// counts merged into the global bins with at most one atomic request per bin; a plain shared
+/// store for every warp-wide read of the data (the counts are made in shared memory); no race;
+/// every shared access at 1 wavefront.
+pub(crate) fn histogram32(dev: &Device, module: &Module, entry: KernelEntry<(*mut u32, *const u8, u64)>) -> Result<()> {
+    use kernels::e19_private_histogram::{BINS, BLOCK};
+    if has_shared_atomics(entry) {
+        bail!(
+            "shared atomics in {}'s PTX (atom.shared): they serialise where a warp's lanes count the same value, as \
+             skewed data makes them do; the counts are to be plain reads and writes of counters that no other thread \
+             touches",
+            entry.name()
+        );
+    }
     let datasets: [Values; 3] = [
         ("uniform data", |r| r.random_range(0..BINS as u8)),
         ("data of one value", |_| 7),
@@ -193,7 +229,7 @@ pub(crate) fn private_histogram(dev: &Device, module: &Module) -> Result<()> {
             let data = random(n, 19, value);
             let mut bins = dev.alloc_zeros::<u32>(BINS)?;
             let config = blocks(n.div_ceil(BLOCK).min(8) as u64, BLOCK as u32);
-            launch(dev, module, histogram32, config, (&mut bins, &dev.upload(&data)?, n as u64))?;
+            launch(dev, module, entry, config, (&mut bins, &dev.upload(&data)?, n as u64))?;
             let got = dev.download(&bins)?;
             race_free(dev, &mut seen).with_context(|| format!("{n} values of {kind}"))?;
             let mut want = vec![0u32; BINS];
@@ -202,7 +238,30 @@ pub(crate) fn private_histogram(dev: &Device, module: &Module) -> Result<()> {
             }
             compare(&format!("{n} values of {kind}"), &got, &want)?;
         }
+        if !dev.is_emulator() {
+            continue;
+        }
+        let what = "one per bin: the block's threads count into their own counters in shared memory, and the block \
+                    adds each bin's counters to the global bin once";
+        global_atomics_within(&seen, BINS as u64, what).with_context(|| format!("on {kind}"))?;
+        counted_in_shared(&seen).with_context(|| format!("on {kind}"))?;
         shared_within(&seen, None, 1).with_context(|| format!("on {kind}"))?;
+    }
+    Ok(())
+}
+
+/// At least one plain shared store request for every warp-wide global load (the data's reads):
+/// each value read is counted in shared memory.
+fn counted_in_shared(reports: &[Report]) -> Result<()> {
+    let stores: u64 =
+        reports.iter().flat_map(|r| &r.sites).filter(|s| s.op == AccessOp::Store).map(|s| s.requests).sum();
+    let reads: u64 =
+        reports.iter().flat_map(|r| &r.global).filter(|s| s.op == AccessOp::Load).map(|s| s.requests).sum();
+    if stores < reads {
+        bail!(
+            "the counts are not made in shared memory: {stores} shared store requests for {reads} warp-wide reads of \
+             the data; each value read is to be counted in its thread's own counters in shared memory"
+        );
     }
     Ok(())
 }

@@ -10,7 +10,8 @@
 //! The answer counts with an atomic add, `unsafe { local.at(b).atomic_add(1) }` (CUDA's
 //! `atomicAdd` on shared memory, SASS `ATOMS`): one indivisible read-modify-write.
 //!
-//! Checked: every bin, and no race.
+//! Checked: every bin for 1, 1000 and 70 000 bytes, no race, and at most 256 global atomic
+//! requests per block (one per bin: the block's counts reach the global bins once).
 
 use bankwise_device::atomic::{self, Scope};
 use bankwise_device::shared::SharedArray;

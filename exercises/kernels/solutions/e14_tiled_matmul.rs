@@ -1,10 +1,10 @@
 //! Exercise 14, the tiled matrix multiply (guide: "The matrix multiply ladder").
 //!
 //! `matmul_tiled` computes `C = A · B` for `n × n` matrices with the strategy of the article
-//! "2.2 CUDA-Memory (存储)": each block stages a 16 × 16 tile of `A` and one of `B` in shared
-//! memory, every thread computes from them, and the block moves on along `k`. The emulator
-//! reports a race between a write into the tiles and a read of them by another thread. Find what
-//! lets one thread's accesses overtake another's, and order them.
+//! "2.2 CUDA-Memory (存储, storage)": each block stages a 16 × 16 tile of `A` and one of `B` in
+//! shared memory, every thread computes from them, and the block moves on along `k`. The
+//! emulator reports a race between a write into the tiles and a read of them by another thread.
+//! Find what lets one thread's accesses overtake another's, and order them.
 //!
 //! The answer adds the second barrier: at the end of each step, so that no fast thread
 //! overwrites the tiles with the next step's while slower threads still read this step's.

@@ -7,7 +7,8 @@
 //! come out right; it reports the race anyway, which is what makes the kernel wrong.) Make every
 //! count count, whatever the threads meet on, and keep the per-block bins in shared memory.
 //!
-//! Checked: every bin, and no race.
+//! Checked: every bin for 1, 1000 and 70 000 bytes, no race, and at most 256 global atomic
+//! requests per block (one per bin: the block's counts reach the global bins once).
 
 use bankwise_device::atomic::{self, Scope};
 use bankwise_device::shared::SharedArray;

@@ -11,7 +11,9 @@
 //! between the two.
 //!
 //! Checked: every element for lengths 1, 31, 32, 33, 256, 257, 1009 and 4099 (the last block
-//! partial); no race; every shared access at 1 wavefront per request.
+//! partial); no race; every shared access at 1 wavefront per request; the global sectors
+//! loaded per sector of input: at most 1.25 (each element loaded once); and at most 9 warp-wide
+//! shared loads per block (one warp reading the 8 totals together, and one read per warp).
 
 use bankwise_device::shared::SharedArray;
 use bankwise_device::thread::{index_1d, lane_id, sync_threads, thread_x};
