@@ -16,6 +16,10 @@
 //! line by line, trailing spaces ignored, where a line holding only `…` stands for any run of
 //! lines. With `BANKWISE_BLESS=1` such a test writes the program's output into the chapter
 //! instead ([`Sample::bless`]), for a maintainer who changed an output on purpose.
+//!
+//! What a doctest, or a test of a crate with no program to run, prints is marked the same way
+//! by name, `<!-- output: NAME -->` before the `text` block, and checked by the code that makes
+//! it with [`check_output`]: the same comparison, `…` lines and `BANKWISE_BLESS=1` included.
 
 use std::path::{Path, PathBuf};
 
@@ -185,6 +189,69 @@ impl Sample {
     }
 }
 
+/// The comment that introduces a named output ([`check_output`]).
+const OUTPUT_MARK: &str = "<!-- output:";
+
+/// The named outputs of one chapter's text: each name, the 1-based line of its comment, and
+/// the block's text, every line with its newline.
+///
+/// # Panics
+/// Where an output comment is not followed by a `text` block, naming the file and line.
+pub fn outputs(chapter: &Path, text: &str) -> Vec<(String, usize, String)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let Some(rest) = line.trim().strip_prefix(OUTPUT_MARK) else { continue };
+        let name = rest.strip_suffix("-->").unwrap_or_else(|| panic!("{}:{}: no `-->`", chapter.display(), i + 1));
+        assert_eq!(
+            lines.get(i + 1).map(|l| l.trim()),
+            Some("```text"),
+            "{}:{}: an output comment is followed by a text block",
+            chapter.display(),
+            i + 1
+        );
+        let end = (i + 2..lines.len())
+            .find(|&j| lines[j].trim() == "```")
+            .unwrap_or_else(|| panic!("{}:{}: the text block never closes", chapter.display(), i + 1));
+        // A block indented in a list item: its lines without the fence's indentation.
+        let indent = lines[i + 1].len() - lines[i + 1].trim_start().len();
+        let body: String =
+            lines[i + 2..end].iter().map(|l| format!("{}\n", l.get(indent..).unwrap_or(l.trim_start()))).collect();
+        out.push((name.trim().to_string(), i + 1, body));
+    }
+    out
+}
+
+/// Checks `output` against the block that `chapter` (a file name in `guide/chapters/`) marks
+/// `<!-- output: NAME -->`, as [`Sample::matches`] does; where it differs and `BANKWISE_BLESS`
+/// is `1`, writes `output` there instead (not over an excerpt with `…` lines). For doctests and
+/// tests that print what the chapter shows.
+pub fn check_output(chapter: &str, name: &str, output: &str) -> Result<(), String> {
+    let path = chapters_dir().join(chapter);
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let found = outputs(&path, &text).into_iter().find(|(n, ..)| n == name);
+    let (_, line, shown) = found.ok_or_else(|| format!("guide/chapters/{chapter} has no `<!-- output: {name} -->`"))?;
+    let want: Vec<&str> = shown.lines().map(str::trim_end).collect();
+    let got: Vec<&str> = output.lines().map(str::trim_end).collect();
+    if fits(&want, &got) {
+        return Ok(());
+    }
+    if std::env::var("BANKWISE_BLESS").as_deref() == Ok("1") && !want.iter().any(|l| l.trim() == "…") {
+        let lines: Vec<&str> = text.lines().collect();
+        let indent = &lines[line][..lines[line].len() - lines[line].trim_start().len()];
+        let body = line + 1; // 0-based index of the block's first line
+        let mut out: Vec<String> = lines[..body].iter().map(|l| l.to_string()).collect();
+        out.extend(got.iter().map(|l| if l.is_empty() { String::new() } else { format!("{indent}{l}") }));
+        out.extend(lines[body + want.len()..].iter().map(|l| l.to_string()));
+        return std::fs::write(&path, out.join("\n") + "\n").map_err(|e| e.to_string());
+    }
+    Err(format!(
+        "guide/chapters/{chapter}:{line} (output {name}): the chapter's block is not what the code prints.\n\
+         --- the chapter shows:\n{shown}--- the code prints:\n{output}--- (BANKWISE_BLESS=1 writes the output into the \
+         chapter, where the block has no `…` lines)"
+    ))
+}
+
 /// Whether `got` matches the pattern `want`, whose `…` lines match any run of lines.
 fn fits(want: &[&str], got: &[&str]) -> bool {
     match want.split_first() {
@@ -218,6 +285,90 @@ mod tests {
         assert!(s.matches("first\na\nlast\nmore\n").is_err());
         let err = s.matches("First\nlast\n").unwrap_err();
         assert!(err.contains("x.md:3") && err.contains("line 1"), "{err}");
+    }
+
+    #[test]
+    fn a_named_output_is_found_and_compared_as_a_sample_is() {
+        let text = "Prints:\n\n- a list item:\n\n  <!-- output: demo -->\n  ```text\n  first\n  …\n  last\n  ```\n";
+        let found = outputs(Path::new("x.md"), text);
+        assert_eq!(found, [("demo".to_string(), 5, "first\n…\nlast\n".to_string())]);
+    }
+
+    #[test]
+    fn every_named_output_in_the_guide_is_a_text_block_with_a_name_of_its_own() {
+        let mut found = 0;
+        for entry in std::fs::read_dir(chapters_dir()).unwrap().flatten() {
+            let path = entry.path();
+            if path.extension().is_none_or(|e| e != "md") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            let mut names: Vec<String> = Vec::new();
+            for (name, line, _) in outputs(&path, &text) {
+                let well_named = !name.is_empty() && !name.contains(char::is_whitespace) && !names.contains(&name);
+                assert!(well_named, "{}:{line}: an output's name is one word, once per chapter", path.display());
+                names.push(name);
+                found += 1;
+            }
+        }
+        assert!(found > 0, "the guide marks the outputs its doctests and tests check");
+    }
+
+    /// The figures with two decimals (`8.50`, as the checks and the emulator print ratios) in
+    /// `text` outside its fenced blocks.
+    fn two_decimal_figures(text: &str) -> Vec<String> {
+        let mut fenced = false;
+        let mut out = Vec::new();
+        for line in text.lines() {
+            if line.trim_start().starts_with("```") {
+                fenced = !fenced;
+                continue;
+            }
+            if fenced {
+                continue;
+            }
+            let chars: Vec<char> = line.chars().collect();
+            let mut i = 0;
+            while i < chars.len() {
+                let start = i;
+                while i < chars.len() && (chars[i].is_ascii_digit() || chars[i] == '.') {
+                    i += 1;
+                }
+                let token: String = chars[start..i].iter().collect::<String>().trim_end_matches('.').to_string();
+                let figure = token.split_once('.').is_some_and(|(whole, frac)| {
+                    !whole.is_empty() && frac.len() == 2 && frac.chars().all(|c| c.is_ascii_digit())
+                });
+                if figure {
+                    out.push(token);
+                }
+                i = i.max(start + 1);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn two_decimal_figures_are_found_in_prose_only() {
+        let text = "loads 8.50 sectors (and 3.54.)\n```text\n4.00\n```\nat most 1.5, 12.345 or v0.50.4\n";
+        assert_eq!(two_decimal_figures(text), ["8.50", "3.54"]);
+    }
+
+    /// The chapter "After reductions" quotes what the exercises' checks measure: each figure in
+    /// its prose is in one of its checked samples, so that a changed check cannot leave the
+    /// prose behind (`bankwise-exercises`' guide-sample test keeps the samples true).
+    #[test]
+    fn every_figure_in_the_patterns_chapter_is_in_one_of_its_samples() {
+        let chapter = chapters_dir().join("patterns.md");
+        let text = std::fs::read_to_string(&chapter).unwrap();
+        let samples = parse(&chapter, &text);
+        let figures = two_decimal_figures(&text);
+        assert!(!figures.is_empty(), "the chapter quotes its checks' figures");
+        for figure in figures {
+            assert!(
+                samples.iter().any(|s| s.text.contains(&figure)),
+                "guide/chapters/patterns.md quotes {figure}, which none of its samples shows: quote a checked sample"
+            );
+        }
     }
 
     #[test]
