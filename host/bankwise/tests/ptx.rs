@@ -53,40 +53,12 @@ fn ptxas_accepts_the_ptx_for_sm70_and_sm90_without_spills_or_local_memory_but_th
                 .iter()
                 .find(|k| k.name == *name)
                 .unwrap_or_else(|| panic!("ptxas did not report {name} for {arch}"));
-            let (spills, stack) = known_local_memory(name, arch);
+            let (spills, stack) = tools::known_local_memory(name, arch);
             assert!(k.spill_stores <= spills && k.spill_loads <= spills, "{name} spills on {arch}: {k:?}");
             assert!(k.stack_bytes <= stack, "{name} uses local memory (stack frame) on {arch}: {k:?}");
             let budget = register_budget(name);
             assert!(k.registers > 0 && k.registers <= budget, "{name} uses {} registers on {arch}", k.registers);
         }
-    }
-}
-
-/// The spill bytes (each way) and stack bytes that `kernel` is known to take on `arch`; none
-/// but these:
-/// - on `sm_70` (CUDA 12.9's ptxas), the square `f32` tuned tiles capped at 128 registers
-///   (two blocks per SM) spill a few words: NN 20 bytes, TN 4, and with the whole-tile path
-///   NN 24, NT 32, TN 56, TT 28. Volta is not measured here; the `sm_80` and `sm_90` builds of
-///   the same PTX spill nothing but:
-/// - on `sm_90`, the square whole-tile NN entry, whose interleaved lanes
-///   (`bankwise_layout::matmul::Lanes`) leave ptxas 12 bytes short at 128 registers (a
-///   predicate and a pointer, stored before the loop over `k`, read back on its checked path
-///   and after it): measured faster than its row-major build without spills (H100,
-///   2026-11-24: 44.94–44.96 TFLOP/s at 4096³ against 42.59 and, before the lanes existed,
-///   44.43).
-/// - the multistage rung's wide `f64` entries (the whole-tile ones too) keep their results
-///   array (1024 bytes, sized for the wide `f32` tiles' 2 × 4 sub-tiles, of which `f64` uses
-///   2 × 2) in a stack frame for the epilogue only: LLVM does not unroll its 16 rows of two
-///   16-byte read-modify-writes, so the rows index the results at run time. The loop over `k`
-///   keeps them in registers.
-fn known_local_memory(kernel: &str, arch: &str) -> (u32, u32) {
-    match (kernel, arch) {
-        ("matmul_tuned_nn_f32" | "matmul_tuned_tn_f32", "sm_70") => (20, 24),
-        ("matmul_tuned_whole_nn_f32" | "matmul_tuned_whole_nt_f32" | "matmul_tuned_whole_tt_f32", "sm_70") => (32, 32),
-        ("matmul_tuned_whole_nn_f32", "sm_90") => (12, 16),
-        ("matmul_tuned_whole_tn_f32", "sm_70") => (56, 56),
-        (k, _) if k.starts_with("matmul_multistage_wide_") && k.ends_with("_f64") => (0, 1024),
-        _ => (0, 0),
     }
 }
 
