@@ -103,6 +103,19 @@ impl Gpu {
         dst_ld: usize,
         (rows, cols): (usize, usize),
     ) -> Result<()> {
+        self.copy_rows_aligned_from(src.slice(..)?, src_ld, dst, dst_ld, (rows, cols))
+    }
+
+    /// [`Gpu::copy_rows_aligned`] from a view of this GPU's memory (the kernel reads `src` a
+    /// 4-byte word at a time, so any start of a `T` will do).
+    pub(crate) fn copy_rows_aligned_from<T: Element>(
+        &self,
+        src: DeviceSlice<'_, T>,
+        src_ld: usize,
+        dst: &mut DeviceBuffer<T>,
+        dst_ld: usize,
+        (rows, cols): (usize, usize),
+    ) -> Result<()> {
         let target = self.plan_target();
         let Some(launch) = plan_rows::<T>((src.len(), src_ld), (dst.len(), dst_ld), (rows, cols), target)? else {
             return Ok(());
@@ -112,7 +125,7 @@ impl Gpu {
         // below them).
         let [src_ld, dst_ld, cols] = [src_ld, dst_ld, cols].map(|x| x as u64 * words);
         let rows = rows as u64;
-        let (dst, src) = (view_mut::<T, u32>(dst.as_slice_mut()), view::<T, u32>(src.as_slice()));
+        let (dst, src) = (view_mut::<T, u32>(dst.as_slice_mut()), view::<T, u32>(src));
         let (Some(dst), Some(src)) = (dst, src) else { unreachable!("plan_rows took only whole 4-byte words") };
         // Safety: `plan_rows` checked that every row, the destination's padded, lies inside its
         // buffer, that `dst_ld` spans a multiple of 16 bytes (allocations start on 256), and

@@ -4,7 +4,7 @@
 use super::shape::Stored;
 use super::{Float, MatmulKernel, MatmulShape, Op, Realign, SplitK, TunedPlan, TunedTile};
 use crate::error::{Error, Result};
-use crate::gpu::{DeviceBuffer, DeviceSlice, DeviceSliceMut, Gpu, Launch};
+use crate::gpu::{DeviceRead, DeviceSlice, DeviceSliceMut, DeviceWrite, Gpu, Launch};
 use crate::kernels;
 use bankwise_layout::matmul::{
     GROUP_M, TILE, blocktile_2d, grid_columns_in_x, grid_of_batched_tiles, grid_of_tiles, grid_rows_in_x,
@@ -138,14 +138,17 @@ impl<T> MatmulLaunch<T> {
 
 impl Gpu {
     /// `C = α·op(A)·op(B) + β·C` with the fastest rung measured for the shape and type
-    /// ([`MatmulKernel::for_shape`] for this GPU: [`Gpu::plan_target`]).
+    /// ([`MatmulKernel::for_shape`] for this GPU: [`Gpu::plan_target`]). The operands are any
+    /// device memory of this GPU ([`DeviceRead`], [`DeviceWrite`]: bankwise's buffers and
+    /// views, cudarc's slices, raw pointers); views that start off 16 bytes are read and
+    /// written element by element where the kernels would take 16-byte vectors.
     pub fn matmul<T: Float>(
         &self,
         alpha: T,
-        a: &DeviceBuffer<T>,
-        b: &DeviceBuffer<T>,
+        a: &(impl DeviceRead<T> + ?Sized),
+        b: &(impl DeviceRead<T> + ?Sized),
         beta: T,
-        c: &mut DeviceBuffer<T>,
+        c: &mut (impl DeviceWrite<T> + ?Sized),
         shape: MatmulShape,
     ) -> Result<()> {
         let kernel = MatmulKernel::for_shape::<T>(shape, self.plan_target());
@@ -166,15 +169,18 @@ impl Gpu {
         &self,
         kernel: MatmulKernel,
         alpha: T,
-        a: &DeviceBuffer<T>,
-        b: &DeviceBuffer<T>,
+        a: &(impl DeviceRead<T> + ?Sized),
+        b: &(impl DeviceRead<T> + ?Sized),
         beta: T,
-        c: &mut DeviceBuffer<T>,
+        c: &mut (impl DeviceWrite<T> + ?Sized),
         shape: MatmulShape,
     ) -> Result<()> {
+        let (a, _reading_a) = self.read("a", a)?;
+        let (b, _reading_b) = self.read("b", b)?;
+        let (mut c, _writing) = self.write("c", c)?;
         if kernel.is_tuned() {
             let tuned = TunedPlan::for_shape::<T>(kernel, shape, self.plan_target());
-            return self.matmul_tuned(tuned, alpha, a, b, beta, c, shape);
+            return self.matmul_tuned_views(tuned, alpha, a, b, beta, c, shape);
         }
         let MatmulLaunch::Ladder(launch) = plan::<T>(kernel, TunedTile::Square, shape, a.len(), b.len(), c.len())?
         else {
@@ -182,9 +188,9 @@ impl Gpu {
         };
         let s = shape;
         let [m, n, k, lda, ldb, ldc] = [s.m, s.n, s.k, s.lda(), s.ldb(), s.ldc()].map(|x| x as u64);
-        // Safety: `plan` checked that each buffer holds its matrix with its leading dimension;
+        // Safety: `plan` checked that each view holds its matrix with its leading dimension;
         // the launch uses the rung's grid, block and shared memory.
-        unsafe { self.launch(launch, (c, a, b, m, n, k, lda, ldb, ldc, alpha, beta)) }
+        unsafe { self.launch(launch, (&mut c, a, b, m, n, k, lda, ldb, ldc, alpha, beta)) }
     }
 
     /// `C = α·op(A)·op(B) + β·C` with the tuned rung and a chosen plan (its tiles, its split
@@ -199,10 +205,28 @@ impl Gpu {
         &self,
         tuned: TunedPlan,
         alpha: T,
-        a: &DeviceBuffer<T>,
-        b: &DeviceBuffer<T>,
+        a: &(impl DeviceRead<T> + ?Sized),
+        b: &(impl DeviceRead<T> + ?Sized),
         beta: T,
-        c: &mut DeviceBuffer<T>,
+        c: &mut (impl DeviceWrite<T> + ?Sized),
+        shape: MatmulShape,
+    ) -> Result<()> {
+        let (a, _reading_a) = self.read("a", a)?;
+        let (b, _reading_b) = self.read("b", b)?;
+        let (c, _writing) = self.write("c", c)?;
+        self.matmul_tuned_views(tuned, alpha, a, b, beta, c, shape)
+    }
+
+    /// [`matmul_tuned`](Self::matmul_tuned) on views.
+    #[allow(clippy::too_many_arguments)] // the BLAS argument list
+    fn matmul_tuned_views<T: Float>(
+        &self,
+        tuned: TunedPlan,
+        alpha: T,
+        a: DeviceSlice<'_, T>,
+        b: DeviceSlice<'_, T>,
+        beta: T,
+        mut c: DeviceSliceMut<'_, T>,
         shape: MatmulShape,
     ) -> Result<()> {
         plan::<T>(tuned.kernel(), tuned.tile(), shape, a.len(), b.len(), c.len())?;
@@ -238,14 +262,14 @@ impl Gpu {
         &self,
         tuned: TunedPlan,
         alpha: T,
-        a: &DeviceBuffer<T>,
-        b: &DeviceBuffer<T>,
+        a: DeviceSlice<'_, T>,
+        b: DeviceSlice<'_, T>,
         beta: T,
-        c: &mut DeviceBuffer<T>,
+        c: DeviceSliceMut<'_, T>,
         shape: MatmulShape,
     ) -> Result<()> {
         let [sa, sb, _] = shape.stored();
-        let copy = |s: &Stored, from: &DeviceBuffer<T>| -> Result<Option<(DeviceBuffer<T>, usize)>> {
+        let copy = |s: &Stored, from: DeviceSlice<'_, T>| -> Result<Option<(crate::DeviceBuffer<T>, usize)>> {
             let ld = Realign::leading_dimension::<T>(s.row_len);
             // Safety: the copy writes every element of every row (each row's `row_len`
             // elements and its padding, zeros).
@@ -256,15 +280,21 @@ impl Gpu {
                 }
                 Err(e) => return Err(e.into()),
             };
-            self.copy_rows_aligned(from, s.ld, &mut to, ld, (s.rows, s.row_len))?;
+            self.copy_rows_aligned_from(from, s.ld, &mut to, ld, (s.rows, s.row_len))?;
             Ok(Some((to, ld)))
         };
         let new_a = if tuned.realign().a { copy(&sa, a)? } else { None };
         let new_b = if tuned.realign().b { copy(&sb, b)? } else { None };
-        let (a, lda) = new_a.as_ref().map_or((a, shape.lda()), |(buf, ld)| (buf, *ld));
-        let (b, ldb) = new_b.as_ref().map_or((b, shape.ldb()), |(buf, ld)| (buf, *ld));
+        let (a, lda) = match &new_a {
+            Some((buf, ld)) => (buf.slice(..)?, *ld),
+            None => (a, shape.lda()),
+        };
+        let (b, ldb) = match &new_b {
+            Some((buf, ld)) => (buf.slice(..)?, *ld),
+            None => (b, shape.ldb()),
+        };
         let shape = shape.with_operand_leading_dimensions(lda, ldb);
-        self.matmul_tuned(tuned.without_realign(), alpha, a, b, beta, c, shape)
+        self.matmul_tuned_views(tuned.without_realign(), alpha, a, b, beta, c, shape)
     }
 
     /// The launches of a plan without realignment or strip over `shape`, on views of the

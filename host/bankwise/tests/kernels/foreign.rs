@@ -10,7 +10,8 @@ use bankwise::reduce::Sum;
 use bankwise::runtime::Error as RuntimeError;
 use bankwise::runtime::cudarc::driver::{CudaContext, CudaSlice};
 use bankwise::{
-    DeviceBuffer, DeviceSlice, DeviceSliceMut, Element, Error, Gpu, ReduceKernel, Shape, Stream, TransposeKernel, cpu,
+    DeviceBuffer, DeviceSlice, DeviceSliceMut, Element, Error, Float, Gpu, MatmulKernel, MatmulShape, Op, ReduceKernel,
+    Shape, Stream, TransposeKernel, cpu,
 };
 use libtest_mimic::Trial;
 
@@ -19,6 +20,7 @@ use super::{AddTrial, Check, POISON, Target, compare, random};
 pub fn trials(add: &mut AddTrial<'_>, target: Target) {
     add("foreign/views_off_16_bytes/permute".into(), Box::new(views_off_16_bytes_permute));
     add("foreign/views_off_16_bytes/transpose_copy_reduce".into(), Box::new(views_off_16_bytes_others));
+    add("foreign/views_off_16_bytes/matmul".into(), Box::new(views_off_16_bytes_matmul));
     add("foreign/raw_pointers".into(), Box::new(raw_pointers));
     add("foreign/memory_of_another_device_is_refused".into(), Box::new(another_device_is_refused));
     add("foreign/launches_on_another_stream".into(), Box::new(launches_on_another_stream));
@@ -142,6 +144,75 @@ fn views_off_16_bytes_others(gpu: &Gpu) -> Check {
     let want: Vec<u32> = (0..cols).map(|c| (0..rows).fold(0u32, |a, r| a.wrapping_add(host[r * cols + c]))).collect();
     compare("column sums of a view at +3", &gpu.download(&sums)?[1..], &want)?;
     untouched(gpu, &sums, 1..cols + 1, "column sums")
+}
+
+/// Every rung of the matrix multiply, and the tuned rung's copies to aligned rows, on operands
+/// that start 1 to 3 elements past 16 bytes (where the kernels would read and write 16-byte
+/// vectors, they go element by element): within the float64 reference's bound, and nothing
+/// outside `C`'s view written.
+fn views_off_16_bytes_matmul(gpu: &Gpu) -> Check {
+    fn one<T: Float + Element>(gpu: &Gpu, kernel: Option<MatmulKernel>, shape: MatmulShape) -> Check {
+        let a_rows = if shape.op_a == Op::N { shape.m } else { shape.k };
+        let b_rows = if shape.op_b == Op::N { shape.k } else { shape.n };
+        let [a_len, b_len, c_len] = [a_rows * shape.lda(), b_rows * shape.ldb(), shape.m * shape.ldc()];
+        // Small integers: every product and sum is exact in either type.
+        let ints = |n: usize, seed: u64| -> Vec<T> {
+            random::<u32>(n, seed).iter().map(|&r| T::from_f64(f64::from(r % 7) - 3.0)).collect()
+        };
+        let (a, b, c) = (ints(a_len, 1), ints(b_len, 2), ints(c_len, 3));
+        let (alpha, beta) = (T::from_f64(1.0), T::from_f64(1.0));
+        let (want, bound) = cpu::matmul(alpha, &a, &b, beta, &c, shape)?;
+        let pad = |v: &[T], at: usize| [vec![T::from_f64(0.0); at], v.to_vec(), vec![T::from_f64(0.0); 4]].concat();
+        let (a_dev, b_dev) = (gpu.upload(&pad(&a, 1))?, gpu.upload(&pad(&b, 2))?);
+        let mut c_dev = gpu.upload(&pad(&c, 3))?;
+        {
+            let (a_view, b_view) = (a_dev.slice(1..1 + a_len)?, b_dev.slice(2..2 + b_len)?);
+            let mut c_view = c_dev.slice_mut(3..3 + c_len)?;
+            match kernel {
+                Some(kernel) => match gpu.matmul_with(kernel, alpha, &a_view, &b_view, beta, &mut c_view, shape) {
+                    // The multistage rung on a GPU before compute capability 8.0.
+                    Err(Error::NeedsNewerGpu { .. }) => return Ok(()),
+                    other => other?,
+                },
+                None => gpu.matmul(alpha, &a_view, &b_view, beta, &mut c_view, shape)?,
+            }
+        }
+        let got = gpu.download(&c_dev)?;
+        let what = format!("{kernel:?} {shape} of {}, views at +1, +2, +3", std::any::type_name::<T>());
+        for i in 0..shape.m {
+            for j in 0..shape.n {
+                let (g, r) = (got[3 + i * shape.ldc() + j].into(), want[i * shape.n + j]);
+                if (g - r).abs() > bound[i * shape.n + j] {
+                    return Err(format!("{what}: C[{i}][{j}] = {g}, want {r}").into());
+                }
+            }
+        }
+        let outside = got[..3].iter().chain(&got[3 + c_len..]);
+        if outside.into_iter().any(|&x| x != T::from_f64(0.0)) {
+            return Err(format!("{what}: an element outside C's view was written").into());
+        }
+        Ok(())
+    }
+    let plain = MatmulShape::new(37, 72, 40);
+    for kernel in MatmulKernel::ALL {
+        one::<f32>(gpu, Some(kernel), plain)?;
+        one::<f64>(gpu, Some(kernel), plain)?;
+    }
+    // Transposed operands and the planner's own choice.
+    let transposed = MatmulShape::new(33, 64, 20).with_ops(Op::T, Op::T);
+    one::<f32>(gpu, None, transposed)?;
+    one::<f64>(gpu, None, transposed)?;
+    // The tuned rung's copies of operands whose rows are unaligned, read from the views: a
+    // table that realigns from the first use.
+    let mut eager = gpu.tuning().clone();
+    eager.matmul.realign_min_uses = 1;
+    let eager = gpu.with_tuning(Box::leak(Box::new(eager)));
+    let odd = MatmulShape::new(30, 50, 23);
+    if bankwise::matmul::Realign::for_shape::<f32>(MatmulKernel::Tuned, odd, eager.plan_target()) == Default::default()
+    {
+        return Err("the eager table realigns neither operand: the copies are untested".into());
+    }
+    one::<f32>(&eager, Some(MatmulKernel::Tuned), odd)
 }
 
 /// Views of raw device addresses work as the buffers they point into; a misaligned address or
