@@ -567,12 +567,10 @@ pub unsafe fn arg_columns<I: Copy, O: ArgOp<I>, const V: usize>(dst: *mut u64, s
     }
 }
 
-/// Blocks of [`arg_columns`] an SM is to hold at once, the entries' launch bounds, for
-/// elements of `bytes`: 4 (at most 64 registers) for 4- and 8-byte elements and partials, 3
-/// (at most 80) for half precision, whose 8 columns a thread carry 8 pairs.
-pub const fn arg_column_blocks_per_sm(bytes: usize) -> u32 {
-    if bytes == 2 { 3 } else { 4 }
-}
+/// Blocks of [`arg_columns`] an SM is to hold at once, the entries' launch bounds (at most 80
+/// registers a thread): every type's carries a pair per column (8 for half precision), which
+/// ptxas fits in 80 registers without spills (at 64 the 4- and 8-byte ones spill).
+pub const ARG_COLUMN_BLOCKS_PER_SM: u32 = 3;
 
 /// An arg reduction's parameters: `dst` (positions, or partials where the layout splits),
 /// `src` (of `In`; `u64` pairs for the second pass), the layout.
@@ -627,7 +625,7 @@ macro_rules! __arg_axes_kernels {
         /// # Safety
         /// See `arg_columns`.
         #[$crate::__device::kernel(
-            launch_bounds($crate::reduce_axes::THREADS, $crate::arg_axes::arg_column_blocks_per_sm(core::mem::size_of::<$In>())),
+            launch_bounds($crate::reduce_axes::THREADS, $crate::arg_axes::ARG_COLUMN_BLOCKS_PER_SM),
             shared = $crate::reduce_axes::THREADS
                 * (16 / core::mem::size_of::<$In>()
                     * (8 + core::mem::size_of::<<$Op as $crate::arg_axes::ArgOp<$In>>::K>())) as u32
