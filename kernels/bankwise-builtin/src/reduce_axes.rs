@@ -3,9 +3,9 @@
 //! accumulating in `f32`; argmin and argmax of all eight (`reduce_rows_warp_argmax_f32`, …),
 //! and the second pass of their split plans (`reduce_columns_arg_partials`, …).
 
+use bankwise_kernels::arg_axes::{ArgMax, ArgMin};
 use bankwise_kernels::half::{Bf16, F16};
 use bankwise_kernels::reduce::{Max, Min, Sum};
-use bankwise_kernels::arg_axes::{ArgMax, ArgMin};
 use bankwise_kernels::{arg_axes_combine_entries, arg_axes_entries, reduce_axes_entries, reduce_axes_half_entries};
 
 reduce_axes_entries!(SumAxes = sum: Sum; f32, f64, i32, u32, i64, u64);

@@ -21,11 +21,11 @@
 //! with the same kernels instantiated for [`Partials`]. Every entry writes `u64` positions
 //! where its layout has one split, partials where it has several.
 
+use bankwise_device::memory::load_global_v4;
 use bankwise_device::shared::SharedSlice;
 use bankwise_device::thread::{block_x, block_y, grid_dim_x, sync_threads, thread_x, thread_y};
 use bankwise_device::warp::{FULL_MASK, shfl_down};
 use bankwise_device::{Plain, global};
-use bankwise_device::memory::load_global_v4;
 use bankwise_layout::reduce::{WARP, split};
 
 use crate::half::{Bf16, F16};
@@ -192,7 +192,11 @@ type Chunk = (u64, u64, u64, u64);
 
 /// Folds the `P` adjacent elements `x` at `position` into `acc`.
 #[inline(always)]
-fn fold_each<I: Copy, O: ArgOp<I>, const P: usize>(mut acc: [ArgPair<O::K>; P], x: [I; P], position: u64) -> [ArgPair<O::K>; P] {
+fn fold_each<I: Copy, O: ArgOp<I>, const P: usize>(
+    mut acc: [ArgPair<O::K>; P],
+    x: [I; P],
+    position: u64,
+) -> [ArgPair<O::K>; P] {
     // Indexed and unrolled: the arrays stay in registers.
     #[allow(clippy::needless_range_loop)]
     for k in 0..P {
@@ -203,7 +207,11 @@ fn fold_each<I: Copy, O: ArgOp<I>, const P: usize>(mut acc: [ArgPair<O::K>; P], 
 
 /// Folds the `V` elements of a 16-byte vector, at positions `position + k`, into `acc`.
 #[inline(always)]
-fn fold_vector<I: Copy, O: ArgOp<I>, const V: usize>(mut acc: ArgPair<O::K>, words: [u32; 4], position: u64) -> ArgPair<O::K> {
+fn fold_vector<I: Copy, O: ArgOp<I>, const V: usize>(
+    mut acc: ArgPair<O::K>,
+    words: [u32; 4],
+    position: u64,
+) -> ArgPair<O::K> {
     // SAFETY: `[I; V]` is exactly the 16 bytes of a vector (the kernels assert it), plain data.
     let x: [I; V] = unsafe { core::mem::transmute_copy(&words) };
     #[allow(clippy::needless_range_loop)]
@@ -323,7 +331,10 @@ unsafe fn block_better<K: Key>(v: ArgPair<K>) -> ArgPair<K> {
     let v = warp_better(v);
     // SAFETY: `8 · WARPS` is a multiple of 16 and the launch gives the bytes (the contract).
     let (index, key) = unsafe {
-        (SharedSlice::<u64>::new_unchecked(0, WARPS as usize), SharedSlice::<K>::new_unchecked(8 * WARPS, WARPS as usize))
+        (
+            SharedSlice::<u64>::new_unchecked(0, WARPS as usize),
+            SharedSlice::<K>::new_unchecked(8 * WARPS, WARPS as usize),
+        )
     };
     if tid % WARP == 0 {
         // SAFETY: `tid / WARP < WARPS`, one slot per warp written by its lane 0 alone; the
@@ -373,7 +384,11 @@ unsafe fn store<K: Key>(dst: *mut u64, layout: &AxesLayout, p: u64, o: u64, v: A
 /// As `reduce_rows`, with `dst` as [`store`] needs it, and for `W == THREADS`
 /// `THREADS / 32 · (8 + size_of::<O::K>())` bytes of dynamic shared memory.
 #[inline(always)]
-pub unsafe fn arg_rows<I: Copy, O: ArgOp<I>, const V: usize, const W: u32>(dst: *mut u64, src: *const I, layout: AxesLayout) {
+pub unsafe fn arg_rows<I: Copy, O: ArgOp<I>, const V: usize, const W: u32>(
+    dst: *mut u64,
+    src: *const I,
+    layout: AxesLayout,
+) {
     const { assert!(W == WARP || W == THREADS, "a worker is a warp or the block") };
     const { assert!(V * size_of::<I>() == 16, "V elements are one 16-byte vector") };
     let per_block = (THREADS / W) as u64;

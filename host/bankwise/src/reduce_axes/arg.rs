@@ -15,8 +15,8 @@ use bankwise_builtin::reduce_axes::{
 };
 use bankwise_runtime::KernelEntry;
 
-use super::plan::{self, AxesKernel, AxesPlan, AxesSlot, AxesWork, canonical};
 use super::AxesElement;
+use super::plan::{self, AxesKernel, AxesPlan, AxesSlot, AxesWork, canonical};
 use crate::element::view;
 use crate::error::Result;
 use crate::gpu::{DeviceBuffer, DeviceRead, DeviceSlice, DeviceSliceMut, DeviceWrite, Gpu, Launch};

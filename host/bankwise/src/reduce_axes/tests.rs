@@ -5,8 +5,8 @@
 use proptest::prelude::*;
 
 use super::plan as plan_of;
-use super::{ArgMax, ArgMin, arg_plan};
 use super::plan::{AxesKernel, AxesPlan, AxesSlot, AxesWork, Group, canonical};
+use super::{ArgMax, ArgMin, arg_plan};
 use crate::cpu;
 use crate::error::Error;
 use crate::reduce::{Max, Min, Sum};

@@ -112,7 +112,12 @@ fn kernels(work: &AxesWork) -> Vec<AxesKernel> {
 }
 
 /// `O` of `host` (`dims` over `axes`) on `gpu` into a poisoned output, against the reference.
-fn check_data<T: ArgData, O: ArgOperation<T> + Default>(gpu: &Gpu, host: &[T], dims: &[usize], axes: &[usize]) -> Check {
+fn check_data<T: ArgData, O: ArgOperation<T> + Default>(
+    gpu: &Gpu,
+    host: &[T],
+    dims: &[usize],
+    axes: &[usize],
+) -> Check {
     let src = gpu.upload(host)?;
     let outputs = outputs(dims, axes);
     let mut dst: DeviceBuffer<u64> = gpu.alloc_zeros(outputs)?;
@@ -136,7 +141,12 @@ fn check_data<T: ArgData, O: ArgOperation<T> + Default>(gpu: &Gpu, host: &[T], d
 }
 
 /// `O` of `dims` over `axes` on data of `pattern`.
-fn check<T: ArgData, O: ArgOperation<T> + Default>(gpu: &Gpu, dims: &[usize], axes: &[usize], pattern: Pattern) -> Check {
+fn check<T: ArgData, O: ArgOperation<T> + Default>(
+    gpu: &Gpu,
+    dims: &[usize],
+    axes: &[usize],
+    pattern: Pattern,
+) -> Check {
     let n: usize = dims.iter().product();
     let seed = seed_of(&format!("arg{dims:?}{axes:?}{}{pattern:?}{}", O::OP, std::any::type_name::<T>()), n);
     check_data::<T, O>(gpu, &data(n, seed, pattern), dims, axes)
