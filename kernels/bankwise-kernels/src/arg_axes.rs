@@ -336,7 +336,7 @@ unsafe fn block_better<K: Key>(v: ArgPair<K>) -> ArgPair<K> {
             SharedSlice::<K>::new_unchecked(8 * WARPS, WARPS as usize),
         )
     };
-    if tid % WARP == 0 {
+    if tid.is_multiple_of(WARP) {
         // SAFETY: `tid / WARP < WARPS`, one slot per warp written by its lane 0 alone; the
         // barrier below orders it before the reads.
         unsafe {
@@ -587,6 +587,18 @@ pub unsafe fn arg_columns<I: Copy, O: ArgOp<I>, const V: usize>(dst: *mut u64, s
 /// ptxas fits in 80 registers without spills (at 64 the 4- and 8-byte ones spill).
 pub const ARG_COLUMN_BLOCKS_PER_SM: u32 = 3;
 
+/// Dynamic shared memory of [`arg_rows`] with a block per output, for keys of `key_bytes`: a
+/// position and a key per warp.
+pub const fn block_shared_bytes(key_bytes: usize) -> u32 {
+    THREADS / WARP * (8 + key_bytes as u32)
+}
+
+/// Dynamic shared memory of [`arg_columns`] for elements of `elem_bytes` and keys of
+/// `key_bytes`: a position plane and a key plane per column a thread owns.
+pub const fn column_shared_bytes(elem_bytes: usize, key_bytes: usize) -> u32 {
+    THREADS * (16 / elem_bytes as u32) * (8 + key_bytes as u32)
+}
+
 /// An arg reduction's parameters: `dst` (positions, or partials where the layout splits),
 /// `src` (of `In`; `u64` pairs for the second pass), the layout.
 #[cfg(not(target_arch = "nvptx64"))]
@@ -623,7 +635,7 @@ macro_rules! __arg_axes_kernels {
         /// # Safety
         /// See `arg_rows`.
         #[$crate::__device::kernel(
-            shared = $crate::reduce_axes::THREADS / 32 * (8 + core::mem::size_of::<<$Op as $crate::arg_axes::ArgOp<$In>>::K>() as u32)
+            shared = $crate::arg_axes::block_shared_bytes(core::mem::size_of::<<$Op as $crate::arg_axes::ArgOp<$In>>::K>())
         )]
         #[unsafe(export_name = concat!("reduce_rows_block_", $($name)*))]
         pub unsafe fn $block(dst: *mut u64, src: *const $Src, layout: $crate::reduce_axes::AxesLayout) {
@@ -641,9 +653,10 @@ macro_rules! __arg_axes_kernels {
         /// See `arg_columns`.
         #[$crate::__device::kernel(
             launch_bounds($crate::reduce_axes::THREADS, $crate::arg_axes::ARG_COLUMN_BLOCKS_PER_SM),
-            shared = $crate::reduce_axes::THREADS
-                * (16 / core::mem::size_of::<$In>()
-                    * (8 + core::mem::size_of::<<$Op as $crate::arg_axes::ArgOp<$In>>::K>())) as u32
+            shared = $crate::arg_axes::column_shared_bytes(
+                core::mem::size_of::<$In>(),
+                core::mem::size_of::<<$Op as $crate::arg_axes::ArgOp<$In>>::K>(),
+            )
         )]
         #[unsafe(export_name = concat!("reduce_columns_", $($name)*))]
         pub unsafe fn $columns(dst: *mut u64, src: *const $Src, layout: $crate::reduce_axes::AxesLayout) {
