@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""PyTorch's side of `bankwise bench axes`: `torch.sum(x, dim, out=out)` and `torch.amin`
-over the same tensors, timed with CUDA events (median of `--runs` after warm-up), beside
+"""PyTorch's side of `bankwise bench axes`: `torch.sum(x, dim, out=out)`, `torch.amin` and
+`torch.argmax` (int64 positions, over the reduced dims flattened: several dims are moved last
+and flattened first, a copy PyTorch's argmax needs) over the same tensors, timed with CUDA events (median of `--runs` after warm-up), beside
 PyTorch's copy of the same input (`y.copy_(x)`) timed in a block of runs right after.
 Bandwidth counts the input read and the output written, as bankwise's bench does.
 """
 import argparse
 import statistics
+from math import prod
 
 import torch
 
@@ -24,6 +26,16 @@ def median_ms(fn, warmup, runs):
         e.synchronize()
         times.append(s.elapsed_time(e))
     return statistics.median(times)
+
+
+def argmax(x, dims, axes):
+    """`x.argmax` over `axes` as `Gpu::arg_reduce_axes` defines it (positions within the reduced
+    dims flattened row-major): `torch.argmax(x, dim)` for one dim, else the reduced dims moved
+    last and flattened (a copy) first."""
+    if len(axes) == 1:
+        return torch.argmax(x, dim=axes[0])
+    kept = [d for d in range(len(dims)) if d not in axes]
+    return x.permute(*kept, *sorted(axes)).reshape(*[dims[d] for d in kept], -1).argmax(-1)
 
 
 def main():
@@ -46,6 +58,14 @@ def main():
                 share = 100.0 * ((nbytes + out.numel() * out.element_size()) / k) / (2 * nbytes / c)
                 label = "x".join(map(str, dims)) + f" over {list(axes)}"
                 print(f"torch {op} {name} {label}: {k * 1e3:.1f} us, {(nbytes / k) / 1e6:.0f} GB/s read, {share:.1f}% of the copy")
+            if name in ("f32", "bf16"):
+                k = median_ms(lambda: argmax(x, dims, axes), args.warmup, args.runs)
+                c = median_ms(lambda: y.copy_(x), args.warmup, args.runs)
+                nbytes = x.numel() * x.element_size()
+                kept = x.numel() // prod(dims[a] for a in axes)
+                share = 100.0 * ((nbytes + kept * 8) / k) / (2 * nbytes / c)
+                label = "x".join(map(str, dims)) + f" over {list(axes)}"
+                print(f"torch argmax {name} {label}: {k * 1e3:.1f} us, {(nbytes / k) / 1e6:.0f} GB/s read, {share:.1f}% of the copy")
             del x, y, out
 
 

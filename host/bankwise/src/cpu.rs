@@ -3,7 +3,9 @@
 use crate::error::{Error, Result};
 use crate::transpose::Shape;
 
-pub use crate::reduce_axes::reference::{reduce_axes, reduce_axes_widened, sum_axes_reference};
+pub use crate::reduce_axes::reference::{
+    ArgOrder, arg_reduce_axes, reduce_axes, reduce_axes_widened, sum_axes_reference,
+};
 
 /// `dst[b][c][r] = src[b][r][c]`, in cache-sized blocks so that multi-gigabyte references
 /// finish in seconds.

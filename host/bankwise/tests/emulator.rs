@@ -22,6 +22,7 @@ fn main() {
 mod insight {
     use bankwise::probe;
     use bankwise::reduce::{Max, Min, Sum};
+    use bankwise::reduce_axes::{ArgMax, ArgMin};
     use bankwise::runtime::LaunchReport;
     use bankwise::runtime::bankwise_emu::AccessOp;
     use bankwise::{Element, EmulatorChecks, Gpu, ReduceKernel, Shape, TransposeKernel};
@@ -479,6 +480,25 @@ mod insight {
                 let src = gpu.upload(&vec![0.5f64; len])?;
                 gpu.reduce_with(kernel, Max, &src, ..)?;
             }
+        }
+        // Argmin and argmax: a warp's and a block's rows, columns, splits of both.
+        let mut table = gpu.tuning().clone();
+        table.memory.axes_block_row_min = 1024;
+        let block = gpu.with_tuning(Box::leak(Box::new(table)));
+        for (dims, axes) in [
+            (&[33, 65][..], &[1][..]),
+            (&[3, 1500], &[1]),
+            (&[64, 5, 48], &[1]),
+            (&[70_001], &[0]),
+            (&[20_000, 3], &[0]),
+        ] {
+            let n: usize = dims.iter().product();
+            let src = gpu.upload(&(0..n).map(|i| (i % 7) as f32).collect::<Vec<_>>())?;
+            let mut dst = gpu.alloc_zeros::<u64>(
+                n / dims.iter().zip(0..).filter(|(_, d)| axes.contains(d)).map(|(s, _)| s).product::<usize>(),
+            )?;
+            gpu.arg_reduce_axes(ArgMax, &src, dims, axes, &mut dst)?;
+            block.arg_reduce_axes(ArgMin, &src, dims, axes, &mut dst)?;
         }
         let r = reports(gpu);
         let races: Vec<String> =

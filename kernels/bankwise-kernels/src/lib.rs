@@ -12,6 +12,7 @@
 //! `#[bankwise_device::kernel]`, so a user's crate pays only for the kernels it names.
 #![no_std]
 
+pub mod arg_axes;
 pub mod block;
 pub mod copy;
 pub mod half;

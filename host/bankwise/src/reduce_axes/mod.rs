@@ -19,16 +19,21 @@
 //! the plan's [`AxesPlan::depth`] ([`crate::cpu::gamma`]). An empty reduced extent gives 0
 //! for a sum and is [`crate::Error::EmptyReduction`] for min and max (unless there are no outputs).
 //!
+//! [`Gpu::arg_reduce_axes`] finds the position of the minimum or maximum ([`ArgMin`],
+//! [`ArgMax`]) on the same plans, carrying `(key, position)` pairs.
+//!
 //! Half precision (`half::bf16`, `half::f16`) accumulates in `f32`, partials included, and
 //! rounds to the half type once at the end: a sum errs by at most `γ_d(2⁻²⁴) · Σ|x_i|` plus
 //! that rounding, `u · |result|` (`u` = 2⁻⁸ for bf16, 2⁻¹¹ for f16; 2⁻²⁵ absolute where an
 //! f16 result is subnormal). Min and max are exact.
 
+mod arg;
 mod plan;
 pub(crate) mod reference;
 #[cfg(test)]
 mod tests;
 
+pub use arg::{ARG_PARTIAL_BYTES, ArgMax, ArgMin, ArgOperation, ArgScratch, arg_combine_entry, arg_entry, arg_plan};
 pub use plan::{
     AxesKernel, AxesPass, AxesPlan, AxesSlot, AxesWork, COLUMN_CHUNK, Canonical, Group, MAX_RANK, MAX_SPLITS,
     SPLIT_MIN_EXTENT, canonical,

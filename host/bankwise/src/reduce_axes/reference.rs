@@ -1,6 +1,9 @@
 //! CPU references of the axis reductions (re-exported in [`crate::cpu`]).
 
+use std::cmp::Ordering;
+
 use super::AxesElement;
+use super::arg::ArgOperation;
 use super::plan::canonical;
 use crate::error::{Error, Result};
 use crate::reduce::Operation;
@@ -68,4 +71,86 @@ pub fn sum_axes_reference<T: Copy + Into<f64>>(src: &[T], dims: &[usize], axes: 
         abs[o] += x.abs();
     }
     Ok((0..outputs).map(|o| (sum[o] + comp[o], abs[o])).collect())
+}
+
+/// The order argmin and argmax rank elements by, for the CPU reference: floats as
+/// `Min`/`Max` order them (−0 < +0), NaN apart; half types by their exact `f32` values.
+pub trait ArgOrder: Copy {
+    /// Whether it is a NaN (which beats every number for both argmin and argmax).
+    fn is_nan(self) -> bool;
+    /// The order of two non-NaN values.
+    fn order(self, other: Self) -> Ordering;
+}
+
+macro_rules! arg_order_int {
+    ($($t:ty),+) => {$(
+        impl ArgOrder for $t {
+            fn is_nan(self) -> bool {
+                false
+            }
+            fn order(self, other: $t) -> Ordering {
+                self.cmp(&other)
+            }
+        }
+    )+};
+}
+arg_order_int!(i32, u32, i64, u64);
+
+macro_rules! arg_order_float {
+    ($($t:ty => |$x:ident| $wide:expr),+) => {$(
+        impl ArgOrder for $t {
+            fn is_nan(self) -> bool {
+                let $x = self;
+                $wide.is_nan()
+            }
+            fn order(self, other: $t) -> Ordering {
+                // `total_cmp` orders −0 below +0; NaNs never reach it.
+                let w = |$x: $t| $wide;
+                w(self).total_cmp(&w(other))
+            }
+        }
+    )+};
+}
+arg_order_float!(f32 => |x| x, f64 => |x| x, half::bf16 => |x| x.to_f32(), half::f16 => |x| x.to_f32());
+
+/// Argmin or argmax (`O`) of the row-major `dims` tensor `src` over `axes`: per output, the
+/// position of its first extreme (its first NaN, where it has one) within the reduced axes
+/// flattened row-major, found by walking the source in order and keeping a candidate until a
+/// strictly better element comes. Errors as [`crate::Gpu::arg_reduce_axes`]'s shape checks,
+/// and [`Error::EmptyReduction`] for an empty extent with outputs.
+pub fn arg_reduce_axes<T: AxesElement + ArgOrder, O: ArgOperation<T>>(
+    src: &[T],
+    dims: &[usize],
+    axes: &[usize],
+    _op: O,
+) -> Result<Vec<u64>> {
+    let (outputs, indices) = output_indices(dims, axes, src.len())?;
+    let c = canonical(dims, axes)?;
+    if c.extent == 0 && outputs > 0 {
+        let list = super::plan::list;
+        return Err(Error::EmptyReduction { op: O::OP, shape: list(dims), axes: list(axes), outputs });
+    }
+    // Each dimension's stride in the flattened reduced subspace (0 for a kept one).
+    let mut position_stride = vec![0usize; dims.len()];
+    let mut stride = 1;
+    for d in (0..dims.len()).rev() {
+        if axes.contains(&d) {
+            position_stride[d] = stride;
+            stride *= dims[d];
+        }
+    }
+    let positions = crate::cpu::strided_walk(dims.to_vec(), position_stride);
+    let mut best: Vec<Option<(T, usize)>> = vec![None; outputs];
+    for ((&x, o), at) in src.iter().zip(indices).zip(positions) {
+        let wins = match best[o] {
+            None => true,
+            Some((b, _)) if b.is_nan() => false,
+            Some(_) if x.is_nan() => true,
+            Some((b, _)) => x.order(b) == if O::LARGEST { Ordering::Greater } else { Ordering::Less },
+        };
+        if wins {
+            best[o] = Some((x, at));
+        }
+    }
+    Ok(best.into_iter().map(|b| b.map_or(0, |(_, at)| at as u64)).collect())
 }

@@ -6,6 +6,7 @@ use proptest::prelude::*;
 
 use super::plan as plan_of;
 use super::plan::{AxesKernel, AxesPlan, AxesSlot, AxesWork, Group, canonical};
+use super::{ArgMax, ArgMin, arg_plan};
 use crate::cpu;
 use crate::error::Error;
 use crate::reduce::{Max, Min, Sum};
@@ -141,20 +142,27 @@ fn few_outputs_split_into_a_second_column_pass() {
 /// Runs `plan` element by element as the kernels would, worker by worker (wrapping `u64`
 /// sums), checking every index and that each output of each pass is written once.
 fn interpret(plan: &AxesPlan, src: &[u64]) -> Vec<u64> {
-    let mut scratch = vec![0u64; plan.scratch];
-    let mut dst = vec![0u64; plan.canonical.outputs];
-    for pass in passes(plan) {
+    run_plan(plan, src, 0, |acc, x, _, _| acc.wrapping_add(x))
+}
+
+/// Runs `plan` as [`interpret`] does, folding with `fold(acc, x, position, first_pass)` from
+/// `zero`, where `position` is the element's index in the flattened reduced subspace as the
+/// arg kernels compute it (`(s0 + s) · len + l0 + l`).
+fn run_plan<V: Copy>(plan: &AxesPlan, src: &[V], zero: V, fold: impl Fn(V, V, u64, bool) -> V) -> Vec<V> {
+    let mut scratch = vec![zero; plan.scratch];
+    let mut dst = vec![zero; plan.canonical.outputs];
+    for (k, pass) in passes(plan).into_iter().enumerate() {
         let l = pass.layout;
         let input = if pass.input == AxesSlot::Source { src.to_vec() } else { scratch.clone() };
         let out = if pass.output == AxesSlot::Dst { &mut dst } else { &mut scratch };
         let mut written = vec![0u32; (l.splits() * l.outputs) as usize];
         let fold = |base: u64, p: u64| {
             let (s0, segs, l0, len) = l.chunk(p);
-            let mut acc = 0u64;
+            let mut acc = zero;
             for s in 0..segs {
                 for i in 0..len {
                     let at = base + l.segment_offset(s0 + s) + (l0 + i) * l.len_stride;
-                    acc = acc.wrapping_add(input[at as usize]);
+                    acc = fold(acc, input[at as usize], (s0 + s) * l.len + l0 + i, k == 0);
                 }
             }
             acc
@@ -184,6 +192,32 @@ fn interpret(plan: &AxesPlan, src: &[u64]) -> Vec<u64> {
         assert!(written.iter().all(|&n| n == 1), "{pass:?} wrote outputs {written:?} times");
     }
     dst
+}
+
+/// An arg plan run by [`run_plan`] on `(key, position)` pairs as the kernels combine them
+/// (the larger key, then the smaller position): the first pass pairs each element with its
+/// position, the second carries the partials'. Returns the positions.
+fn interpret_arg(plan: &AxesPlan, keys: &[u64]) -> Vec<u64> {
+    let better = |a: (u64, u64), b: (u64, u64)| if b.0 > a.0 || (b.0 == a.0 && b.1 < a.1) { b } else { a };
+    let src: Vec<(u64, u64)> = keys.iter().map(|&k| (k, u64::MAX)).collect();
+    let got = run_plan(plan, &src, (0, u64::MAX), |acc, x, at, first| better(acc, if first { (x.0, at) } else { x }));
+    got.into_iter().map(|(_, at)| at).collect()
+}
+
+/// `dims` over `axes` as an argmax of `u64` keys (few distinct values: many ties), planned and
+/// interpreted, against the CPU reference.
+fn arg_plan_matches_reference(dims: &[usize], axes: &[usize], target: PlanTarget<'_>, seed: u64) -> Result<(), String> {
+    let c = canonical(dims, axes).unwrap();
+    let keys: Vec<u64> = (0..c.elements as u64).map(|i| (i ^ seed).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 61).collect();
+    let want = cpu::arg_reduce_axes(&keys, dims, axes, ArgMax).map_err(|e| e.to_string())?;
+    let plan = arg_plan::<u64, ArgMax>(dims, axes, c.elements, c.outputs, target).map_err(|e| e.to_string())?;
+    let got = match plan.work {
+        AxesWork::Nothing => vec![],
+        AxesWork::Copy => vec![0; c.outputs],
+        AxesWork::Identity => return Err("an arg plan gave the identity".into()),
+        AxesWork::Passes(_) => interpret_arg(&plan, &keys),
+    };
+    if got == want { Ok(()) } else { Err(format!("{dims:?} over {axes:?}: got {got:?}, want {want:?}")) }
 }
 
 /// Random dims (rank 1 to 8, sizes 0 to 6 with 1s common, a few large) and a shuffled subset
@@ -248,6 +282,9 @@ proptest! {
             AxesWork::Passes(_) => interpret(&plan, &src),
         };
         prop_assert_eq!(got, want);
+        // The arg plan of the same shape under the same table: the flattened positions.
+        let arg = arg_plan_matches_reference(&dims, &axes, target, seed);
+        prop_assert!(arg.is_ok(), "{:?}", arg);
     }
 
     /// Large shapes, planned only: splits stay within bounds, the second pass never splits,
@@ -272,6 +309,66 @@ proptest! {
             prop_assert!(plan.depth >= 1 && plan.depth < c.extent as u64 + 20);
         }
     }
+}
+
+#[test]
+fn arg_plans_compute_the_reference_and_split_like_min() {
+    let cases: [(&[usize], &[usize]); 8] = [
+        (&[1 << 17], &[0]),
+        (&[3, 1 << 16], &[1]),
+        (&[1 << 16, 3], &[0]),
+        (&[64, 3, 1024], &[0, 2]),
+        (&[5, 2, 7000, 2], &[2, 0]),
+        (&[40_000, 2, 3], &[0, 2]),
+        (&[7, 130, 9], &[2, 0]),
+        (&[3, 4, 5, 6], &[3, 1]),
+    ];
+    for (dims, axes) in cases {
+        for sms in [1, 7, 132] {
+            arg_plan_matches_reference(dims, axes, on(sms), 5).unwrap();
+        }
+        // The same passes as a min of the type (partials of 16 bytes: the second pass's columns
+        // scalar).
+        let c = canonical(dims, axes).unwrap();
+        let arg = passes(&arg_plan::<f32, ArgMin>(dims, axes, c.elements, c.outputs, on(132)).unwrap());
+        let min = passes(&plan_of::<f32, Min>(dims, axes, c.elements, c.outputs, on(132)).unwrap());
+        assert_eq!(arg[0], min[0], "{dims:?} over {axes:?}");
+        assert_eq!(arg.len(), min.len());
+        if let Some(second) = arg.get(1) {
+            assert_eq!(second.layout.col_vector, 1);
+        }
+    }
+}
+
+#[test]
+fn arg_errors_are_the_reductions() {
+    let e = arg_plan::<f32, ArgMax>(&[3, 0], &[1], 0, 3, on(132)).unwrap_err();
+    assert!(matches!(e, Error::EmptyReduction { op: "argmax", outputs: 3, .. }), "{e:?}");
+    let e = cpu::arg_reduce_axes::<f32, _>(&[], &[3, 0], &[1], ArgMin).unwrap_err();
+    assert!(matches!(e, Error::EmptyReduction { op: "argmin", outputs: 3, .. }), "{e:?}");
+    assert_eq!(arg_plan::<i32, ArgMin>(&[0, 5], &[1], 0, 0, on(132)).unwrap().work, AxesWork::Nothing);
+    assert_eq!(arg_plan::<u64, ArgMax>(&[4, 1], &[1], 4, 4, on(132)).unwrap().work, AxesWork::Copy);
+    let e = arg_plan::<f32, ArgMax>(&[2, 3], &[1], 6, 3, on(132)).unwrap_err();
+    assert!(matches!(e, Error::LengthMismatch { buffer: "dst", expected: 2, actual: 3, .. }), "{e:?}");
+    let e = arg_plan::<f32, ArgMax>(&[2, 3], &[3], 6, 2, on(132)).unwrap_err();
+    assert!(matches!(e, Error::AxisOutOfRange { axis: 3, rank: 2 }), "{e:?}");
+}
+
+/// The CPU reference's rules: the first of equal extremes, the first NaN over any number,
+/// −0 below +0, positions flattened row-major over the reduced axes in increasing order.
+#[test]
+fn the_arg_reference_takes_the_first_extreme_and_the_first_nan() {
+    let nan = f32::NAN;
+    assert_eq!(cpu::arg_reduce_axes(&[1.0f32, 3.0, 3.0, 0.0], &[4], &[0], ArgMax).unwrap(), [1]);
+    assert_eq!(cpu::arg_reduce_axes(&[1.0f32, 0.0, 3.0, 0.0], &[4], &[0], ArgMin).unwrap(), [1]);
+    assert_eq!(cpu::arg_reduce_axes(&[1.0f32, nan, 3.0, nan], &[4], &[0], ArgMin).unwrap(), [1]);
+    assert_eq!(cpu::arg_reduce_axes(&[0.0f32, -0.0, -0.0], &[3], &[0], ArgMin).unwrap(), [1]);
+    assert_eq!(cpu::arg_reduce_axes(&[-0.0f32, 0.0, 0.0], &[3], &[0], ArgMax).unwrap(), [1]);
+    // (2, 3, 2) over axes {0, 2}: output j's positions are i · 2 + k for element (i, j, k).
+    let x: Vec<i32> = vec![0, 9, 1, 1, 2, 2, /**/ 5, 0, 1, 7, 2, 2];
+    assert_eq!(cpu::arg_reduce_axes(&x, &[2, 3, 2], &[2, 0], ArgMax).unwrap(), [1, 3, 0]);
+    let h: Vec<half::bf16> = [1.0f32, 2.0, 2.0].iter().map(|&v| half::bf16::from_f32(v)).collect();
+    assert_eq!(cpu::arg_reduce_axes(&h, &[3], &[0], ArgMax).unwrap(), [1]);
 }
 
 #[test]

@@ -15,7 +15,7 @@ use super::{AddTrial, Check, POISON, Target, TestData, fits, seed_of};
 /// `(dims, axis sets)` for every target: ranks 1 to 5; the innermost axis reduced (rows) and
 /// kept (columns); several reduced groups; size-1 dimensions; extents past the split threshold
 /// (2^14) with few outputs; all axes and none.
-const CASES: &[(&[usize], &[&[usize]])] = &[
+pub(super) const CASES: &[(&[usize], &[&[usize]])] = &[
     (&[1000], &[&[0]]),
     (&[70_001], &[&[0]]),
     (&[1], &[&[0], &[]]),
@@ -39,7 +39,7 @@ const CASES: &[(&[usize], &[&[usize]])] = &[
 
 /// Larger shapes, GPU only: the goals (8192², (64, 4096, 1024)), odd sizes, past the
 /// grid's worker count, and splits of long rows and columns.
-const GPU_CASES: &[(&[usize], &[&[usize]])] = &[
+pub(super) const GPU_CASES: &[(&[usize], &[&[usize]])] = &[
     (&[8192, 8192], &[&[1], &[0]]),
     (&[64, 4096, 1024], &[&[1], &[0, 2]]),
     (&[3, 5_000_011], &[&[1]]),

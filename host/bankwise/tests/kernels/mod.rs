@@ -2,6 +2,7 @@
 //! random data, with the output poisoned before each launch: the trials that `gpu.rs` runs on a
 //! GPU and `emulator.rs` on the CPU emulator (smaller sizes, and nothing that times).
 
+mod arg_axes;
 mod axes;
 pub mod foreign;
 mod matmul;
@@ -112,6 +113,7 @@ pub fn trials(gpu: Option<Arc<Gpu>>, target: Target) -> Vec<Trial> {
     matmul::trials(&mut add, target);
     permute::trials(&mut add, target);
     axes::trials(&mut add, target);
+    arg_axes::trials(&mut add, target);
     foreign::trials(&mut add, target);
     // Properties over random shapes and ranges (seeded, so a failure reproduces).
     for kernel in TransposeKernel::ALL {
