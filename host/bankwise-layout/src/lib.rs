@@ -84,30 +84,17 @@ mod tests {
                 assert!(roles.insert((j, u)));
             }
             assert_eq!(tuned::tile_bytes(elem) % 16, 0);
+            assert!(tuned::unaligned::tile_bytes(elem) <= 48 * 1024);
+            let words = tuned::unaligned::pitch(elem) * elem / 4;
+            assert!(words % 2 == 1 || elem == 8, "odd words per row");
+            let load = tuned::unaligned::tile_rows(elem) * tuned::unaligned::window(elem);
+            let threads = tuned::THREADS;
+            let slots = tuned::unaligned::load_slots_per_thread(elem) * threads;
+            assert!(slots >= load && slots - load < threads);
+            let store = side * tuned::unaligned::window(elem);
+            let slots = tuned::unaligned::store_slots_per_thread(elem) * threads;
+            assert!(slots >= store && slots - store < threads);
             assert!(tuned::tile_bytes(elem) <= 48 * 1024, "fits the default shared-memory limit");
         }
-    }
-
-    #[test]
-    fn unaligned_tiles_fit_and_their_slots_cover_them() {
-        use tuned::unaligned::{Chunked, VECTORS_U32, WORDS_U16};
-        for ch in [VECTORS_U32, WORDS_U16, Chunked { elem_bytes: 1, chunk_bytes: 16 }] {
-            assert!(ch.tile_bytes() <= 48 * 1024, "{ch:?}");
-            let words = ch.pitch() * ch.elem_bytes / 4;
-            assert!(words % 2 == 1, "{ch:?}: odd words per row");
-            assert_eq!(ch.side() % ch.per_chunk(), 0, "{ch:?}");
-            let threads = tuned::THREADS;
-            let load = ch.tile_rows() * ch.window();
-            let slots = ch.load_slots_per_thread() * threads;
-            assert!(slots >= load && slots - load < threads, "{ch:?}");
-            let store = ch.side() * ch.window();
-            let slots = ch.store_slots_per_thread() * threads;
-            assert!(slots >= store && slots - store < threads, "{ch:?}");
-        }
-        // The vectors' tile is the aligned kernel's; the turn of 4-byte vectors is `lane / 8`.
-        assert_eq!((VECTORS_U32.side(), VECTORS_U32.window(), VECTORS_U32.halo()), (64, 17, 3));
-        assert_eq!((WORDS_U16.side(), WORDS_U16.window(), WORDS_U16.halo()), (64, 33, 1));
-        assert_eq!(VECTORS_U32.turn(9, 0), 1);
-        assert_eq!(WORDS_U16.turn(17, 0), 1);
     }
 }

@@ -296,132 +296,67 @@ pub mod tuned {
         }
     }
 
-    /// The unaligned kernels (`transpose_unaligned_u32`, `transpose_unaligned_u16`), for rows
-    /// that start anywhere, each moving rows in aligned *chunks*: 16-byte vectors of 4-byte
-    /// elements, 4-byte words of 2-byte ones ([`Chunked`]).
+    /// The unaligned kernel (`transpose_unaligned_u32`), for 4-byte rows that start anywhere.
     ///
-    /// Input side: each tile row is read as the window of `side / per_chunk + 1` aligned
-    /// chunks that covers it, and its elements go into a padded shared tile one by one.
-    /// Output side: output row `c` is cut into aligned chunks, and the tile with first row
-    /// `r0` writes the chunks that start in `[r0 − lead, r0 + side − lead)` (`lead` = that
-    /// output row's misalignment), so nearly every store is a whole chunk and no two tiles
-    /// write parts of one chunk except at the ends of an output row. Those chunks need input
-    /// rows from `r0 − (per_chunk − 1)` on: the tile holds [`Chunked::halo`] extra rows above
-    /// its own.
+    /// Input side: each tile row is read as the window of `vectors_per_row + 1` aligned
+    /// vectors that covers it, and its elements go into a padded shared tile one by one.
+    /// Output side: output row `c` is cut into aligned chunks of `vector` elements, and the
+    /// tile with first row `r0` writes the chunks that start in `[r0 − lead, r0 + side − lead)`
+    /// (`lead` = that output row's misalignment), so nearly every store is a whole 16-byte
+    /// chunk and no two tiles write parts of one chunk except at the ends of an output row.
+    /// Those chunks need input rows from `r0 − (vector − 1)` on: the tile holds
+    /// [`halo`](unaligned::halo) extra rows above its own.
     pub mod unaligned {
-        use super::THREADS;
+        use super::{THREADS, side, vector, vectors_per_row};
 
-        /// An unaligned kernel's tile: its element size and the aligned chunk it moves.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-        pub struct Chunked {
-            /// Bytes per element.
-            pub elem_bytes: u32,
-            /// Bytes per chunk, one global access: 16 (a vector) or 4 (a word).
-            pub chunk_bytes: u32,
+        /// Extra input rows above the tile's own: a chunk can start `vector − 1` rows early.
+        pub const fn halo(elem_bytes: u32) -> u32 {
+            vector(elem_bytes) - 1
         }
 
-        /// 4-byte elements in 16-byte vectors (`transpose_unaligned_u32`).
-        pub const VECTORS_U32: Chunked = Chunked { elem_bytes: 4, chunk_bytes: 16 };
-        /// 2-byte elements in 4-byte words (`transpose_unaligned_u16`): a warp's load is 128
-        /// bytes, and a word holds two elements, half the per-element staging of a vector's eight.
-        pub const WORDS_U16: Chunked = Chunked { elem_bytes: 2, chunk_bytes: 4 };
+        /// Rows of the shared tile: the tile's own and the halo.
+        pub const fn tile_rows(elem_bytes: u32) -> u32 {
+            side(elem_bytes) + halo(elem_bytes)
+        }
 
-        impl Chunked {
-            /// Elements per chunk.
-            pub const fn per_chunk(self) -> u32 {
-                self.chunk_bytes / self.elem_bytes
-            }
+        /// Aligned vectors read per tile row, and chunk slots per output row (the last row
+        /// band needs one more chunk than the others to reach the end of the row).
+        pub const fn window(elem_bytes: u32) -> u32 {
+            vectors_per_row(elem_bytes) + 1
+        }
 
-            /// Tile side in elements: the aligned kernel's for vectors ([`super::side`]); 64
-            /// for words, whose tile of 128 rows would hold a word per load slot in 33
-            /// registers (64: 9).
-            pub const fn side(self) -> u32 {
-                if self.chunk_bytes == 16 { super::side(self.elem_bytes) } else { 64 }
-            }
+        /// Load slots each thread takes per tile (the last round is partly idle).
+        pub const fn load_slots_per_thread(elem_bytes: u32) -> u32 {
+            (tile_rows(elem_bytes) * window(elem_bytes)).div_ceil(THREADS)
+        }
 
-            /// Extra input rows above the tile's own: a chunk can start `per_chunk − 1` rows
-            /// early.
-            pub const fn halo(self) -> u32 {
-                self.per_chunk() - 1
-            }
+        /// Store slots each thread takes per tile.
+        pub const fn store_slots_per_thread(elem_bytes: u32) -> u32 {
+            (side(elem_bytes) * window(elem_bytes)).div_ceil(THREADS)
+        }
 
-            /// Rows of the shared tile: the tile's own and the halo.
-            pub const fn tile_rows(self) -> u32 {
-                self.side() + self.halo()
-            }
+        /// Pitch of the shared tile in elements: one word (or one 8-byte element) more than
+        /// the side, so the element-wise row writes and column gathers spread over the banks,
+        /// as in [`super::super::padded_pitch`].
+        pub const fn pitch(elem_bytes: u32) -> u32 {
+            side(elem_bytes) + if elem_bytes < 4 { 4 / elem_bytes } else { 1 }
+        }
 
-            /// Aligned chunks read per tile row, and chunk slots per output row (the last row
-            /// band needs one more chunk than the others to reach the end of the row).
-            pub const fn window(self) -> u32 {
-                self.side() / self.per_chunk() + 1
-            }
+        /// Shared memory per block in bytes.
+        pub const fn tile_bytes(elem_bytes: u32) -> u32 {
+            tile_rows(elem_bytes) * pitch(elem_bytes) * elem_bytes
+        }
 
-            /// Load slots each thread takes per tile (the last round is partly idle).
-            pub const fn load_slots_per_thread(self) -> u32 {
-                (self.tile_rows() * self.window()).div_ceil(THREADS)
-            }
-
-            /// Store slots each thread takes per tile.
-            pub const fn store_slots_per_thread(self) -> u32 {
-                (self.side() * self.window()).div_ceil(THREADS)
-            }
-
-            /// Pitch of the shared tile in elements: one word (or one 8-byte element) more
-            /// than the side, so the element-wise row writes and column gathers spread over
-            /// the banks, as in [`super::super::padded_pitch`].
-            pub const fn pitch(self) -> u32 {
-                self.side() + if self.elem_bytes < 4 { 4 / self.elem_bytes } else { 1 }
-            }
-
-            /// The tile row and chunk of load slot `s` ([`Chunked::slot`] over `tile_rows`).
-            #[inline(always)]
-            pub const fn load_slot(self, s: u32) -> (u32, u32) {
-                self.slot(s, self.tile_rows())
-            }
-
-            /// The output row (tile column) and chunk of store slot `s` ([`Chunked::slot`]
-            /// over `side`).
-            #[inline(always)]
-            pub const fn store_slot(self, s: u32) -> (u32, u32) {
-                self.slot(s, self.side())
-            }
-
-            /// Slot `s`'s row and chunk among `rows` rows of [`window`](Chunked::window)
-            /// chunks. Vectors take each row's chunks in turn. Words take the first
-            /// `side / per_chunk` (32: one warp) of every row, then every row's extra chunk: a
-            /// warp's staging then writes one tile row and its gather reads one tile column,
-            /// where the stagger ([`turn`](Chunked::turn)) keeps each conflict-free; windows
-            /// of 33 put most warps across two rows (1.46 and 1.45 wavefronts per request in
-            /// the model).
-            #[inline(always)]
-            const fn slot(self, s: u32, rows: u32) -> (u32, u32) {
-                let window = self.window();
-                if self.chunk_bytes == 16 {
-                    return (s / window, s % window);
-                }
-                let main = rows * (window - 1);
-                if s < main { (s / (window - 1), s % (window - 1)) } else { (s - main, window - 1) }
-            }
-
-            /// Shared memory per block in bytes.
-            pub const fn tile_bytes(self) -> u32 {
-                self.tile_rows() * self.pitch() * self.elem_bytes
-            }
-
-            /// The element of its chunk that `lane` moves first when staging a chunk into the
-            /// tile or gathering one from it (then the next, cyclically), given the tile
-            /// offset `word` of the chunk's element 0. Moving element 0 first everywhere puts
-            /// lanes whose chunks are `per_chunk` elements apart on the same banks in each
-            /// step: a 4-way conflict for 4-byte elements (Nsight Compute: 3.9 store
-            /// wavefronts per staging instruction at 4095 × 4097), 2-way in the gather of
-            /// 2-byte ones. Starting lane `l` at the element `l / (32 / per_chunk) − word`
-            /// (mod `per_chunk`) spreads a warp over the banks whatever the rows'
-            /// misalignment.
-            #[inline(always)]
-            pub const fn turn(self, lane: u32, word: i64) -> u32 {
-                let per = self.per_chunk();
-                ((lane / (32 / per)) as i64 - word).rem_euclid(per as i64) as u32
-            }
+        /// The element of its vector that `lane` moves first when staging a vector into the
+        /// tile or gathering a chunk from it (then the next, cyclically), given the tile offset
+        /// `word` of the vector's element 0 (in 4-byte words). Moving element 0 first
+        /// everywhere puts lanes whose vectors are 4 elements apart 4 words apart: a 4-way
+        /// conflict for 4-byte elements (Nsight Compute: 3.9 store wavefronts per staging
+        /// instruction at 4095 × 4097). Starting each lane at the element whose word is
+        /// `lane / 8` modulo 4 spreads a warp over the banks whatever the rows' misalignment.
+        #[inline(always)]
+        pub const fn turn(lane: u32, word: i64, elem_bytes: u32) -> u32 {
+            ((lane / 8) as i64 - word).rem_euclid(vector(elem_bytes) as i64) as u32
         }
     }
 

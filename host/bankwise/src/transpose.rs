@@ -7,8 +7,7 @@ use crate::error::{Error, Result};
 use crate::gpu::{DeviceRead, DeviceSlice, DeviceSliceMut, DeviceWrite, Gpu, Launch};
 use crate::tuning::PlanTarget;
 use bankwise_builtin::{TransposeParams, TransposeWord};
-use bankwise_layout::transpose::tuned::{self, unaligned};
-use bankwise_layout::transpose::{BLOCK_ROWS, TILE, TileLayout, grid};
+use bankwise_layout::transpose::{BLOCK_ROWS, TILE, TileLayout, grid, tuned};
 use bankwise_runtime::KernelEntry;
 
 /// The shape of a transpose's input: `batch` row-major matrices of `rows × cols` elements,
@@ -98,9 +97,9 @@ pub enum TransposeKernel {
     /// 32-byte sector, the padded 32 × 32 tile in blocks of 128 threads (up to 2^20, with
     /// cache-streaming loads and stores). Where rows do not all
     /// start 16-byte aligned (a dimension not a multiple of 16 / element size), 4-byte
-    /// elements take `transpose_unaligned_u32` (16-byte vectors on misaligned rows), 2-byte
-    /// ones `transpose_unaligned_u16` (4-byte words) and 1-byte ones `Swizzled`; so do shapes
-    /// with more than 65 535 columns of tiles, past the grid's limit for one tile per block.
+    /// elements take `transpose_unaligned_u32` (vectors on misaligned rows) and 1- and 2-byte
+    /// ones `Swizzled`, each the fastest measured for them; so do shapes with more than 65 535
+    /// columns of tiles, past the grid's limit for one tile per block.
     #[default]
     Tuned,
 }
@@ -187,13 +186,12 @@ pub fn plan<T: Element>(
             let capped = bytes == 4 && elements >= memory.transpose_capped_from;
             let resident = if capped { memory.transpose_residency } else { None };
             one_per_block(Some(entry), square(tuned::side(bytes)), threads, resident)
-        } else if bytes == 4 || bytes == 2 {
-            let chunked = if bytes == 4 { unaligned::VECTORS_U32 } else { unaligned::WORDS_U16 };
-            let tiles = square(chunked.side());
+        } else if bytes == 4 {
+            let tiles = square(tuned::side(bytes));
             let unaligned = T::Word::UNALIGNED;
             one_per_block(unaligned, tiles, threads, target.tuning.memory.unaligned_residency)
         } else {
-            // Measured fastest for 1-byte elements of shapes with misaligned rows.
+            // Measured fastest for 1- and 2-byte elements of shapes with misaligned rows.
             None
         };
         // Past the grid's limit on columns of tiles (over 4 million columns), or for 1- and
@@ -275,32 +273,32 @@ impl Gpu {
 #[cfg(test)]
 mod tests {
     use crate::banks::{Access, Geometry, Op, Width, analyze};
-    use bankwise_layout::transpose::tuned::unaligned::{Chunked, VECTORS_U32, WORDS_U16};
+    use bankwise_layout::transpose::tuned::{self, unaligned};
 
-    /// The worst and mean wavefronts of the shared-memory accesses of the unaligned kernel of
-    /// `ch` for a matrix whose row `r` starts `(m + r · shift) % per_chunk` elements past a
-    /// chunk boundary; `stagger` as the kernel does it (`Chunked::turn`) or not at all.
-    fn unaligned_wavefronts(ch: Chunked, m: u32, shift: u32, stagger: bool) -> [(u32, f64); 2] {
-        let (v, side, bytes) = (ch.per_chunk(), ch.side(), ch.elem_bytes);
-        let (window, pitch, halo, rows) = (ch.window(), ch.pitch(), ch.halo(), ch.tile_rows());
-        let width = if bytes == 2 { Width::B2 } else { Width::B4 };
+    /// The worst and mean wavefronts of the shared-memory accesses of `transpose_unaligned_u32`
+    /// for a matrix whose row `r` starts `(m + r · shift) % 4` elements past a 16-byte
+    /// boundary; `stagger` as the kernel does it (`unaligned::turn`) or not at all.
+    fn unaligned_wavefronts(m: u32, shift: u32, stagger: bool) -> [(u32, f64); 2] {
+        let (v, side) = (tuned::vector(4), tuned::side(4));
+        let (window, pitch, halo) = (unaligned::window(4), unaligned::pitch(4), unaligned::halo(4));
+        let rows = unaligned::tile_rows(4);
         let mut out = [(0, 0.0); 2];
         for (phase, slots) in [rows * window, side * window].into_iter().enumerate() {
             let (mut worst, mut sum, mut n) = (0, 0u32, 0);
             for warp in (0..slots).step_by(32) {
                 for step in 0..v {
-                    let element = |lane: u32| -> Option<u32> {
+                    let word = |lane: u32| -> Option<u32> {
                         let s = warp + lane;
-                        let (row, q) = if phase == 0 { ch.load_slot(s) } else { ch.store_slot(s) };
+                        let (row, q) = (s / window, s % window);
                         let lead = ((m + row * shift) % v) as i64;
-                        // The tile element of the chunk's element 0: stage, chunk q of the
-                        // aligned window over tile row `row`; gather, chunk q of output row `row`.
+                        // The word of element 0: stage, vector q of the aligned window over
+                        // tile row `row`; gather, chunk q of output row `row`.
                         let first = if phase == 0 {
                             (row * pitch) as i64 + (q * v) as i64 - lead
                         } else {
                             ((q * v + halo) as i64 - lead) * pitch as i64 + row as i64
                         };
-                        let turn = if stagger { ch.turn(lane, first) } else { 0 };
+                        let turn = if stagger { unaligned::turn(lane, first, 4) } else { 0 };
                         let i = (step + turn) % v;
                         if phase == 0 {
                             let c = (q * v + i) as i64 - lead;
@@ -310,13 +308,12 @@ mod tests {
                             (0..rows as i64).contains(&tile_row).then(|| tile_row as u32 * pitch + row)
                         }
                     };
-                    let mask = (0..32).filter(|&l| element(l).is_some()).fold(0u32, |k, l| k | 1 << l);
+                    let mask = (0..32).filter(|&l| word(l).is_some()).fold(0u32, |k, l| k | 1 << l);
                     if mask == 0 {
                         continue;
                     }
                     let op = if phase == 0 { Op::Store } else { Op::Load };
-                    let address = |l| u64::from(bytes) * element(l).unwrap_or(0) as u64;
-                    let access = Access::from_fn(width, mask, address).with_op(op);
+                    let access = Access::from_fn(Width::B4, mask, |l| 4 * word(l).unwrap_or(0) as u64).with_op(op);
                     let w = analyze(&access, &Geometry::MODERN).unwrap().wavefronts();
                     (worst, sum, n) = (worst.max(w), sum + w, n + 1);
                 }
@@ -331,27 +328,13 @@ mod tests {
         // Every misalignment of the first row (m) and change of it from row to row (shift).
         for shift in 0..4 {
             for m in 0..4 {
-                let [(stage, _), (gather, gather_mean)] = unaligned_wavefronts(VECTORS_U32, m, shift, true);
+                let [(stage, _), (gather, gather_mean)] = unaligned_wavefronts(m, shift, true);
                 assert_eq!(stage, 1, "stage, misalignment {m} + {shift}/row");
                 assert!(gather <= 2 && gather_mean < 1.7, "gather {gather} ({gather_mean:.2}), {m} + {shift}/row");
             }
         }
         // Without the stagger, 8193 columns (each row one element further off) is 4-way.
-        let [(stage, _), (gather, _)] = unaligned_wavefronts(VECTORS_U32, 0, 1, false);
+        let [(stage, _), (gather, _)] = unaligned_wavefronts(0, 1, false);
         assert_eq!((stage, gather), (4, 6));
-    }
-
-    #[test]
-    fn unaligned_2_byte_words_stage_and_gather_without_conflicts() {
-        for shift in 0..2 {
-            for m in 0..2 {
-                let [(stage, _), (gather, gather_mean)] = unaligned_wavefronts(WORDS_U16, m, shift, true);
-                assert_eq!(stage, 1, "stage, misalignment {m} + {shift}/row");
-                assert!(gather <= 2 && gather_mean < 1.2, "gather {gather} ({gather_mean:.2}), {m} + {shift}/row");
-            }
-        }
-        // Without the stagger the gather's lanes 16 chunks apart share banks: 2-way.
-        let [(_, _), (gather, _)] = unaligned_wavefronts(WORDS_U16, 0, 1, false);
-        assert_eq!(gather, 2);
     }
 }

@@ -91,30 +91,24 @@ pub unsafe fn transpose_small_streaming_u64(dst: *mut u64, src: *const u64, rows
     unsafe { transpose_small::<u64, true>(dst, src, rows, cols, batch) }
 }
 
-/// Instantiates `transpose_unaligned_<t>` for the tile of `$chunked` (chunks of `$c`, `$v`
-/// elements each; `$l` and `$s` load and store slots per thread). For 4-byte elements in 16-byte
-/// vectors and 2-byte ones in 4-byte words. Not for 8-byte elements: measured on an H100 at
-/// 8191 × 8193, their vector version (2219 GB/s) lost to scalar 8-byte accesses (now
-/// `transpose_u64`), which already fill half a sector each; nor for 2-byte elements in 16-byte
-/// vectors, whose per-element staging of 8 elements per vector cost more than it saved.
+/// Instantiates `transpose_unaligned_<t>`. Only for 4-byte elements: measured on an H100 at
+/// 8191 × 8193, the 8-byte version (2219 GB/s) lost to scalar 8-byte accesses (now
+/// `transpose_u64`), which already fill half a sector each; and for 1- and 2-byte elements
+/// the per-element staging of 16 or 8 elements per vector costs more than it saves.
 macro_rules! unaligned {
-    ($($name:ident($t:ty, $c:ty, $chunked:expr, $v:literal, $l:literal, $s:literal)),+ $(,)?) => {$(
-        const _: () = assert!($chunked.load_slots_per_thread() == $l && $chunked.store_slots_per_thread() == $s);
+    ($($t:ty: $name:ident($v:literal, $l:literal, $s:literal)),+ $(,)?) => {$(
         /// # Safety
         /// As for the other transposes; `src` and `dst` start 16-byte aligned.
-        #[kernel(shared = $chunked.tile_bytes())]
+        #[kernel(shared = layout::unaligned::tile_bytes(bytes::<$t>()))]
         pub unsafe fn $name(dst: *mut $t, src: *const $t, rows: u64, cols: u64, batch: u64) {
             // SAFETY: this entry's contract (its `# Safety`, which the launch keeps) is the
             // callee's.
-            unsafe { transpose_unaligned::<$t, $c, $v, $l, $s>(dst, src, rows, cols, batch) }
+            unsafe { transpose_unaligned::<$t, $v, $l, $s>(dst, src, rows, cols, batch) }
         }
     )+};
 }
 
-unaligned!(
-    transpose_unaligned_u32(u32, [u32; 4], layout::unaligned::VECTORS_U32, 4, 5, 5),
-    transpose_unaligned_u16(u16, u32, layout::unaligned::WORDS_U16, 2, 9, 9),
-);
+unaligned!(u32: transpose_unaligned_u32(4, 5, 5));
 
 /// The parameters every transpose entry takes: `dst`, `src`, `rows`, `cols`, `batch`.
 #[cfg(not(target_arch = "nvptx64"))]
@@ -138,8 +132,8 @@ pub trait TransposeWord: Copy + 'static {
     const SMALL: Option<bankwise_device::KernelEntry<TransposeParams<Self>>> = None;
     /// [`Self::SMALL`] with cache-streaming accesses (`transpose_small_streaming_u64`).
     const SMALL_STREAMING: Option<bankwise_device::KernelEntry<TransposeParams<Self>>> = None;
-    /// The tuned transpose of rows not all 16-byte aligned (`transpose_unaligned_u32`,
-    /// `transpose_unaligned_u16`).
+    /// The tuned transpose of rows not all 16-byte aligned (`transpose_unaligned_u32`; 4-byte
+    /// elements only).
     const UNALIGNED: Option<bankwise_device::KernelEntry<TransposeParams<Self>>> = None;
 }
 
@@ -160,8 +154,7 @@ macro_rules! transpose_words {
 #[cfg(not(target_arch = "nvptx64"))]
 transpose_words! {
     u8: transpose_naive_u8, transpose_tiled_u8, transpose_padded_u8, transpose_swizzled_u8, transpose_u8;
-    u16: transpose_naive_u16, transpose_tiled_u16, transpose_padded_u16, transpose_swizzled_u16, transpose_u16,
-        UNALIGNED = transpose_unaligned_u16;
+    u16: transpose_naive_u16, transpose_tiled_u16, transpose_padded_u16, transpose_swizzled_u16, transpose_u16;
     u32: transpose_naive_u32, transpose_tiled_u32, transpose_padded_u32, transpose_swizzled_u32, transpose_u32,
         UNALIGNED = transpose_unaligned_u32;
     u64: transpose_naive_u64, transpose_tiled_u64, transpose_padded_u64, transpose_swizzled_u64, transpose_u64,

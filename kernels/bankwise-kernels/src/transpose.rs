@@ -387,112 +387,59 @@ pub unsafe fn transpose_vectorized<T: Plain, const V: usize, const N: usize>(
     each_tile(&Tiles::new(side, rows, cols, batch), [[0u32; 4]; N], load, stage, store);
 }
 
-/// What [`transpose_unaligned`] moves as one global access: a 16-byte vector (`[u32; 4]`) or a
-/// 4-byte word (`u32`), its [`unaligned::Chunked`] `chunk_bytes`.
-pub trait Chunk: Plain {
-    /// Bytes per chunk.
-    const BYTES: u32;
-    /// The chunk of zero bytes.
-    const ZERO: Self;
-    /// Loads the chunk at `p`.
-    ///
-    /// # Safety
-    /// `p` is aligned to [`Self::BYTES`] and `BYTES` bytes there are inside an allocation.
-    unsafe fn load(p: *const u8) -> Self;
-    /// Stores `self` at `p`.
-    ///
-    /// # Safety
-    /// As for [`Chunk::load`], and no other thread accesses those bytes meanwhile.
-    unsafe fn store(self, p: *mut u8);
-}
-
-impl Chunk for [u32; 4] {
-    const BYTES: u32 = 16;
-    const ZERO: Self = [0; 4];
-    #[inline(always)]
-    unsafe fn load(p: *const u8) -> Self {
-        // SAFETY: the caller's contract.
-        unsafe { load_global_v4(p.cast()) }
-    }
-    #[inline(always)]
-    unsafe fn store(self, p: *mut u8) {
-        // SAFETY: the caller's contract.
-        unsafe { store_global_v4(p.cast(), self) }
-    }
-}
-
-impl Chunk for u32 {
-    const BYTES: u32 = 4;
-    const ZERO: Self = 0;
-    #[inline(always)]
-    unsafe fn load(p: *const u8) -> Self {
-        // SAFETY: the caller's contract.
-        unsafe { global::read(p.cast()) }
-    }
-    #[inline(always)]
-    unsafe fn store(self, p: *mut u8) {
-        // SAFETY: the caller's contract.
-        unsafe { global::write(p.cast(), self) }
-    }
-}
-
 /// `transpose` for shapes whose rows do not all start 16-byte aligned (a dimension that is not
-/// a multiple of `16 / size`, such as 8191 × 8193). Aligned chunks `C` still move on both
-/// global sides (see `tuned::unaligned`): 16-byte vectors of 4-byte elements, 4-byte words of
-/// 2-byte ones. Each tile row is read as the window of `side / V + 1` aligned chunks that
-/// covers it, its elements written one by one into a padded shared tile (the misalignment
-/// differs from row to row); each output row is written in aligned chunks, the tile taking
-/// `V − 1` halo rows above its own so that it owns whole chunks. Only the chunks that straddle
-/// two output rows are written element by element. `V` is the elements per chunk, `L` and `S`
-/// the load and store slots per thread. Measured (H100, 8191 × 8193 f32): 2695 GB/s, 94% of
-/// the aligned kernel at 8192², against 2448 for the swizzled kernel and 2236 for cuBLAS
-/// `geam` (the tile order and tile loop measured against it: `docs/decisions.md`). Its
-/// element-wise staging is conflict-free (`Chunked::turn`).
+/// a multiple of `16 / size`, such as 8191 × 8193 f32). Vectors still move on both global
+/// sides (see `tuned::unaligned`): each tile row is read as the window of `side / V + 1`
+/// aligned vectors that covers it, its elements written one by one into a padded shared tile
+/// (the misalignment differs from row to row); each output row is written in aligned 16-byte
+/// chunks, the tile taking `V − 1` halo rows above its own so that it owns whole chunks.
+/// Only the chunks that straddle two output rows are written element by element.
+/// `L` and `S` are the load and store slots per thread. Measured (H100, 8191 × 8193 f32):
+/// 2695 GB/s, 94% of the aligned kernel at 8192², against 2448 for the swizzled kernel and
+/// 2236 for cuBLAS `geam` (the tile order and tile loop measured against it:
+/// `docs/decisions.md`). Its element-wise staging is conflict-free (`unaligned::turn`).
 ///
 /// # Safety
-/// As [`transpose_naive`], with `src` and `dst` 16-byte aligned, the grid of `tuned::Tiles`
-/// over `Chunked::side`, `tuned::THREADS` threads per block and the shared memory of
-/// `Chunked::tile_bytes`.
+/// As [`transpose_naive`], with `src` and `dst` 16-byte aligned, the grid of `tuned::Tiles`,
+/// `tuned::THREADS` threads per block and the dynamic shared memory of `tuned::unaligned`.
 #[inline(always)]
-pub unsafe fn transpose_unaligned<T: Plain, C: Chunk, const V: usize, const L: usize, const S: usize>(
+pub unsafe fn transpose_unaligned<T: Plain, const V: usize, const L: usize, const S: usize>(
     dst: *mut T,
     src: *const T,
     rows: u64,
     cols: u64,
     batch: u64,
 ) {
-    const { assert!(V * size_of::<T>() == C::BYTES as usize, "V elements are one chunk") };
     let size = size_of::<T>() as u32;
-    let ch = unaligned::Chunked { elem_bytes: size, chunk_bytes: C::BYTES };
-    let (side, window, pitch, halo) = (ch.side(), ch.window(), ch.pitch(), ch.halo());
+    let (side, window, pitch, halo) =
+        (tuned::side(size), unaligned::window(size), unaligned::pitch(size), unaligned::halo(size));
     let threads = tuned::THREADS;
-    let load_slots = ch.tile_rows() * window;
+    let load_slots = unaligned::tile_rows(size) * window;
     let v = V as u64;
     let total = batch * rows * cols;
     let tile = shared::dynamic::<T>();
     let t = thread_x();
     let lane = t % 32;
-    // Load slot `s` is chunk `q` of the window over tile row `tr` (`Chunked::load_slot`), which
-    // is input row `r0 − halo + tr`; returns that chunk's first element index and its column
-    // (negative or ≥ the tile's: a neighbour's element, read but not kept).
+    // Load slot `s` is vector `s % window` of the window over tile row `s / window`, which is
+    // input row `r0 − halo + s / window`; returns that vector's first element index and its
+    // column (negative or ≥ the tile's: a neighbour's element, read but not kept).
     let window_of = |(b, r0, c0): (u64, u64, u64), s: u32| -> Option<(u64, i64)> {
-        let (tr, q) = ch.load_slot(s);
-        let row = (r0 + tr as u64).checked_sub(halo as u64).filter(|&r| r < rows)?;
+        let row = (r0 + (s / window) as u64).checked_sub(halo as u64).filter(|&r| r < rows)?;
         let a = offset(b, row, c0, rows, cols);
-        let first = a - a % v + q as u64 * v;
+        let first = a - a % v + (s % window) as u64 * v;
         let col = c0 as i64 + first as i64 - a as i64;
         (col < (c0 + side as u64).min(cols) as i64).then_some((first, col))
     };
-    let load = |here: (u64, u64, u64), held: &mut [C; L]| {
+    let load = |here: (u64, u64, u64), held: &mut [[u32; 4]; L]| {
         for (k, h) in held.iter_mut().enumerate() {
             let s = k as u32 * threads + t;
             let Some((first, _)) = window_of(here, s).filter(|_| s < load_slots) else { continue };
             if first + v <= total {
-                // SAFETY: `first + V ≤ total`: the whole chunk is inside `src`, and `first` is a
-                // multiple of `V` (a chunk boundary of the 16-byte-aligned buffer).
-                *h = unsafe { C::load(src.add(first as usize).cast()) };
+                // SAFETY: `first + V ≤ total`: the whole vector is inside `src`, and `first` is a
+                // multiple of `V` (a 16-byte boundary of the 16-byte-aligned buffer).
+                *h = unsafe { load_global_v4(src.add(first as usize).cast()) };
             } else {
-                // The buffer's last, partial chunk: element by element, never past the end.
+                // The buffer's last, partial vector: element by element, never past the end.
                 // Safety: T is Plain, so zero bytes are a valid value.
                 let mut e: [T; V] = unsafe { core::mem::zeroed() };
                 for (i, x) in e.iter_mut().enumerate() {
@@ -501,31 +448,31 @@ pub unsafe fn transpose_unaligned<T: Plain, C: Chunk, const V: usize, const L: u
                         *x = unsafe { global::read(src.add(first as usize + i)) };
                     }
                 }
-                // SAFETY: `[T; V]` and `C` are the same plain bytes (the assertion above).
+                // SAFETY: `[T; V]` and `[u32; 4]` are the same 16 plain bytes.
                 *h = unsafe { core::mem::transmute_copy(&e) };
             }
         }
     };
-    let stage = |here: (u64, u64, u64), held: &[C; L]| {
+    let stage = |here: (u64, u64, u64), held: &[[u32; 4]; L]| {
         let (_, _, c0) = here;
         let end = (c0 + side as u64).min(cols) as i64;
         for (k, h) in held.iter().enumerate() {
             let s = k as u32 * threads + t;
             let Some((_, col)) = window_of(here, s).filter(|_| s < load_slots) else { continue };
-            // Safety: `C` and `[T; V]` are the same plain bytes.
+            // Safety: [[u32; 4]] and [T; V] are the same 16 bytes.
             let e: [T; V] = unsafe { core::mem::transmute_copy(h) };
-            // Element i goes to element `first + i` of the tile; lanes start at different
-            // elements so that a warp's writes spread over the banks (`Chunked::turn`).
-            let first = (ch.load_slot(s).0 * pitch) as i64 + col - c0 as i64;
-            let turn = ch.turn(lane, first);
+            // Element i goes to word `first + i`; lanes start at different elements so that
+            // a warp's writes spread over the banks (`unaligned::turn`).
+            let first = ((s / window) * pitch) as i64 + col - c0 as i64;
+            let turn = unaligned::turn(lane, first, size);
             for (step, &x) in rotate(e, turn).iter().enumerate() {
                 let i = (step as u32 + turn) % V as u32;
                 let c = col + i as i64;
                 if c >= c0 as i64 && c < end {
-                    // SAFETY: `c` is a column of this tile, so element `first + i` is inside its
-                    // tile row of the shared tile (`Chunked::pitch`, `tile_rows`: the bytes
-                    // the launch gives); each element has one writer, and the barrier in
-                    // `each_tile` orders the writes before the reads.
+                    // SAFETY: `c` is a column of this tile, so word `first + i` is inside row `s /
+                    // window` of the shared tile (`unaligned::pitch`, `tile_rows`: the bytes the
+                    // launch gives); each word has one writer, and the barrier in `each_tile`
+                    // orders the writes before the reads.
                     unsafe { tile.write((first as isize + i as isize) as usize, x) };
                 }
             }
@@ -535,7 +482,7 @@ pub unsafe fn transpose_unaligned<T: Plain, C: Chunk, const V: usize, const L: u
         let last_band = r0 + side as u64 >= rows;
         for k in 0..S as u32 {
             let s = k * threads + t;
-            let (j, q) = ch.store_slot(s);
+            let (j, q) = (s / window, s % window);
             // The window's extra chunk reaches the end of the row: only the last band needs it.
             if j >= side || c0 + j as u64 >= cols || (q == window - 1 && !last_band) {
                 continue;
@@ -544,9 +491,9 @@ pub unsafe fn transpose_unaligned<T: Plain, C: Chunk, const V: usize, const L: u
             // Chunk q holds input rows first .. first + V (relative to row 0 of the matrix).
             let first = r0 as i64 + (q as i64 * V as i64) - (row_start % v) as i64;
             // Tile row of input row `first + i`: the tile starts `halo` rows above r0.
-            // SAFETY: called for input rows of the tile or its halo, whose elements lie inside
-            // the shared tile, written before the barrier in `each_tile`; nothing writes the
-            // tile after it.
+            // SAFETY: called for input rows of the tile or its halo, whose words lie inside the
+            // shared tile, written before the barrier in `each_tile`; nothing writes the tile after
+            // it.
             let read = |i: i64| unsafe {
                 let tile_row = (first + i - r0 as i64 + halo as i64) as u32;
                 tile.read((tile_row * pitch + j) as usize)
@@ -555,17 +502,17 @@ pub unsafe fn transpose_unaligned<T: Plain, C: Chunk, const V: usize, const L: u
             // band the extra chunk may start past the row, where nothing below is written.
             let chunk = unsafe { dst.offset(row_start as isize + first as isize) };
             if first >= 0 && first + V as i64 <= rows as i64 {
-                // Staggered like the stage: element i is at `at + i · pitch`.
-                let at = (first - r0 as i64 + halo as i64) * pitch as i64 + j as i64;
-                let turn = ch.turn(lane, at);
+                // Staggered like the stage: element i is at word `word + i · pitch`.
+                let word = (first - r0 as i64 + halo as i64) * pitch as i64 + j as i64;
+                let turn = unaligned::turn(lane, word, size);
                 let read: [T; V] = core::array::from_fn(|step| read(((step as u32 + turn) % V as u32) as i64));
                 let gathered = rotate(read, (V as u32 - turn) % V as u32);
-                // Safety: [T; V] is exactly one chunk of plain data.
-                let packed: C = unsafe { core::mem::transmute_copy(&gathered) };
+                // Safety: [T; V] is exactly 16 bytes of plain data.
+                let packed: [u32; 4] = unsafe { core::mem::transmute_copy(&gathered) };
                 // SAFETY: `0 ≤ first` and `first + V ≤ rows`: a whole chunk of output row `c0 + j`,
-                // inside `dst`, and aligned (the chunk starts on a multiple of `V` of the aligned
-                // buffer); one thread writes each chunk.
-                unsafe { packed.store(chunk.cast()) };
+                // inside `dst`, and 16-byte aligned (the chunk starts on a multiple of `V` of the
+                // aligned buffer); one thread writes each chunk.
+                unsafe { store_global_v4(chunk.cast(), packed) };
             } else {
                 for i in 0..V as i64 {
                     if first + i >= 0 && first + i < rows as i64 {
@@ -577,7 +524,7 @@ pub unsafe fn transpose_unaligned<T: Plain, C: Chunk, const V: usize, const L: u
             }
         }
     };
-    each_tile(&Tiles::new(side, rows, cols, batch), [C::ZERO; L], load, stage, store);
+    each_tile(&Tiles::new(side, rows, cols, batch), [[0u32; 4]; L], load, stage, store);
 }
 
 /// `transpose` for 8-byte elements, at any shape: the padded tile of `transpose_padded` made
