@@ -36,52 +36,54 @@ impl Bench<'_> {
     /// Times `op` over `axes` of a `dims` tensor of random `T`s, into an output and scratch made
     /// once ([`bankwise::Gpu::reduce_axes_with_scratch`]).
     fn axes<T: AxesElement, O: AxesOperation<T>>(&mut self, op: O, dims: &[usize], axes: &[usize]) -> Result<()> {
-        let dtype = short_type_name::<T>();
-        let label = format!("{} over {:?}", dims.iter().map(usize::to_string).collect::<Vec<_>>().join("x"), axes);
-        let name = format!("reduce_axes/{}", O::OP);
-        self.progress.set_message(format!("{name} {dtype} {label}"));
-        let n: usize = dims.iter().product();
-        let kept: usize = (0..dims.len()).filter(|a| !axes.contains(a)).map(|a| dims[a]).product();
-        let bytes = n * size_of::<T>();
-        let sets = rotation(self.gpu.info().l2_bytes, bytes);
-        let host = random::<T>(n);
-        let srcs = (0..sets).map(|_| self.gpu.upload(&host)).collect::<bankwise::runtime::Result<Vec<_>>>()?;
-        let mut out = self.gpu.alloc_zeros::<T>(kept)?;
-        let mut scratch = self.gpu.reduce_axes_scratch::<T>(dims, axes)?;
-        let mut copy_dst = self.gpu.alloc_zeros::<T>(n)?;
-        let (warmup, runs) = if self.args.quick { (2, 5) } else { (self.args.warmup, self.args.runs) };
-        let stats = measure(self.gpu, warmup, runs, |i| {
-            self.gpu.reduce_axes_with_scratch(op, &srcs[i % sets], dims, axes, &mut out, &mut scratch)
-        })?;
-        let copy = measure(self.gpu, warmup, runs.min(50), |i| self.gpu.copy_driver(&srcs[i % sets], &mut copy_dst))?;
-        let moved = (bytes + kept * size_of::<T>()) as u64;
-        self.record(Row::new(name, dtype, label, (moved, stats), (2 * bytes as u64, copy)));
-        Ok(())
+        let gpu = self.gpu;
+        let mut out = gpu.alloc_zeros::<T>(kept(dims, axes))?;
+        let mut scratch = gpu.reduce_axes_scratch::<T>(dims, axes)?;
+        self.time_axes::<T, T>(O::OP, dims, axes, |src| {
+            gpu.reduce_axes_with_scratch(op, src, dims, axes, &mut out, &mut scratch)
+        })
     }
 
     /// Times the position of `op`'s extreme over `axes` of a `dims` tensor of random `T`s into
     /// `u64`s, output and scratch made once ([`bankwise::Gpu::arg_reduce_axes_with_scratch`]).
     fn arg_axes<T: AxesElement, O: ArgOperation<T>>(&mut self, op: O, dims: &[usize], axes: &[usize]) -> Result<()> {
+        let gpu = self.gpu;
+        let mut out = gpu.alloc_zeros::<u64>(kept(dims, axes))?;
+        let mut scratch = gpu.arg_reduce_axes_scratch::<T>(dims, axes)?;
+        self.time_axes::<T, u64>(O::OP, dims, axes, |src| {
+            gpu.arg_reduce_axes_with_scratch(op, src, dims, axes, &mut out, &mut scratch)
+        })
+    }
+
+    /// Times `run` on rotating copies of a `dims` tensor of random `T`s, whose reduction over
+    /// `axes` writes one `Out` per kept index, beside the driver's copy of the same input.
+    fn time_axes<T: AxesElement, Out>(
+        &mut self,
+        op: &str,
+        dims: &[usize],
+        axes: &[usize],
+        mut run: impl FnMut(&bankwise::DeviceBuffer<T>) -> bankwise::Result<()>,
+    ) -> Result<()> {
         let dtype = short_type_name::<T>();
         let label = format!("{} over {:?}", dims.iter().map(usize::to_string).collect::<Vec<_>>().join("x"), axes);
-        let name = format!("reduce_axes/{}", O::OP);
+        let name = format!("reduce_axes/{op}");
         self.progress.set_message(format!("{name} {dtype} {label}"));
         let n: usize = dims.iter().product();
-        let kept: usize = (0..dims.len()).filter(|a| !axes.contains(a)).map(|a| dims[a]).product();
         let bytes = n * size_of::<T>();
         let sets = rotation(self.gpu.info().l2_bytes, bytes);
         let host = random::<T>(n);
         let srcs = (0..sets).map(|_| self.gpu.upload(&host)).collect::<bankwise::runtime::Result<Vec<_>>>()?;
-        let mut out = self.gpu.alloc_zeros::<u64>(kept)?;
-        let mut scratch = self.gpu.arg_reduce_axes_scratch::<T>(dims, axes)?;
         let mut copy_dst = self.gpu.alloc_zeros::<T>(n)?;
         let (warmup, runs) = if self.args.quick { (2, 5) } else { (self.args.warmup, self.args.runs) };
-        let stats = measure(self.gpu, warmup, runs, |i| {
-            self.gpu.arg_reduce_axes_with_scratch(op, &srcs[i % sets], dims, axes, &mut out, &mut scratch)
-        })?;
+        let stats = measure(self.gpu, warmup, runs, |i| run(&srcs[i % sets]))?;
         let copy = measure(self.gpu, warmup, runs.min(50), |i| self.gpu.copy_driver(&srcs[i % sets], &mut copy_dst))?;
-        let moved = (bytes + kept * size_of::<u64>()) as u64;
+        let moved = (bytes + kept(dims, axes) * size_of::<Out>()) as u64;
         self.record(Row::new(name, dtype, label, (moved, stats), (2 * bytes as u64, copy)));
         Ok(())
     }
+}
+
+/// The outputs of a reduction over `axes` of `dims`: the product of the kept dimensions.
+fn kept(dims: &[usize], axes: &[usize]) -> usize {
+    (0..dims.len()).filter(|a| !axes.contains(a)).map(|a| dims[a]).product()
 }
