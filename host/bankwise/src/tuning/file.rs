@@ -144,8 +144,9 @@ mod tests {
         let paths = std::env::join_paths([&theirs, &mine]).unwrap();
         assert_eq!(resolve_in(Some(&paths), &h100).unwrap().memory.reduce_blocks_per_sm, 12);
         assert_eq!(resolve_in(Some(&paths), &h200).unwrap().key, other.key);
-        // A GPU no file names: the shipped table (the H100's is the nearest for an H200 too).
+        // A GPU no file names: its shipped table.
         assert!(std::ptr::eq(resolve_in(None, &h100).unwrap(), &H100));
+        assert!(std::ptr::eq(resolve_in(None, &h200).unwrap(), &crate::tuning::h200::H200));
         let only_theirs = theirs.as_os_str();
         assert!(std::ptr::eq(resolve_in(Some(only_theirs), &h100).unwrap(), &H100));
         // A file that is not a table is an error, not passed over.

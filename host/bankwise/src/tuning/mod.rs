@@ -6,7 +6,7 @@
 //! copy), and that arithmetic needs a few figures only a run on the GPU can give: each tile
 //! size's rate, what a strip's launches cost, where an operand's copy pays, how shallow a
 //! slice of `k` may be. Those figures are a [`Tuning`], one per GPU measured, each in a file
-//! of its own here ([`h100`]), listed in [`TABLES`] and told apart by a [`GpuKey`]. How they
+//! of its own here ([`h100`], [`h200`]), listed in [`TABLES`] and told apart by a [`GpuKey`]. How they
 //! were measured, and the runs behind each, is in `docs/benchmarks.md`.
 //!
 //! The bandwidth-bound kernels need fewer figures, all launch choices a run decides
@@ -22,7 +22,7 @@
 //! A [`Gpu`](crate::Gpu) resolves its table once, when it opens ([`resolve`]): first a table
 //! file named by `BANKWISE_TUNING` whose key matches the GPU (`bankwise tune` measures and
 //! writes one: [`file`](mod@file)), then the shipped tables. Another GPU's shipped table is one more file
-//! beside [`h100`] and one more line in [`TABLES`].
+//! beside [`h100`] and [`h200`] and one more line in [`TABLES`].
 //!
 //! [`TunedPlan::for_shape`]: crate::matmul::TunedPlan::for_shape
 //! [`SplitK`]: crate::matmul::SplitK
@@ -30,6 +30,7 @@
 
 pub mod file;
 pub mod h100;
+pub mod h200;
 
 use std::borrow::Cow;
 
@@ -90,7 +91,7 @@ pub struct Tuning {
 }
 
 /// Every shipped table, looked up in order by [`Tuning::exact`].
-pub static TABLES: [&Tuning; 1] = [&h100::H100];
+pub static TABLES: [&Tuning; 2] = [&h100::H100, &h200::H200];
 
 /// The table [`Tuning::nearest`] falls back to where no shipped table has a GPU's compute
 /// capability: the H100's. Its figures are the H100's, so on another GPU the tile sizes'
@@ -107,7 +108,8 @@ impl Tuning {
 
     /// The heuristic for a GPU without a table of its own: the shipped table of the same
     /// compute capability whose SM count is nearest (the same architecture's caches, shared
-    /// memory and rates per SM; an H100 PCIe gets the H100 SXM's), else [`FALLBACK`].
+    /// memory and rates per SM; an H100 PCIe gets the H100 SXM's, the first in [`TABLES`] of
+    /// the two equally near), else [`FALLBACK`].
     pub fn nearest(info: &DeviceInfo) -> &'static Tuning {
         TABLES
             .iter()
@@ -237,7 +239,7 @@ mod tests {
     use crate::matmul::{MatmulKernel, MatmulShape, Op, TunedTile};
 
     #[test]
-    fn a_gpu_gets_its_own_table_or_the_h100_s() {
+    fn a_gpu_gets_its_own_table_or_the_nearest() {
         let h100 = DeviceInfo::example_sm90();
         assert_eq!(GpuKey::of(&h100), h100::H100.key);
         assert_eq!(Tuning::exact(&h100), Some(&h100::H100));
@@ -245,10 +247,13 @@ mod tests {
         let reported = DeviceInfo { memory_bytes: 85_031_714_816, ..h100.clone() };
         assert_eq!(GpuKey::of(&reported).memory_gib, 79);
         assert_eq!(Tuning::exact(&reported), Some(&h100::H100));
-        // An H200 (same SMs, 141 GB), an H100 PCIe (114 SMs), an A100: no table of their own,
-        // the H100's for each.
+        // An H200 (same SMs and compute capability, 141 GB; nvidia-smi reports 143,771 MiB): its own.
+        let h200 = DeviceInfo { memory_bytes: 150_754_820_096, ..h100.clone() };
+        assert_eq!(GpuKey::of(&h200), h200::H200.key);
+        assert_eq!(Tuning::exact(&h200), Some(&h200::H200));
+        assert!(std::ptr::eq(PlanTarget::of(&h200).tuning, &h200::H200));
+        // An H100 PCIe (114 SMs), an A100: no table of their own, the H100's for each.
         for other in [
-            DeviceInfo { memory_bytes: 150_000_000_000, ..h100.clone() },
             DeviceInfo { multiprocessors: 114, ..h100.clone() },
             DeviceInfo { compute_capability: (8, 0), multiprocessors: 108, ..h100.clone() },
         ] {
