@@ -148,8 +148,11 @@ pub fn run(args: &Args) -> Result<()> {
     tuner.progress.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}").expect("a valid template"));
     eprintln!("tuning {} ({} SMs), starting from the {} table", info.name, info.multiprocessors, start.device);
 
-    // The copy: 256 MiB of f32 (64 MiB with --quick).
-    let pairs = Pairs::<f32>::new(&gpu, (1 << 26) / scale)?;
+    // The copy: 256 MiB and 1 GiB of f32 (64 and 256 MiB with --quick); 1024 blocks per SM
+    // cover either with one vector per thread.
+    let sizes = [26, 28].map(|log| Pairs::<f32>::new(&gpu, (1 << log) / scale));
+    let [small, large] = sizes;
+    let (small, large) = (small?, large?);
     let choice = Choice {
         name: "copy_blocks_per_sm",
         get: |m| Some(m.copy_blocks_per_sm),
@@ -158,10 +161,13 @@ pub fn run(args: &Args) -> Result<()> {
     tuner.sweep(
         &mut table,
         choice,
-        &[4, 8, 16, 32, 64].map(Some),
-        vec![pairs.workload("copy f32", 2, |g, s, d| g.copy(s, d))],
+        &[16, 64, 256, 1024].map(Some),
+        vec![
+            small.workload("copy f32 2^26", 2, |g, s, d| g.copy(s, d)),
+            large.workload("copy f32 2^28", 2, |g, s, d| g.copy(s, d)),
+        ],
     )?;
-    drop(pairs);
+    drop((small, large));
 
     // The tuned reduction: f32 sums of 2^24 and 2^26 elements (bytes read once).
     let sums = [24, 26].map(|log| Singles::new(&gpu, (1 << log) / scale));
@@ -207,7 +213,7 @@ pub fn run(args: &Args) -> Result<()> {
         get: |m| Some(m.axes_row_blocks_per_sm),
         set: |m, c| m.axes_row_blocks_per_sm = c.expect("a count"),
     };
-    tuner.sweep(&mut table, choice, &[1, 2, 4, 8, 16].map(Some), rows)?;
+    tuner.sweep(&mut table, choice, &[1, 2, 4, 8, 16, 32, 64].map(Some), rows)?;
     let rows = vec![
         square.axes_workload(&gpu, "rows of a square", &[side, side], &[1])?,
         square.axes_workload(&gpu, "rows of 4 squares' length", &[side / 4, side * 4], &[1])?,
@@ -227,7 +233,7 @@ pub fn run(args: &Args) -> Result<()> {
         get: |m| Some(m.axes_column_blocks_per_sm),
         set: |m, c| m.axes_column_blocks_per_sm = c.expect("a count"),
     };
-    tuner.sweep(&mut table, choice, &[8, 16, 32, 64].map(Some), columns)?;
+    tuner.sweep(&mut table, choice, &[8, 16, 32, 64, 128, 256].map(Some), columns)?;
     drop(square);
 
     if !(args.skip_matmul || args.quick) {

@@ -98,12 +98,15 @@ fn copy_rejects_mismatched_lengths_and_skips_empty_copies() {
 fn copy_grid_fills_the_device_and_no_more() {
     let plan = copy::plan::<u8>(17, 17, H100).unwrap().unwrap();
     assert_eq!((plan.kernel.name(), plan.grid, plan.block), ("copy_bytes", (1, 1, 1), (256, 1, 1)));
-    // 2^28 floats = 2^26 vectors of 16 bytes = 65536 blocks of 1024 vectors, capped at the
-    // H100 table's 64 per SM.
+    // 2^28 floats = 2^26 vectors of 16 bytes = 262,144 blocks of 256 vectors (one per
+    // thread), capped at the H100 table's 64 per SM.
     let plan = copy::plan::<f32>(1 << 28, 1 << 28, H100).unwrap().unwrap();
     assert_eq!(plan.grid, (132 * 64, 1, 1));
     let plan = copy::plan::<f32>(1 << 16, 1 << 16, H100).unwrap().unwrap();
-    assert_eq!(plan.grid, (16, 1, 1));
+    assert_eq!(plan.grid, (64, 1, 1));
+    // A vector short of a block's: still one block, and the tail's bytes with it.
+    let plan = copy::plan::<u8>(255 * 16 + 15, 255 * 16 + 15, H100).unwrap().unwrap();
+    assert_eq!(plan.grid, (1, 1, 1));
 }
 
 /// What `copy::plan_rows` returns: the launch of `copy_rows_aligned`, if there is anything to copy.

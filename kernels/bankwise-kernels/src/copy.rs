@@ -1,18 +1,21 @@
 //! `copy_bytes`: the bandwidth baseline every other figure is compared with; and
 //! `copy_rows_aligned`, which pads rows to 16 bytes.
 //!
-//! Teaches: what "as fast as memory allows" looks like. Each thread moves 16-byte vectors
-//! (`LDG.E.128`/`STG.E.128`), [`UNROLL`] of them with all loads issued before the first store,
-//! spaced a block's width apart so every warp access is one contiguous 512-byte run.
+//! Teaches: what "as fast as memory allows" looks like. Each thread of `copy_bytes` moves one
+//! 16-byte vector (`LDG.E.128`/`STG.E.128`) per step, a warp's 32 one contiguous 512-byte run,
+//! over a grid that covers the range (the tuning table's cap on blocks per SM, then a
+//! grid-stride loop): no thread waits on a load before a store of its own, and the block
+//! scheduler keeps the memory system full, as the driver's own copy does.
 //!
-//! Measured (H100, 2026-11-26, with the H100 tuning table's grid of up to 64 blocks per SM):
-//! 2928 GB/s on 8192×8192 f32, 98.8% of the driver's `cuMemcpyDtoD` in the same run; 97.4%
-//! at 16384² (`docs/benchmarks.md`, *Tuning tables*).
+//! Measured (H200, 2026-11-28, up to 1024 blocks per SM): 100% of the driver's `cuMemcpyDtoD`
+//! in the same run at 64 MiB, 256 MiB and 1 GiB of f32, where four vectors per thread over 64
+//! blocks per SM reached 95.6, 95.3 and 92.5% (`docs/decisions.md`, *2026-11-28: one vector per
+//! thread*).
 
 use bankwise_device::global;
 use bankwise_device::memory::{load_global_v4, store_global_v4};
 use bankwise_device::thread::{block_dim_x, block_x, grid_dim_x, thread_x};
-use bankwise_layout::copy::{UNROLL, VECTOR_BYTES};
+use bankwise_layout::copy::{ROW_UNROLL, VECTOR_BYTES};
 
 type Vector = [u32; 4];
 
@@ -25,30 +28,13 @@ pub unsafe fn copy_bytes(dst: *mut u8, src: *const u8, bytes: u64) {
     let vectors = bytes / VECTOR_BYTES;
     let (src_v, dst_v) = (src.cast::<Vector>(), dst.cast::<Vector>());
     let threads = block_dim_x() as u64;
-    let per_block = threads * UNROLL as u64;
-    let stride = grid_dim_x() as u64 * per_block;
-    let mut first = block_x() as u64 * per_block + thread_x() as u64;
-    while first < vectors {
-        if first + (UNROLL as u64 - 1) * threads < vectors {
-            // SAFETY: vectors `first + k · threads` for `k < UNROLL` are below `vectors` (the test
-            // above), so inside `src`, which holds `bytes` bytes (the caller's contract) and is
-            // 16-byte aligned.
-            let v: [Vector; UNROLL as usize] =
-                core::array::from_fn(|k| unsafe { load_global_v4(src_v.add((first + k as u64 * threads) as usize)) });
-            for (k, &x) in v.iter().enumerate() {
-                // SAFETY: as the loads: inside `dst`, which does not overlap `src`.
-                unsafe { store_global_v4(dst_v.add((first + k as u64 * threads) as usize), x) };
-            }
-        } else {
-            for k in 0..UNROLL as u64 {
-                let i = first + k * threads;
-                if i < vectors {
-                    // SAFETY: `i < vectors`: inside both buffers, which do not overlap.
-                    unsafe { store_global_v4(dst_v.add(i as usize), load_global_v4(src_v.add(i as usize))) };
-                }
-            }
-        }
-        first += stride;
+    let stride = grid_dim_x() as u64 * threads;
+    let mut i = block_x() as u64 * threads + thread_x() as u64;
+    while i < vectors {
+        // SAFETY: `i < vectors`: a whole 16-byte vector inside both buffers (the caller's
+        // contract: valid for `bytes` bytes, 16-byte aligned, not overlapping).
+        unsafe { store_global_v4(dst_v.add(i as usize), load_global_v4(src_v.add(i as usize))) };
+        i += stride;
     }
     // The last `bytes % 16` bytes: at most 15, one per thread of the first block.
     let tail = vectors * VECTOR_BYTES + thread_x() as u64;
@@ -64,7 +50,7 @@ pub unsafe fn copy_bytes(dst: *mut u8, src: *const u8, bytes: u64) {
 /// multiply copies operands whose rows are not aligned this way before reading them as 16-byte
 /// vectors (`bankwise::matmul::Realign`).
 ///
-/// One warp per row at a time (rows grid-stride over the warps); each lane writes [`UNROLL`]
+/// One warp per row at a time (rows grid-stride over the warps); each lane writes [`ROW_UNROLL`]
 /// 16-byte vectors per step, 32 vectors apart, all loads of a step issued before its first
 /// store. The source's words are read one by one (a row starting off 16 bytes has no aligned
 /// vectors): a warp's four loads of a step's vectors touch the same 512 bytes, which the
@@ -91,10 +77,10 @@ pub unsafe fn copy_rows_aligned(dst: *mut u32, dst_ld: u64, src: *const u32, src
         let (s, d) = unsafe { (src.add((row * src_ld) as usize), dst.add((row * dst_ld) as usize).cast::<Vector>()) };
         let mut first = lane;
         while first < vectors {
-            let last = first + (UNROLL as u64 - 1) * LANES;
+            let last = first + (ROW_UNROLL as u64 - 1) * LANES;
             if (last + 1) * 4 <= row_words {
                 // Every word of the step's vectors inside the row.
-                let v: [Vector; UNROLL as usize] = core::array::from_fn(|u| {
+                let v: [Vector; ROW_UNROLL as usize] = core::array::from_fn(|u| {
                     let w = (first + u as u64 * LANES) * 4;
                     // SAFETY: words below `row_words` of row `row` of `src` (the test above),
                     // inside it (the caller's contract).
@@ -106,7 +92,7 @@ pub unsafe fn copy_rows_aligned(dst: *mut u32, dst_ld: u64, src: *const u32, src
                     unsafe { store_global_v4(d.add((first + u as u64 * LANES) as usize), x) };
                 }
             } else {
-                for u in 0..UNROLL as u64 {
+                for u in 0..ROW_UNROLL as u64 {
                     let i = first + u * LANES;
                     if i < vectors {
                         let x: Vector = core::array::from_fn(|q| {
@@ -120,7 +106,7 @@ pub unsafe fn copy_rows_aligned(dst: *mut u32, dst_ld: u64, src: *const u32, src
                     }
                 }
             }
-            first += UNROLL as u64 * LANES;
+            first += ROW_UNROLL as u64 * LANES;
         }
         row += warps;
     }

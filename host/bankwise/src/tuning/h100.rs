@@ -23,7 +23,9 @@ pub static H100: Tuning = Tuning {
 
 /// The bandwidth-bound kernels' choices, from `bankwise tune` on 2026-11-26 (two sweeps, the
 /// same choices; `docs/benchmarks.md`, *Tuning tables*): the copy with up to 64 blocks per SM
-/// (98.8–98.9% of the driver's copy at 2^26 f32, 97.5% with 32); the reduction with 8 (8 × 256
+/// (98.8–98.9% of the driver's copy at 2^26 f32, 97.5% with 32, measured with the copy's
+/// earlier four vectors per thread: the one-vector kernel of 2026-11-28 has not run on an H100,
+/// whose next sweep should take the candidates up to 1024 as the H200's did); the reduction with 8 (8 × 256
 /// threads fill an SM; 4 to 16 within a point); the aligned f32 transpose held to 4 blocks per
 /// SM from 2^26 elements (3 as fast, uncapped 0.6 points slower, 2 far slower); the unaligned
 /// one uncapped (caps of 2 to 4 lost 13–21 points); the reductions along axes aiming at 16

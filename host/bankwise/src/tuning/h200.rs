@@ -12,27 +12,30 @@ use super::{GpuKey, MatmulTuning, MemoryTuning, RungRates, TileRates, Tuning};
 pub static H200: Tuning = Tuning {
     device: Cow::Borrowed("NVIDIA H200"),
     key: GpuKey { compute_capability: (9, 0), multiprocessors: 132, memory_gib: 140 },
-    measured: Cow::Borrowed("2026-11-28 by `bankwise tune` (two sweeps; this is the second, with the matmul rates)"),
+    measured: Cow::Borrowed("2026-11-28 by `bankwise tune`: the second of two sweeps, copy and rows from a third"),
     matmul: MATMUL,
     memory: MEMORY,
 };
 
 /// The bandwidth-bound kernels' choices, from the second of two `bankwise tune` sweeps (the
-/// figures are % of the driver's copy, 40 timed runs per candidate): the copy with up to 64
-/// blocks per SM (95.6%, 93.8% with 32); the reduction with 6 (4 to 16 within a point of it);
-/// the aligned `f32` transpose uncapped, unlike the H100's (8192² and 16384²: 97.2% uncapped,
-/// 93.7% held to 4 blocks per SM, 84.1% to 2); the unaligned one at 6 (77.6% at 8191×8193,
-/// 76.7% uncapped: the first sweep kept it uncapped, so the two are within noise); the
-/// reductions along axes aiming at 16 blocks per SM along rows (64 long rows: 66.5%, 48.7% with
-/// 4) and 64 across columns (32 and 64 tie at 77.7%, 8 and 16 at 75.4%); a warp per row below
-/// 65,536 elements, as on the H100.
+/// figures are % of the driver's copy, 40 timed runs per candidate) but for the copy's and the
+/// row reductions', which a third sweep the same day took from wider candidates: the
+/// one-vector-per-thread `copy_bytes` with up to 1024 blocks per SM, a grid that covers 1 GiB
+/// (2^26 and 2^28 `f32`: 100.1 and 99.9%; 256: 99.6, 97.2; 64: 96.2, 94.6; 16: 93.5, 93.4);
+/// the reduction with 6 (4 to 16 within a point of it); the aligned `f32` transpose uncapped,
+/// unlike the H100's (8192² and 16384²: 97.2% uncapped, 93.7% held to 4 blocks per SM, 84.1% to
+/// 2); the unaligned one at 6 (77.6% at 8191×8193, 76.7% uncapped: the first sweep kept it
+/// uncapped, so the two are within noise); the reductions along axes aiming at 32 blocks per SM
+/// along rows (64 long rows: 76.4%, 66.2% with 16, 74.8% with 64; rows of 8192² 83–85% with
+/// any) and 64 across columns (8 to 256 within 1.5 points; 32 and 64 tie at 77.7%); a warp
+/// per row below 65,536 elements, as on the H100.
 const MEMORY: MemoryTuning = MemoryTuning {
-    copy_blocks_per_sm: 64,
+    copy_blocks_per_sm: 1024,
     reduce_blocks_per_sm: 6,
     transpose_residency: None,
     transpose_capped_from: bankwise_layout::transpose::tuned::CAPPED_FROM,
     unaligned_residency: Some(6),
-    axes_row_blocks_per_sm: 16,
+    axes_row_blocks_per_sm: 32,
     axes_column_blocks_per_sm: 64,
     axes_block_row_min: 65_536,
 };
