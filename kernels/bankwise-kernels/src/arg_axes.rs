@@ -93,7 +93,7 @@ fn better_selected<K: Key>(a: ArgPair<K>, b: ArgPair<K>) -> ArgPair<K> {
 /// [`better`] for one element of `I` folded into a thread's candidate. Elements of 4 and 8
 /// bytes take [`better_selected`] (and branch-free keys): with a branch per element, the
 /// compiler issued a thread's next 16-byte load only after folding the one before, and the
-/// `f32` argmax along rows of 8192² reached 49% of the copy on an H200, 56.5% without. Two-byte
+/// `f32` argmax along rows of 8192² reached 49% of the copy on an H200, 57.0% without. Two-byte
 /// elements, eight to a vector, lost 3–7 points that way (their registers), and keep the
 /// branches.
 #[inline(always)]
