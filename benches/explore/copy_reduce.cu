@@ -15,10 +15,9 @@
 #include <cstdint>
 #include <vector>
 #include <algorithm>
+#include "timing.cuh"
 #include <cub/cub.cuh>
-#define CK(x) do { cudaError_t err_ = (x); if (err_ != cudaSuccess) { printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(err_)); exit(1); } } while (0)
 
-__global__ void spin(uint64_t ns) { uint64_t t0; asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0)); for (;;) { uint64_t t; asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); if (t - t0 > ns) break; } }
 __global__ void empty_k() {}
 
 // FENCE: 0 membar.gl + atomicAdd, 1 atom.acq_rel.gpu without a separate fence, 2 no tail (partials only)
@@ -91,27 +90,8 @@ __global__ void __launch_bounds__(T) cp1(float4* d, const float4* s, uint64_t nv
     if (ST == 0) d[i] = x; else __stcs(&d[i], x);
   }
 }
-static cudaStream_t st;
+
 static int sms;
-// Median of `runs` back-to-back runs (each timed from the previous event), behind a spin.
-template <class F> double timeit(F f, int runs = 96) {
-  for (int i = 0; i < 30; i++) f(i);
-  CK(cudaStreamSynchronize(st));
-  std::vector<cudaEvent_t> ev(17);
-  for (auto& e : ev) CK(cudaEventCreate(&e));
-  std::vector<float> t;
-  int i = 0;
-  while ((int)t.size() < runs) {
-    spin<<<1, 1, 0, st>>>(2000000);
-    CK(cudaEventRecord(ev[0], st));
-    for (int k = 0; k < 16; k++) { f(i++); CK(cudaEventRecord(ev[k + 1], st)); }
-    CK(cudaEventSynchronize(ev[16]));
-    for (int k = 0; k < 16; k++) { float ms; CK(cudaEventElapsedTime(&ms, ev[k], ev[k + 1])); t.push_back(ms); }
-  }
-  for (auto& e : ev) cudaEventDestroy(e);
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2] * 1e3;  // µs
-}
 
 int main() {
   CK(cudaSetDevice(0));

@@ -26,11 +26,11 @@ mod tests {
         assert_eq!((tall.grid(), tall.origin(0, 1, 1)), ((2, 2, 1), (0, 64, 32)));
         // Past the hardware's limits the grid is capped: one block per tile no longer fits
         // (the host then takes the swizzled ladder kernel, which loops), and batches are
-        // launched 65 532 matrices at a time, a multiple of 4.
+        // launched 65 520 matrices at a time, a multiple of 16.
         let huge = tuned::Tiles::new(64, 64, 64 * 70_000, 70_000);
-        assert_eq!((huge.grid(), huge.fits()), ((1, 65_535, 65_532), false));
+        assert_eq!((huge.grid(), huge.fits()), ((1, 65_535, 65_520), false));
         let edge = tuned::Tiles::new(64, 64, 64 * 65_535, 70_000);
-        assert_eq!((edge.grid(), edge.fits()), ((1, 65_535, 65_532), true));
+        assert_eq!((edge.grid(), edge.fits()), ((1, 65_535, 65_520), true));
     }
 
     #[test]
@@ -84,17 +84,38 @@ mod tests {
                 assert!(roles.insert((j, u)));
             }
             assert_eq!(tuned::tile_bytes(elem) % 16, 0);
-            assert!(tuned::unaligned::tile_bytes(elem) <= 48 * 1024);
-            let words = tuned::unaligned::pitch(elem) * elem / 4;
-            assert!(words % 2 == 1 || elem == 8, "odd words per row");
-            let load = tuned::unaligned::tile_rows(elem) * tuned::unaligned::window(elem);
-            let threads = tuned::THREADS;
-            let slots = tuned::unaligned::load_slots_per_thread(elem) * threads;
-            assert!(slots >= load && slots - load < threads);
-            let store = side * tuned::unaligned::window(elem);
-            let slots = tuned::unaligned::store_slots_per_thread(elem) * threads;
-            assert!(slots >= store && slots - store < threads);
             assert!(tuned::tile_bytes(elem) <= 48 * 1024, "fits the default shared-memory limit");
+        }
+    }
+
+    #[test]
+    fn unaligned_tile_is_a_permutation_and_roles_cover_it_once() {
+        use tuned::unaligned;
+        for elem in [1, 2, 4] {
+            let (tall, wide, v) = (unaligned::tall(elem), unaligned::wide(elem), tuned::vector(elem));
+            let mut seen = std::collections::HashSet::new();
+            for r in 0..tall {
+                for c in 0..wide {
+                    let o = unaligned::offset(r, c, elem);
+                    assert!(o < tall * wide && seen.insert(o), "elem {elem}: ({r},{c})");
+                    // Whole vectors stay whole: a row's vector is one 16-byte slot.
+                    assert_eq!(o % v, c % v);
+                }
+            }
+            let threads = tuned::THREADS;
+            // Loads: every round covers `rows_per_round` tile rows of `vectors_per_row` lanes.
+            assert_eq!(unaligned::rounds(elem) * threads, tall * unaligned::vectors_per_row(elem));
+            // Stores: every (output row, chunk) once in the same number of rounds.
+            let mut roles = std::collections::HashSet::new();
+            for idx in 0..unaligned::rounds(elem) * threads {
+                let (j, q) = unaligned::store_role(idx, elem);
+                assert!(j < wide && q < unaligned::chunks_per_row(elem), "elem {elem}: role ({j},{q})");
+                assert!(roles.insert((j, q)));
+            }
+            assert_eq!(roles.len() as u32, wide * unaligned::chunks_per_row(elem));
+            // End chunks: one element per thread, every output row's V.
+            assert!(unaligned::edge_rounds(elem) * threads >= wide * v);
+            assert!(unaligned::tile_bytes(elem) <= 48 * 1024, "fits the default shared-memory limit");
         }
     }
 }

@@ -101,8 +101,8 @@ pub const fn padded_pitch(elem_bytes: u32) -> u32 {
 /// shared memory (`STS.128`); then each thread gathers the `16 / elem_bytes` elements of one
 /// output vector down a tile column and writes them as one 16-byte store. That needs `rows`
 /// and `cols` to be multiples of the vector's element count (every row starts 16-byte
-/// aligned); other 4-byte shapes take [`tuned::unaligned`]. 8-byte elements take the scalar
-/// tile of [`tuned::scalar`] at any shape.
+/// aligned); other 2- and 4-byte shapes take [`tuned::unaligned`], 1-byte ones the swizzled
+/// ladder kernel. 8-byte elements take the scalar tile of [`tuned::scalar`] at any shape.
 pub mod tuned {
     /// Threads per block.
     pub const THREADS: u32 = 256;
@@ -206,9 +206,9 @@ pub mod tuned {
         /// only where the tiles [`fit`](Tiles::fits), once per `z` matrices.
         pub const fn grid(&self) -> (u32, u32, u32) {
             use super::{MAX_GRID_X, MAX_GRID_YZ, cap};
-            // z a multiple of 4, so that every launch's first matrix starts 16-byte aligned
+            // z a multiple of 16, so that every launch's first matrix starts 16-byte aligned
             // wherever the first one does (the unaligned kernel reads aligned vectors).
-            (cap(self.down, MAX_GRID_X), cap(self.across, MAX_GRID_YZ), cap(self.batch, MAX_GRID_YZ & !3))
+            (cap(self.down, MAX_GRID_X), cap(self.across, MAX_GRID_YZ), cap(self.batch, MAX_GRID_YZ & !15))
         }
 
         /// `(matrix, first row, first column)` of the tile `down` tiles down column `across`
@@ -296,67 +296,94 @@ pub mod tuned {
         }
     }
 
-    /// The unaligned kernel (`transpose_unaligned_u32`), for 4-byte rows that start anywhere.
+    /// The unaligned kernels (`transpose_unaligned_u16`, `_u32` and their `_large` forms), for
+    /// rows that start anywhere. A tile is [`tall`](unaligned::tall) input rows ×
+    /// [`wide`](unaligned::wide) input columns, one per block of [`THREADS`]. The functions take
+    /// 1-byte elements too (the bank model checks that layout), but no 1-byte kernel is built:
+    /// its eight rounds of held vectors went to local memory.
     ///
-    /// Input side: each tile row is read as the window of `vectors_per_row + 1` aligned
-    /// vectors that covers it, and its elements go into a padded shared tile one by one.
-    /// Output side: output row `c` is cut into aligned chunks of `vector` elements, and the
-    /// tile with first row `r0` writes the chunks that start in `[r0 − lead, r0 + side − lead)`
-    /// (`lead` = that output row's misalignment), so nearly every store is a whole 16-byte
-    /// chunk and no two tiles write parts of one chunk except at the ends of an output row.
-    /// Those chunks need input rows from `r0 − (vector − 1)` on: the tile holds
-    /// [`halo`](unaligned::halo) extra rows above its own.
+    /// Load: a tile row's columns start `m` elements past a 16-byte boundary, so they span
+    /// `wide / vector` aligned vectors and one more (where `m > 0`). Each lane of the row loads one
+    /// of them, the row's last lane the extra one too; a lane takes its neighbour's vector by a
+    /// shuffle and keeps elements `m .. m + vector` of the pair (word selects and a funnel shift),
+    /// which are exactly its `vector` columns of the tile: one `STS.128` into a tile swizzled as
+    /// the aligned kernel's, with no element-by-element staging.
+    ///
+    /// Store: an output row's piece of `tall` elements starts `m'` elements past a boundary, so it
+    /// is `tall / vector − 1` whole aligned chunks and, where `m' > 0`, a partial chunk at each end
+    /// that it shares with the tiles above and below. The whole chunks are gathered from the tile
+    /// and stored as `STG.128` ([`store_role`](unaligned::store_role)); the partial ones element by
+    /// element, in rounds of their own ([`edge_rounds`](unaligned::edge_rounds)) where every lane
+    /// stores one element, so no lane loops alone while its warp waits.
     pub mod unaligned {
-        use super::{THREADS, side, vector, vectors_per_row};
+        use super::{THREADS, vector};
 
-        /// Extra input rows above the tile's own: a chunk can start `vector − 1` rows early.
-        pub const fn halo(elem_bytes: u32) -> u32 {
-            vector(elem_bytes) - 1
+        /// Tile rows: the length of each output row's piece. Tall tiles keep the partial
+        /// chunks (two per output row piece) a small share of the stores: 128 × 64 `f32`
+        /// tiles measured 84.9% of the copy at 8191 × 8193 on an H200, 64 × 64 ones 72.6% and
+        /// 64 × 128 ones 69.2% (`benches/explore/transpose_odd.cu`).
+        pub const fn tall(elem_bytes: u32) -> u32 {
+            if elem_bytes == 1 { 256 } else { 128 }
         }
 
-        /// Rows of the shared tile: the tile's own and the halo.
-        pub const fn tile_rows(elem_bytes: u32) -> u32 {
-            side(elem_bytes) + halo(elem_bytes)
+        /// Tile columns: 8 aligned vectors of each input row or more (16 for 4-byte elements).
+        pub const fn wide(elem_bytes: u32) -> u32 {
+            if elem_bytes == 1 { 128 } else { 64 }
         }
 
-        /// Aligned vectors read per tile row, and chunk slots per output row (the last row
-        /// band needs one more chunk than the others to reach the end of the row).
-        pub const fn window(elem_bytes: u32) -> u32 {
-            vectors_per_row(elem_bytes) + 1
+        /// Aligned vectors per tile row (lanes per row in the load phase).
+        pub const fn vectors_per_row(elem_bytes: u32) -> u32 {
+            wide(elem_bytes) / vector(elem_bytes)
         }
 
-        /// Load slots each thread takes per tile (the last round is partly idle).
-        pub const fn load_slots_per_thread(elem_bytes: u32) -> u32 {
-            (tile_rows(elem_bytes) * window(elem_bytes)).div_ceil(THREADS)
+        /// Tile rows each load round covers.
+        pub const fn rows_per_round(elem_bytes: u32) -> u32 {
+            THREADS / vectors_per_row(elem_bytes)
         }
 
-        /// Store slots each thread takes per tile.
-        pub const fn store_slots_per_thread(elem_bytes: u32) -> u32 {
-            (side(elem_bytes) * window(elem_bytes)).div_ceil(THREADS)
+        /// Load rounds per thread, and store rounds of whole chunks (the same count).
+        pub const fn rounds(elem_bytes: u32) -> u32 {
+            tall(elem_bytes) / rows_per_round(elem_bytes)
         }
 
-        /// Pitch of the shared tile in elements: one word (or one 8-byte element) more than
-        /// the side, so the element-wise row writes and column gathers spread over the banks,
-        /// as in [`super::super::padded_pitch`].
-        pub const fn pitch(elem_bytes: u32) -> u32 {
-            side(elem_bytes) + if elem_bytes < 4 { 4 / elem_bytes } else { 1 }
+        /// Chunk slots per output row piece: `tall / vector`.
+        pub const fn chunks_per_row(elem_bytes: u32) -> u32 {
+            tall(elem_bytes) / vector(elem_bytes)
         }
 
-        /// Shared memory per block in bytes.
+        /// Rounds of the partial chunks: one element per thread, `vector` per output row.
+        pub const fn edge_rounds(elem_bytes: u32) -> u32 {
+            (wide(elem_bytes) * vector(elem_bytes)).div_ceil(THREADS)
+        }
+
+        /// Shared memory per block in bytes: the tile, no padding.
         pub const fn tile_bytes(elem_bytes: u32) -> u32 {
-            tile_rows(elem_bytes) * pitch(elem_bytes) * elem_bytes
+            tall(elem_bytes) * wide(elem_bytes) * elem_bytes
         }
 
-        /// The element of its vector that `lane` moves first when staging a vector into the
-        /// tile or gathering a chunk from it (then the next, cyclically), given the tile offset
-        /// `word` of the vector's element 0 (in 4-byte words). Moving element 0 first
-        /// everywhere puts lanes whose vectors are 4 elements apart 4 words apart: a 4-way
-        /// conflict for 4-byte elements (Nsight Compute: 3.9 store wavefronts per staging
-        /// instruction at 4095 × 4097). Starting each lane at the element whose word is
-        /// `lane / 8` modulo 4 spreads a warp over the banks whatever the rows' misalignment.
+        /// Element offset of tile element `(r, c)`: rows of `wide` elements, vectors swizzled
+        /// as [`super::swizzle`] does (XOR with the row's vector group, mod 8), so that the
+        /// rows' `STS.128` and the chunks' gathers down a column are conflict-free.
         #[inline(always)]
-        pub const fn turn(lane: u32, word: i64, elem_bytes: u32) -> u32 {
-            ((lane / 8) as i64 - word).rem_euclid(vector(elem_bytes) as i64) as u32
+        pub const fn offset(r: u32, c: u32, elem_bytes: u32) -> u32 {
+            let v = vector(elem_bytes);
+            r * wide(elem_bytes) + ((c / v) ^ ((r / v) & 7)) * v + c % v
+        }
+
+        /// The store role of thread-slot `idx` (`k · THREADS + thread`): output row `j` of the
+        /// tile (an input column) and chunk slot `q` of its piece. A warp takes 8 consecutive
+        /// chunks of 4 output rows, whose elements lie in 4 distinct 4-byte words of each tile
+        /// vector (rows `vector / 4` apart), so the gather meets 32 distinct banks whatever each
+        /// row's misalignment.
+        #[inline(always)]
+        pub const fn store_role(idx: u32, elem_bytes: u32) -> (u32, u32) {
+            let v = vector(elem_bytes);
+            let groups = chunks_per_row(elem_bytes) / 8;
+            let (q_low, rest) = (idx & 7, idx >> 3);
+            let (j_low, rest) = (rest & 3, rest >> 2);
+            let (jj, q) = (rest / groups, (rest % groups) * 8 + q_low);
+            let sub = v / 4;
+            ((jj / sub) * v + j_low * sub + jj % sub, q)
         }
     }
 

@@ -96,10 +96,10 @@ pub enum TransposeKernel {
     /// with scalar accesses at any shape, or, up to 2^22 elements whose rows start on a
     /// 32-byte sector, the padded 32 × 32 tile in blocks of 128 threads (up to 2^20, with
     /// cache-streaming loads and stores). Where rows do not all
-    /// start 16-byte aligned (a dimension not a multiple of 16 / element size), 4-byte
-    /// elements take `transpose_unaligned_u32` (vectors on misaligned rows) and 1- and 2-byte
-    /// ones `Swizzled`, each the fastest measured for them; so do shapes with more than 65 535
-    /// columns of tiles, past the grid's limit for one tile per block.
+    /// start 16-byte aligned (a dimension not a multiple of 16 / element size), 2- and 4-byte
+    /// elements take `transpose_unaligned_*` (vectors realigned in registers) and 1-byte ones
+    /// `Swizzled`; so do shapes with more than 65 535 columns of tiles, past the grid's limit
+    /// for one tile per block.
     #[default]
     Tuned,
 }
@@ -151,7 +151,7 @@ impl TransposeKernel {
 /// Validates a transpose of `shape` from a buffer of `src_len` elements of `T` into one of
 /// `dst_len`, and plans the launch of `kernel`'s entry for `T`'s width on `target` (the tuned
 /// kernel's residency caps are its table's). One launch covers
-/// `grid.2` matrices of the batch (the grid's z limit, 65 535, or 65 532 for the tuned
+/// `grid.2` matrices of the batch (the grid's z limit, 65 535, or 65 520 for the tuned
 /// kernels): the launcher repeats it, one launch after another, over the rest.
 pub fn plan<T: Element>(
     kernel: TransposeKernel,
@@ -186,16 +186,16 @@ pub fn plan<T: Element>(
             let capped = bytes == 4 && elements >= memory.transpose_capped_from;
             let resident = if capped { memory.transpose_residency } else { None };
             one_per_block(Some(entry), square(tuned::side(bytes)), threads, resident)
-        } else if bytes == 4 {
-            let tiles = square(tuned::side(bytes));
-            let unaligned = T::Word::UNALIGNED;
-            one_per_block(unaligned, tiles, threads, target.tuning.memory.unaligned_residency)
         } else {
-            // Measured fastest for 1- and 2-byte elements of shapes with misaligned rows.
-            None
+            // 1-, 2- and 4-byte rows that do not all start 16-byte aligned (1-byte elements have
+            // no unaligned entry: the swizzled ladder kernel below).
+            let (tall, wide) = (tuned::unaligned::tall(bytes), tuned::unaligned::wide(bytes));
+            let tiles = tuned::Tiles::rect(tall, wide, rows, cols, batch);
+            let kernel = if elements <= u32::MAX as u64 { T::Word::UNALIGNED } else { T::Word::UNALIGNED_LARGE };
+            one_per_block(kernel, tiles, threads, target.tuning.memory.unaligned_residency)
         };
-        // Past the grid's limit on columns of tiles (over 4 million columns), or for 1- and
-        // 2-byte shapes with misaligned rows: the swizzled ladder kernel, which loops.
+        // Past the grid's limit on columns of tiles (over 4 million columns): the swizzled
+        // ladder kernel, which loops.
         return match planned {
             Some(launch) => Ok(launch),
             None => plan::<T>(TransposeKernel::Swizzled, src_len, dst_len, shape, target),
@@ -275,66 +275,56 @@ mod tests {
     use crate::banks::{Access, Geometry, Op, Width, analyze};
     use bankwise_layout::transpose::tuned::{self, unaligned};
 
-    /// The worst and mean wavefronts of the shared-memory accesses of `transpose_unaligned_u32`
-    /// for a matrix whose row `r` starts `(m + r · shift) % 4` elements past a 16-byte
-    /// boundary; `stagger` as the kernel does it (`unaligned::turn`) or not at all.
-    fn unaligned_wavefronts(m: u32, shift: u32, stagger: bool) -> [(u32, f64); 2] {
-        let (v, side) = (tuned::vector(4), tuned::side(4));
-        let (window, pitch, halo) = (unaligned::window(4), unaligned::pitch(4), unaligned::halo(4));
-        let rows = unaligned::tile_rows(4);
-        let mut out = [(0, 0.0); 2];
-        for (phase, slots) in [rows * window, side * window].into_iter().enumerate() {
-            let (mut worst, mut sum, mut n) = (0, 0u32, 0);
-            for warp in (0..slots).step_by(32) {
-                for step in 0..v {
-                    let word = |lane: u32| -> Option<u32> {
-                        let s = warp + lane;
-                        let (row, q) = (s / window, s % window);
-                        let lead = ((m + row * shift) % v) as i64;
-                        // The word of element 0: stage, vector q of the aligned window over
-                        // tile row `row`; gather, chunk q of output row `row`.
-                        let first = if phase == 0 {
-                            (row * pitch) as i64 + (q * v) as i64 - lead
-                        } else {
-                            ((q * v + halo) as i64 - lead) * pitch as i64 + row as i64
-                        };
-                        let turn = if stagger { unaligned::turn(lane, first, 4) } else { 0 };
-                        let i = (step + turn) % v;
-                        if phase == 0 {
-                            let c = (q * v + i) as i64 - lead;
-                            (s < slots && (0..side as i64).contains(&c)).then(|| (first + i as i64) as u32)
-                        } else {
-                            let tile_row = (q * v + i + halo) as i64 - lead;
-                            (0..rows as i64).contains(&tile_row).then(|| tile_row as u32 * pitch + row)
-                        }
+    /// The worst wavefronts per request of `transpose_unaligned_*`'s shared-memory accesses for
+    /// `bytes`-byte elements: the staging `STS.128` of each load round, and the gather of each
+    /// whole-chunk round (every lane reads, as the kernel does), where output row `j` of the tile
+    /// starts `(m + j · shift) % V` elements past a 16-byte boundary.
+    fn unaligned_wavefronts(bytes: u32, m: u32, shift: u32) -> [u32; 2] {
+        let v = tuned::vector(bytes);
+        let (per_row, rows_per_k) = (unaligned::vectors_per_row(bytes), unaligned::rows_per_round(bytes));
+        let width = match bytes {
+            1 => Width::B1,
+            2 => Width::B2,
+            _ => Width::B4,
+        };
+        let geometry = Geometry::MODERN;
+        let mut worst = [0; 2];
+        for k in 0..unaligned::rounds(bytes) {
+            for warp in 0..tuned::THREADS / 32 {
+                let stage = |lane: u32| {
+                    let t = warp * 32 + lane;
+                    let (r, tv) = (t / per_row + k * rows_per_k, t % per_row);
+                    4 * unaligned::offset(r, tv * v, bytes) as u64 * bytes as u64 / 4
+                };
+                let access = Access::from_fn(Width::B16, u32::MAX, stage).with_op(Op::Store);
+                worst[0] = worst[0].max(analyze(&access, &geometry).unwrap().wavefronts());
+                for i in 0..v {
+                    let gather = |lane: u32| {
+                        let (j, q) = unaligned::store_role(k * tuned::THREADS + warp * 32 + lane, bytes);
+                        let lead = (m + j * shift) % v;
+                        let tall = unaligned::tall(bytes);
+                        (unaligned::offset((q * v + i + tall - lead) % tall, j, bytes) * bytes) as u64
                     };
-                    let mask = (0..32).filter(|&l| word(l).is_some()).fold(0u32, |k, l| k | 1 << l);
-                    if mask == 0 {
-                        continue;
-                    }
-                    let op = if phase == 0 { Op::Store } else { Op::Load };
-                    let access = Access::from_fn(Width::B4, mask, |l| 4 * word(l).unwrap_or(0) as u64).with_op(op);
-                    let w = analyze(&access, &Geometry::MODERN).unwrap().wavefronts();
-                    (worst, sum, n) = (worst.max(w), sum + w, n + 1);
+                    let access = Access::from_fn(width, u32::MAX, gather).with_op(Op::Load);
+                    worst[1] = worst[1].max(analyze(&access, &geometry).unwrap().wavefronts());
                 }
             }
-            out[phase] = (worst, sum as f64 / n as f64);
         }
-        out
+        worst
     }
 
     #[test]
-    fn unaligned_transpose_staggers_its_lanes_off_a_4_way_conflict() {
-        // Every misalignment of the first row (m) and change of it from row to row (shift).
-        for shift in 0..4 {
-            for m in 0..4 {
-                let [(stage, _), (gather, gather_mean)] = unaligned_wavefronts(m, shift, true);
-                assert_eq!(stage, 1, "stage, misalignment {m} + {shift}/row");
-                assert!(gather <= 2 && gather_mean < 1.7, "gather {gather} ({gather_mean:.2}), {m} + {shift}/row");
+    fn unaligned_transposes_stage_and_gather_without_conflicts() {
+        // Every misalignment of the first output row (m) and change of it from row to row
+        // (shift, the rows modulo V): 4 wavefronts per staging STS.128 (512 bytes, the least a
+        // warp's 16-byte store takes), 1 per gather.
+        for bytes in [1, 2, 4] {
+            let v = tuned::vector(bytes);
+            for shift in 0..v {
+                for m in 0..v {
+                    assert_eq!(unaligned_wavefronts(bytes, m, shift), [4, 1], "{bytes}-byte, {m} + {shift}/row");
+                }
             }
         }
-        // Without the stagger, 8193 columns (each row one element further off) is 4-way.
-        let [(stage, _), (gather, _)] = unaligned_wavefronts(0, 1, false);
-        assert_eq!((stage, gather), (4, 6));
     }
 }

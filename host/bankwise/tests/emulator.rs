@@ -38,6 +38,7 @@ mod insight {
             out.push(Trial::test(format!("emulator/{name}"), move || f(&Gpu::emulator()?)));
         };
         add("transpose_ladder_wavefronts_are_nsight_computes", transpose_ladder_wavefronts);
+        add("unaligned_transpose_wavefronts_are_the_models", unaligned_transpose_wavefronts);
         add("strided_reduction_wavefronts_are_nsight_computes", strided_reduction_wavefronts);
         add("no_bankwise_kernel_races", no_bankwise_kernel_races);
         add("the_unsynchronised_warp_reduction_fails_by_default", unsynced_fails);
@@ -435,6 +436,38 @@ mod insight {
         Ok(())
     }
 
+    /// `transpose_unaligned_u16` and `_u32` on odd shapes, whose rows start misaligned by a
+    /// different amount from row to row: the staging `STS.128` takes 4 wavefronts per request
+    /// (512 bytes) and the gathers 1, as the bank model predicts for every misalignment
+    /// (`unaligned_transposes_stage_and_gather_without_conflicts`). The end chunks' element
+    /// reads, a site of their own, take at most `V`: a chunk's `V` elements lie down one tile
+    /// column, in one bank.
+    fn unaligned_transpose_wavefronts(gpu: &Gpu) -> Check {
+        let tuned = TransposeKernel::Tuned;
+        for shape in [Shape::new(257, 131), Shape::new(129, 199), Shape::batched(2, 131, 67)] {
+            for (v, r) in [(8.0, transpose::<u16>(gpu, tuned, shape)?), (4.0, transpose::<f32>(gpu, tuned, shape)?)] {
+                let kernels: Vec<&str> = r.iter().map(|l| l.kernel.as_str()).collect();
+                if !kernels.iter().all(|k| k.starts_with("transpose_unaligned_")) {
+                    return Err(format!("{shape}: launched {kernels:?}").into());
+                }
+                let stores = per_request(&r, AccessOp::Store);
+                let sites: Vec<_> =
+                    r.iter().flat_map(|l| l.report.sites.iter()).filter(|s| s.op == AccessOp::Load).collect();
+                let gather = sites.iter().max_by_key(|s| s.requests).ok_or("no shared loads")?;
+                let worst = sites.iter().map(|s| s.wavefronts_per_request()).fold(0.0, f64::max);
+                if stores != [4.0] || gather.wavefronts_per_request() != 1.0 || worst > v {
+                    return Err(format!(
+                        "{} at {shape}: stores {stores:?}, gathers {}, end reads up to {worst} wavefronts per request",
+                        kernels[0],
+                        gather.wavefronts_per_request()
+                    )
+                    .into());
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// `reduce_interleaved_strided`, the first pass over 2^20 f32 (4096 blocks of 256), against
     /// Nsight Compute's counts on the H100 (`docs/benchmarks.md`): the same 102,400 shared-load
     /// and 81,920 shared-store requests, and the same 225,280 store wavefronts (2.75 per
@@ -468,6 +501,7 @@ mod insight {
         for kernel in TransposeKernel::ALL {
             for shape in [Shape::new(33, 65), Shape::batched(3, 64, 48)] {
                 transpose::<u8>(gpu, kernel, shape)?;
+                transpose::<u16>(gpu, kernel, shape)?;
                 transpose::<f32>(gpu, kernel, shape)?;
                 transpose::<f64>(gpu, kernel, shape)?;
             }

@@ -203,12 +203,17 @@ fn tuned_transpose_takes_vectors_where_rows_and_columns_allow_and_falls_back_oth
     }
     let odd = Shape::new(8191, 8193);
     let n = odd.elements().unwrap();
-    // 64 rows and 3 halo rows, of 65 floats.
+    // Tiles of 128 rows × 64 floats: ⌈8191/128⌉ × ⌈8193/64⌉.
     let plan = transpose::plan::<f32>(TransposeKernel::Tuned, n, n, odd, H100).unwrap();
     assert_eq!(
-        (plan.kernel.name(), plan.block, plan.used_shared_bytes()),
-        ("transpose_unaligned_u32", (256, 1, 1), 67 * 65 * 4)
+        (plan.kernel.name(), plan.grid, plan.block, plan.used_shared_bytes()),
+        ("transpose_unaligned_u32", (64, 129, 1), (256, 1, 1), 128 * 64 * 4)
     );
+    // Past 2³² elements, 64-bit indices.
+    let huge = Shape::new(65_537, 65_537);
+    let h = huge.elements().unwrap();
+    let plan = transpose::plan::<f32>(TransposeKernel::Tuned, h, h, huge, H100).unwrap();
+    assert_eq!(plan.kernel.name(), "transpose_unaligned_large_u32");
     // 8-byte elements take the same scalar kernel at any shape: ⌈8191/64⌉ × ⌈8193/32⌉ tiles.
     let plan = transpose::plan::<f64>(TransposeKernel::Tuned, n, n, odd, H100).unwrap();
     assert_eq!((plan.kernel.name(), plan.grid), ("transpose_u64", (128, 257, 1)));
@@ -234,21 +239,29 @@ fn tuned_transpose_takes_vectors_where_rows_and_columns_allow_and_falls_back_oth
         (plan.kernel.name(), plan.grid, plan.block, plan.used_shared_bytes(), plan.resident),
         ("transpose_small_streaming_u64", (32, 1, 1), (32, 4, 1), 32 * 33 * 8, None)
     );
-    // 1- and 2-byte elements of unaligned shapes take the swizzled ladder kernel.
+    // 2-byte elements of unaligned shapes take their unaligned kernel; 1-byte ones the swizzled
+    // ladder kernel.
+    let plan = transpose::plan::<u16>(TransposeKernel::Tuned, n, n, odd, H100).unwrap();
     assert_eq!(
-        transpose::plan::<u16>(TransposeKernel::Tuned, n, n, odd, H100).unwrap().kernel.name(),
-        "transpose_swizzled_u16"
+        (plan.kernel.name(), plan.grid, plan.used_shared_bytes()),
+        ("transpose_unaligned_u16", (64, 129, 1), 128 * 64 * 2)
+    );
+    let plan = transpose::plan::<u16>(TransposeKernel::Tuned, h, h, huge, H100).unwrap();
+    assert_eq!(plan.kernel.name(), "transpose_unaligned_large_u16");
+    assert_eq!(
+        transpose::plan::<u8>(TransposeKernel::Tuned, n, n, odd, H100).unwrap().kernel.name(),
+        "transpose_swizzled_u8"
     );
     assert_eq!(TransposeKernel::default(), TransposeKernel::Tuned);
 }
 
 #[test]
 fn tuned_transpose_takes_one_tile_per_block_within_the_grid_and_falls_back_past_it() {
-    // Batches past the grid's z limit: launches of 65 532 matrices (a multiple of 4, so each
+    // Batches past the grid's z limit: launches of 65 520 matrices (a multiple of 16, so each
     // launch's first matrix stays 16-byte aligned), one after another.
-    assert_eq!(tuned::<f32>(Shape::batched(70_001, 16, 16)).grid, (1, 1, 65_532));
+    assert_eq!(tuned::<f32>(Shape::batched(70_001, 16, 16)).grid, (1, 1, 65_520));
     assert_eq!(tuned::<f32>(Shape::batched(70_001, 2, 3)).kernel.name(), "transpose_unaligned_u32");
-    assert_eq!(tuned::<f64>(Shape::batched(70_001, 2, 3)).grid, (1, 1, 65_532));
+    assert_eq!(tuned::<f64>(Shape::batched(70_001, 2, 3)).grid, (1, 1, 65_520));
     // More columns of tiles than the grid's y limit (65 535): the swizzled ladder kernel,
     // which loops over tiles.
     for (shape, kernel) in

@@ -91,24 +91,46 @@ pub unsafe fn transpose_small_streaming_u64(dst: *mut u64, src: *const u64, rows
     unsafe { transpose_small::<u64, true>(dst, src, rows, cols, batch) }
 }
 
-/// Instantiates `transpose_unaligned_<t>`. Only for 4-byte elements: measured on an H100 at
-/// 8191 × 8193, the 8-byte version (2219 GB/s) lost to scalar 8-byte accesses (now
-/// `transpose_u64`), which already fill half a sector each; and for 1- and 2-byte elements
-/// the per-element staging of 16 or 8 elements per vector costs more than it saves.
+/// Instantiates `transpose_unaligned_<t>` (32-bit indices: launches of fewer than 2³²
+/// elements) and `transpose_unaligned_large_<t>` (64-bit), for 2- and 4-byte elements. 1-byte
+/// elements keep the swizzled ladder kernel: built this way, their eight rounds of held vectors
+/// went to local memory (256 bytes of stack). 8-byte ones take `transpose_u64` at any shape
+/// (measured on an H100 at 8191 × 8193: a 16-byte-vector version, 2219 GB/s, lost to its
+/// scalar 8-byte accesses, which fill half a sector each).
+/// `($v, $n, $e)`: elements per vector, rounds of loads and whole chunks, rounds of end elements
+/// (`layout::unaligned`).
 macro_rules! unaligned {
-    ($($t:ty: $name:ident($v:literal, $l:literal, $s:literal)),+ $(,)?) => {$(
+    ($($t:ty: $small:ident, $large:ident($v:literal, $n:literal, $e:literal)),+ $(,)?) => {$(
+        const _: () = assert!(
+            $v == layout::vector(bytes::<$t>())
+                && $n == layout::unaligned::rounds(bytes::<$t>())
+                && $e == layout::unaligned::edge_rounds(bytes::<$t>())
+        );
+        /// # Safety
+        /// As for the other transposes; `src` and `dst` start 16-byte aligned and hold fewer
+        /// than 2³² elements.
+        #[kernel(shared = layout::unaligned::tile_bytes(bytes::<$t>()))]
+        pub unsafe fn $small(dst: *mut $t, src: *const $t, rows: u64, cols: u64, batch: u64) {
+            // SAFETY: this entry's contract (its `# Safety`, which the launch keeps) is the
+            // callee's, with 32-bit indices.
+            unsafe { transpose_unaligned::<$t, u32, $v, $n, $e>(dst, src, rows, cols, batch) }
+        }
+
         /// # Safety
         /// As for the other transposes; `src` and `dst` start 16-byte aligned.
         #[kernel(shared = layout::unaligned::tile_bytes(bytes::<$t>()))]
-        pub unsafe fn $name(dst: *mut $t, src: *const $t, rows: u64, cols: u64, batch: u64) {
+        pub unsafe fn $large(dst: *mut $t, src: *const $t, rows: u64, cols: u64, batch: u64) {
             // SAFETY: this entry's contract (its `# Safety`, which the launch keeps) is the
             // callee's.
-            unsafe { transpose_unaligned::<$t, $v, $l, $s>(dst, src, rows, cols, batch) }
+            unsafe { transpose_unaligned::<$t, u64, $v, $n, $e>(dst, src, rows, cols, batch) }
         }
     )+};
 }
 
-unaligned!(u32: transpose_unaligned_u32(4, 5, 5));
+unaligned!(
+    u16: transpose_unaligned_u16, transpose_unaligned_large_u16(8, 4, 2),
+    u32: transpose_unaligned_u32, transpose_unaligned_large_u32(4, 8, 1),
+);
 
 /// The parameters every transpose entry takes: `dst`, `src`, `rows`, `cols`, `batch`.
 #[cfg(not(target_arch = "nvptx64"))]
@@ -132,9 +154,11 @@ pub trait TransposeWord: Copy + 'static {
     const SMALL: Option<bankwise_device::KernelEntry<TransposeParams<Self>>> = None;
     /// [`Self::SMALL`] with cache-streaming accesses (`transpose_small_streaming_u64`).
     const SMALL_STREAMING: Option<bankwise_device::KernelEntry<TransposeParams<Self>>> = None;
-    /// The tuned transpose of rows not all 16-byte aligned (`transpose_unaligned_u32`; 4-byte
-    /// elements only).
+    /// The tuned transpose of rows not all 16-byte aligned, for launches of fewer than 2³²
+    /// elements (`transpose_unaligned_*`; 2- and 4-byte elements).
     const UNALIGNED: Option<bankwise_device::KernelEntry<TransposeParams<Self>>> = None;
+    /// [`Self::UNALIGNED`] for any launch (`transpose_unaligned_large_*`).
+    const UNALIGNED_LARGE: Option<bankwise_device::KernelEntry<TransposeParams<Self>>> = None;
 }
 
 #[cfg(not(target_arch = "nvptx64"))]
@@ -154,9 +178,10 @@ macro_rules! transpose_words {
 #[cfg(not(target_arch = "nvptx64"))]
 transpose_words! {
     u8: transpose_naive_u8, transpose_tiled_u8, transpose_padded_u8, transpose_swizzled_u8, transpose_u8;
-    u16: transpose_naive_u16, transpose_tiled_u16, transpose_padded_u16, transpose_swizzled_u16, transpose_u16;
+    u16: transpose_naive_u16, transpose_tiled_u16, transpose_padded_u16, transpose_swizzled_u16, transpose_u16,
+        UNALIGNED = transpose_unaligned_u16, UNALIGNED_LARGE = transpose_unaligned_large_u16;
     u32: transpose_naive_u32, transpose_tiled_u32, transpose_padded_u32, transpose_swizzled_u32, transpose_u32,
-        UNALIGNED = transpose_unaligned_u32;
+        UNALIGNED = transpose_unaligned_u32, UNALIGNED_LARGE = transpose_unaligned_large_u32;
     u64: transpose_naive_u64, transpose_tiled_u64, transpose_padded_u64, transpose_swizzled_u64, transpose_u64,
         SMALL = transpose_small_u64, SMALL_STREAMING = transpose_small_streaming_u64;
 }

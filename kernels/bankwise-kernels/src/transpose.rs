@@ -5,11 +5,11 @@
 //! tiles down each column of tiles, and grid-stride loops over tiles so that any shape fits
 //! the hardware's grid limits. Figures below: H100, 2026-11-22, GB/s of 2 × the matrix, and %
 //! of the driver's copy timed in interleaved runs (`docs/benchmarks.md`). The tuned kernels
-//! (`transpose_u8` … `transpose_u64`, `transpose_unaligned_u32`, and `transpose_small_u64` in
-//! blocks of 128 threads) take 256-thread blocks, exactly one per tile, in the grid of
-//! `bankwise_layout::transpose::tuned::Tiles`, with no loop: the host splits batches past the
-//! grid's z limit into several launches and gives shapes past its y limit to the swizzled
-//! ladder kernel.
+//! (`transpose_u8` … `transpose_u64`, `transpose_unaligned_u16` and `_u32` with their
+//! `_large` forms, and `transpose_small_u64` in blocks of 128 threads) take 256-thread blocks,
+//! exactly one per tile, in the grid of `bankwise_layout::transpose::tuned::Tiles`, with no
+//! loop: the host splits batches past the grid's z limit into several launches and gives
+//! shapes past its y limit to the swizzled ladder kernel.
 
 use bankwise_device::Plain;
 use bankwise_device::global;
@@ -18,6 +18,7 @@ use bankwise_device::shared;
 use bankwise_device::thread::{
     block_x, block_y, block_z, grid_dim_x, grid_dim_y, grid_dim_z, sync_threads, thread_x, thread_y,
 };
+use bankwise_device::warp::{FULL_MASK, shfl_down_u32};
 use bankwise_layout::transpose::tuned::{self, Tiles, scalar, unaligned};
 use bankwise_layout::transpose::{BLOCK_ROWS, TILE, TileLayout, offset, tiles};
 
@@ -387,23 +388,65 @@ pub unsafe fn transpose_vectorized<T: Plain, const V: usize, const N: usize>(
     each_tile(&Tiles::new(side, rows, cols, batch), [[0u32; 4]; N], load, stage, store);
 }
 
-/// `transpose` for shapes whose rows do not all start 16-byte aligned (a dimension that is not
-/// a multiple of `16 / size`, such as 8191 × 8193 f32). Vectors still move on both global
-/// sides (see `tuned::unaligned`): each tile row is read as the window of `side / V + 1`
-/// aligned vectors that covers it, its elements written one by one into a padded shared tile
-/// (the misalignment differs from row to row); each output row is written in aligned 16-byte
-/// chunks, the tile taking `V − 1` halo rows above its own so that it owns whole chunks.
-/// Only the chunks that straddle two output rows are written element by element.
-/// `L` and `S` are the load and store slots per thread. Measured (H100, 8191 × 8193 f32):
-/// 2695 GB/s, 94% of the aligned kernel at 8192², against 2448 for the swizzled kernel and
-/// 2236 for cuBLAS `geam` (the tile order and tile loop measured against it:
-/// `docs/decisions.md`). Its element-wise staging is conflict-free (`unaligned::turn`).
+/// An element index of the unaligned transposes: `u32` for launches of fewer than 2³²
+/// elements, where one 32-bit multiply-add stands for two or three 64-bit instructions and
+/// half the registers (measured 6–10 points of the copy at 8191 × 8193 on an H200), `u64` for
+/// any other. Arithmetic wraps: a value that would overflow is never used as an address.
+pub trait Index: Copy + PartialOrd {
+    /// `x` truncated to this width.
+    fn of(x: u64) -> Self;
+    /// `self + x`, wrapping.
+    fn plus(self, x: Self) -> Self;
+    /// `self − x`, wrapping.
+    fn minus(self, x: Self) -> Self;
+    /// `self · x`, wrapping.
+    fn times(self, x: Self) -> Self;
+    /// The low 32 bits.
+    fn low(self) -> u32;
+    /// As a pointer offset.
+    fn at(self) -> usize;
+}
+
+macro_rules! index {
+    ($($t:ty),*) => {$(
+        impl Index for $t {
+            #[inline(always)]
+            fn of(x: u64) -> Self { x as $t }
+            #[inline(always)]
+            fn plus(self, x: Self) -> Self { self.wrapping_add(x) }
+            #[inline(always)]
+            fn minus(self, x: Self) -> Self { self.wrapping_sub(x) }
+            #[inline(always)]
+            fn times(self, x: Self) -> Self { self.wrapping_mul(x) }
+            #[inline(always)]
+            fn low(self) -> u32 { self as u32 }
+            #[inline(always)]
+            fn at(self) -> usize { self as usize }
+        }
+    )*};
+}
+
+index!(u32, u64);
+
+/// `transpose` for 2- and 4-byte elements in shapes whose rows do not all start 16-byte aligned
+/// (a dimension that is not a multiple of `16 / size`, such as 8191 × 8193). Vectors still move on
+/// both global sides, realigned in registers (`tuned::unaligned`): each tile row is read as
+/// the aligned 16-byte vectors that cover it, a lane takes the next lane's vector by a shuffle
+/// and keeps the `V` elements of its own columns, and the tile takes them with one `STS.128`,
+/// swizzled as the aligned kernel's tile; each output row's piece is stored as whole aligned
+/// chunks, and its two partial end chunks, shared with the tiles above and below, element by
+/// element in rounds where every lane stores one. `N` is the rounds of loads and of whole-chunk
+/// stores, `E` the rounds of end elements, `I` the index width. Measured (H200, 2026-11-29, %
+/// of the driver's copy): 84.6% at 8191 × 8193 `f32`, ahead of cuBLAS `geam`'s 83.5%, and
+/// 70.8% for `bf16`, which the swizzled ladder kernel took at 44%; 16-byte vectors staged
+/// element by element, the kernel this replaced, ran `f32` at 77–79% (`docs/decisions.md`).
 ///
 /// # Safety
-/// As [`transpose_naive`], with `src` and `dst` 16-byte aligned, the grid of `tuned::Tiles`,
-/// `tuned::THREADS` threads per block and the dynamic shared memory of `tuned::unaligned`.
+/// As [`transpose_naive`], with `src` and `dst` 16-byte aligned, fewer than 2³² elements where
+/// `I` is `u32`, the grid of `tuned::Tiles::rect` over `unaligned`'s tile, `tuned::THREADS`
+/// threads per block and `unaligned::tile_bytes` of dynamic shared memory.
 #[inline(always)]
-pub unsafe fn transpose_unaligned<T: Plain, const V: usize, const L: usize, const S: usize>(
+pub unsafe fn transpose_unaligned<T: Plain, I: Index, const V: usize, const N: usize, const E: usize>(
     dst: *mut T,
     src: *const T,
     rows: u64,
@@ -411,120 +454,189 @@ pub unsafe fn transpose_unaligned<T: Plain, const V: usize, const L: usize, cons
     batch: u64,
 ) {
     let size = size_of::<T>() as u32;
-    let (side, window, pitch, halo) =
-        (tuned::side(size), unaligned::window(size), unaligned::pitch(size), unaligned::halo(size));
-    let threads = tuned::THREADS;
-    let load_slots = unaligned::tile_rows(size) * window;
-    let v = V as u64;
-    let total = batch * rows * cols;
-    let tile = shared::dynamic::<T>();
+    let (tall, wide) = (unaligned::tall(size), unaligned::wide(size));
+    let (per_row, rows_per_k) = (unaligned::vectors_per_row(size), unaligned::rows_per_round(size));
+    let v = V as u32;
+    let tile = shared::dynamic::<Vector>();
+    let elems = tile.cast::<T>();
     let t = thread_x();
-    let lane = t % 32;
-    // Load slot `s` is vector `s % window` of the window over tile row `s / window`, which is
-    // input row `r0 − halo + s / window`; returns that vector's first element index and its
-    // column (negative or ≥ the tile's: a neighbour's element, read but not kept).
-    let window_of = |(b, r0, c0): (u64, u64, u64), s: u32| -> Option<(u64, i64)> {
-        let row = (r0 + (s / window) as u64).checked_sub(halo as u64).filter(|&r| r < rows)?;
-        let a = offset(b, row, c0, rows, cols);
-        let first = a - a % v + (s % window) as u64 * v;
-        let col = c0 as i64 + first as i64 - a as i64;
-        (col < (c0 + side as u64).min(cols) as i64).then_some((first, col))
-    };
-    let load = |here: (u64, u64, u64), held: &mut [[u32; 4]; L]| {
-        for (k, h) in held.iter_mut().enumerate() {
-            let s = k as u32 * threads + t;
-            let Some((first, _)) = window_of(here, s).filter(|_| s < load_slots) else { continue };
-            if first + v <= total {
-                // SAFETY: `first + V ≤ total`: the whole vector is inside `src`, and `first` is a
-                // multiple of `V` (a 16-byte boundary of the 16-byte-aligned buffer).
-                *h = unsafe { load_global_v4(src.add(first as usize).cast()) };
-            } else {
-                // The buffer's last, partial vector: element by element, never past the end.
-                // Safety: T is Plain, so zero bytes are a valid value.
-                let mut e: [T; V] = unsafe { core::mem::zeroed() };
-                for (i, x) in e.iter_mut().enumerate() {
-                    if first + (i as u64) < total {
-                        // SAFETY: `first + i < total`: inside `src`.
-                        *x = unsafe { global::read(src.add(first as usize + i)) };
-                    }
+    let (tr, tv) = (t / per_row, t % per_row);
+    let total = batch * rows * cols;
+    let (rows_i, cols_i, total_i) = (I::of(rows), I::of(cols), I::of(total));
+    // Element index of `(b, r, c)` of a matrix of `cols` columns; misalignment in elements
+    // past a 16-byte boundary (the buffers start 16-byte aligned).
+    let index =
+        |b: u64, r: u64, c: u64, rows: I, cols: I| I::of(b).times(rows).plus(I::of(r)).times(cols).plus(I::of(c));
+    let misalignment = |x: I| x.low() & (v - 1);
+    let vector_at = |x: I| -> [u32; 4] {
+        if x.plus(I::of(V as u64)) <= total_i {
+            // SAFETY: `x + V ≤ total`: the whole vector is inside `src`, and `x` is a multiple of
+            // `V` (the callers pass aligned indices) of the 16-byte-aligned buffer.
+            unsafe { load_global_v4(src.add(x.at()).cast()) }
+        } else {
+            // The buffer's last, partial vector: element by element, never past the end.
+            // SAFETY: T is Plain, so zero bytes are a valid value.
+            let mut e: [T; V] = unsafe { core::mem::zeroed() };
+            for (i, x_i) in e.iter_mut().enumerate() {
+                let at = x.plus(I::of(i as u64));
+                if at < total_i {
+                    // SAFETY: `at < total`: inside `src`.
+                    *x_i = unsafe { global::read(src.add(at.at())) };
                 }
-                // SAFETY: `[T; V]` and `[u32; 4]` are the same 16 plain bytes.
-                *h = unsafe { core::mem::transmute_copy(&e) };
+            }
+            // SAFETY: `[T; V]` and `[u32; 4]` are the same 16 plain bytes.
+            unsafe { core::mem::transmute_copy(&e) }
+        }
+    };
+    // Held per round: this lane's aligned vector, and the row's extra one (its last lane).
+    let load = |(b, r0, c0): (u64, u64, u64), held: &mut ([[u32; 4]; N], [[u32; 4]; N])| {
+        // Interior: the tile's rows and one more exist, so every window vector is inside `src`.
+        let interior = r0 + (tall as u64) < rows && c0 + wide as u64 <= cols;
+        let width = I::of((cols - c0).min(wide as u64));
+        let first = index(b, r0 + tr as u64, c0, rows_i, cols_i);
+        let step = I::of(rows_per_k as u64).times(cols_i);
+        // The interior tile's loads in one straight run, every one issued before the first is
+        // used (a branch per round kept ptxas from running them together).
+        let window = |k: usize| {
+            let at = first.plus(I::of(k as u64).times(step));
+            let m = misalignment(at);
+            let base = at.minus(I::of(m as u64));
+            (at, base.plus(I::of((tv * v) as u64)), base.plus(I::of(wide as u64)), tv == per_row - 1 && m != 0)
+        };
+        if interior {
+            for k in 0..N {
+                let (_, mine, extra, last) = window(k);
+                // SAFETY: an interior tile: the window of each of its rows ends before the next
+                // row's `V`-th element, inside `src`; `mine` and `extra` are multiples of `V`.
+                held.0[k] = unsafe { load_global_v4(src.add(mine.at()).cast()) };
+                if last {
+                    // SAFETY: as above.
+                    held.1[k] = unsafe { load_global_v4(src.add(extra.at()).cast()) };
+                }
+            }
+            return;
+        }
+        for k in 0..N {
+            let (at, mine, extra, last) = window(k);
+            if r0 + ((tr + k as u32 * rows_per_k) as u64) < rows {
+                // Only the vectors that hold a column of the tile inside the matrix.
+                let end = at.plus(width);
+                if mine < end {
+                    held.0[k] = vector_at(mine);
+                }
+                if last && extra < end {
+                    held.1[k] = vector_at(extra);
+                }
             }
         }
     };
-    let stage = |here: (u64, u64, u64), held: &[[u32; 4]; L]| {
-        let (_, _, c0) = here;
-        let end = (c0 + side as u64).min(cols) as i64;
-        for (k, h) in held.iter().enumerate() {
-            let s = k as u32 * threads + t;
-            let Some((_, col)) = window_of(here, s).filter(|_| s < load_slots) else { continue };
-            // Safety: [[u32; 4]] and [T; V] are the same 16 bytes.
-            let e: [T; V] = unsafe { core::mem::transmute_copy(h) };
-            // Element i goes to word `first + i`; lanes start at different elements so that
-            // a warp's writes spread over the banks (`unaligned::turn`).
-            let first = ((s / window) * pitch) as i64 + col - c0 as i64;
-            let turn = unaligned::turn(lane, first, size);
-            for (step, &x) in rotate(e, turn).iter().enumerate() {
-                let i = (step as u32 + turn) % V as u32;
-                let c = col + i as i64;
-                if c >= c0 as i64 && c < end {
-                    // SAFETY: `c` is a column of this tile, so word `first + i` is inside row `s /
-                    // window` of the shared tile (`unaligned::pitch`, `tile_rows`: the bytes the
-                    // launch gives); each word has one writer, and the barrier in `each_tile`
-                    // orders the writes before the reads.
-                    unsafe { tile.write((first as isize + i as isize) as usize, x) };
-                }
-            }
+    let stage = |(b, r0, c0): (u64, u64, u64), held: &([[u32; 4]; N], [[u32; 4]; N])| {
+        let first = index(b, r0 + tr as u64, c0, rows_i, cols_i);
+        let step = I::of(rows_per_k as u64).times(cols_i);
+        for k in 0..N {
+            let m = misalignment(first.plus(I::of(k as u64).times(step)));
+            let mine = held.0[k];
+            // Every lane shuffles, so the whole warp takes part; a row's last lane keeps its own
+            // extra vector instead (the next lane is the next row's, or none).
+            let next: [u32; 4] = core::array::from_fn(|w| shfl_down_u32(FULL_MASK, mine[w], 1));
+            let next = if tv == per_row - 1 { held.1[k] } else { next };
+            let r = tr + k as u32 * rows_per_k;
+            let row = realign(mine, next, m * size);
+            // SAFETY: `r < tall` and the swizzled vector stays in row `r` (`unaligned::offset`),
+            // inside the tile the launch gives; one writer per vector, ordered before the reads
+            // by the barrier in `each_tile`, and one tile per block.
+            unsafe { tile.write((r * per_row + (tv ^ ((r / v) & 7))) as usize, Vector(row)) };
         }
     };
     let store = |(b, r0, c0): (u64, u64, u64)| {
-        let last_band = r0 + side as u64 >= rows;
-        for k in 0..S as u32 {
-            let s = k * threads + t;
-            let (j, q) = (s / window, s % window);
-            // The window's extra chunk reaches the end of the row: only the last band needs it.
-            if j >= side || c0 + j as u64 >= cols || (q == window - 1 && !last_band) {
+        let interior = r0 + tall as u64 <= rows && c0 + wide as u64 <= cols;
+        // Chunk `q` of output row `j` (a store role) and its piece's misalignment.
+        let role = |k: u32| {
+            let (j, q) = unaligned::store_role(k * tuned::THREADS + t, size);
+            let piece = index(b, c0 + j as u64, r0, cols_i, rows_i);
+            (j, q, piece, misalignment(piece))
+        };
+        // Every round's gather first, then every round's store: gathers and stores interleaved
+        // round by round waited on each round's shared loads in turn.
+        let mut gathered = [[0u32; 4]; N];
+        for (k, g) in gathered.iter_mut().enumerate() {
+            let (j, q, _, m) = role(k as u32);
+            // Chunk `q` is the piece's rows `q·V − m ..`, taken modulo `tall`, so that chunk 0
+            // of a misaligned piece reads the end chunks' rows, in a vector group of their own.
+            // SAFETY: every row is below `tall`, inside the tile; every vector was written before
+            // the barrier in `each_tile`.
+            let e: [T; V] = core::array::from_fn(|i| unsafe {
+                elems.read(unaligned::offset((q * v + i as u32 + tall - m) & (tall - 1), j, size) as usize)
+            });
+            // SAFETY: [T; V] is exactly 16 bytes of plain data.
+            *g = unsafe { core::mem::transmute_copy(&e) };
+        }
+        for (k, g) in gathered.iter().enumerate() {
+            let (j, q, piece, m) = role(k as u32);
+            let out_row = c0 + j as u64;
+            // Chunk 0 is whole only where the piece starts aligned; else it is the end chunks.
+            if (q == 0 && m != 0) || out_row >= cols {
                 continue;
             }
-            let row_start = offset(b, c0 + j as u64, 0, cols, rows);
-            // Chunk q holds input rows first .. first + V (relative to row 0 of the matrix).
-            let first = r0 as i64 + (q as i64 * V as i64) - (row_start % v) as i64;
-            // Tile row of input row `first + i`: the tile starts `halo` rows above r0.
-            // SAFETY: called for input rows of the tile or its halo, whose words lie inside the
-            // shared tile, written before the barrier in `each_tile`; nothing writes the tile after
-            // it.
-            let read = |i: i64| unsafe {
-                let tile_row = (first + i - r0 as i64 + halo as i64) as u32;
-                tile.read((tile_row * pitch + j) as usize)
-            };
-            // SAFETY: `row_start + first ≥ 0` (`first` is at least `−(row_start % V)`). In the last
-            // band the extra chunk may start past the row, where nothing below is written.
-            let chunk = unsafe { dst.offset(row_start as isize + first as isize) };
-            if first >= 0 && first + V as i64 <= rows as i64 {
-                // Staggered like the stage: element i is at word `word + i · pitch`.
-                let word = (first - r0 as i64 + halo as i64) * pitch as i64 + j as i64;
-                let turn = unaligned::turn(lane, word, size);
-                let read: [T; V] = core::array::from_fn(|step| read(((step as u32 + turn) % V as u32) as i64));
-                let gathered = rotate(read, (V as u32 - turn) % V as u32);
-                // Safety: [T; V] is exactly 16 bytes of plain data.
-                let packed: [u32; 4] = unsafe { core::mem::transmute_copy(&gathered) };
-                // SAFETY: `0 ≤ first` and `first + V ≤ rows`: a whole chunk of output row `c0 + j`,
-                // inside `dst`, and 16-byte aligned (the chunk starts on a multiple of `V` of the
-                // aligned buffer); one thread writes each chunk.
-                unsafe { store_global_v4(chunk.cast(), packed) };
+            let at = piece.minus(I::of(m as u64)).plus(I::of((q * v) as u64));
+            if interior || r0 + ((q * v + v - m) as u64) <= rows {
+                // SAFETY: the chunk's V elements are rows `r0 + q·V − m ..` of output row
+                // `out_row`, all inside it, inside `dst`; `at` is a multiple of V of the aligned
+                // buffer; one thread writes each chunk.
+                unsafe { store_global_v4(dst.add(at.at()).cast(), *g) };
             } else {
-                for i in 0..V as i64 {
-                    if first + i >= 0 && first + i < rows as i64 {
-                        // SAFETY: `0 ≤ first + i < rows`: an element of output row `c0 + j`, inside
-                        // `dst`; one thread writes each.
-                        unsafe { global::write(chunk.offset(i as isize), read(i)) };
+                // SAFETY: `[u32; 4]` and `[T; V]` are the same 16 plain bytes.
+                let e: [T; V] = unsafe { core::mem::transmute_copy(g) };
+                for (i, &x) in e.iter().enumerate() {
+                    if r0 + ((q * v + i as u32 - m) as u64) < rows {
+                        // SAFETY: an element of output row `out_row` (the check), inside `dst`;
+                        // one thread writes it.
+                        unsafe { global::write(dst.add(at.plus(I::of(i as u64)).at()), x) };
                     }
                 }
             }
         }
+        // The end chunks: element `i` of output row `j`'s two partial chunks, one per thread.
+        let chunk_end = unaligned::chunks_per_row(size) * v;
+        for k in 0..E as u32 {
+            let (j, i) = ((k * tuned::THREADS + t) / v, (k * tuned::THREADS + t) % v);
+            let out_row = c0 + j as u64;
+            let piece = index(b, out_row, r0, cols_i, rows_i);
+            let m = misalignment(piece);
+            if m == 0 || out_row >= cols || j >= wide {
+                continue;
+            }
+            // Element i of the first chunk (i ≥ m: the piece's rows 0 ..) or of the one past the
+            // last whole chunk (i < m: its rows tall − m ..).
+            let (rr, past) = if i >= m { (i - m, i) } else { (tall + i - m, chunk_end + i) };
+            if r0 + (rr as u64) < rows {
+                let at = piece.minus(I::of(m as u64)).plus(I::of(past as u64));
+                // SAFETY: row `rr < tall` of the tile, written before the barrier; the element
+                // is row `r0 + rr < rows` of output row `out_row`, inside `dst`, and one thread
+                // writes it.
+                unsafe { global::write(dst.add(at.at()), elems.read(unaligned::offset(rr, j, size) as usize)) };
+            }
+        }
     };
-    each_tile(&Tiles::new(side, rows, cols, batch), [[0u32; 4]; L], load, stage, store);
+    let tiles = Tiles::rect(tall, wide, rows, cols, batch);
+    each_tile(&tiles, ([[0u32; 4]; N], [[0u32; 4]; N]), load, stage, store);
+}
+
+/// Bytes `shift .. shift + 16` of the 32 bytes of `a` then `b` (`shift < 16`): the 16-byte
+/// vector that starts `shift` bytes into `a`. Words are picked by one select per bit of
+/// `shift / 4`, on tuples of scalars: written over an array, LLVM turned the selects into a
+/// run-time index and the array into local memory. Then a funnel shift across word pairs by
+/// `shift % 4` bytes, a constant zero for 4-byte elements, where it folds away.
+#[inline(always)]
+fn realign(a: [u32; 4], b: [u32; 4], shift: u32) -> [u32; 4] {
+    let ([a0, a1, a2, a3], [b0, b1, b2, b3]) = (a, b);
+    let words = shift / 4;
+    let (x0, x1, x2, x3, x4, x5, x6) =
+        if words & 1 != 0 { (a1, a2, a3, b0, b1, b2, b3) } else { (a0, a1, a2, a3, b0, b1, b2) };
+    let (y0, y1, y2, y3, y4) = if words & 2 != 0 { (x2, x3, x4, x5, x6) } else { (x0, x1, x2, x3, x4) };
+    let bits = (shift % 4) * 8;
+    let funnel = |lo: u32, hi: u32| ((((hi as u64) << 32) | lo as u64) >> bits) as u32;
+    [funnel(y0, y1), funnel(y1, y2), funnel(y2, y3), funnel(y3, y4)]
 }
 
 /// `transpose` for 8-byte elements, at any shape: the padded tile of `transpose_padded` made
@@ -612,20 +724,4 @@ pub unsafe fn transpose_small<T: Plain, const STREAM: bool>(
     // SAFETY: this function's contract is `transpose_tile`'s with `K = tuned::small::PER_THREAD`
     // and one tile per block (its `# Safety`).
     unsafe { transpose_tile::<T, K, true, STREAM>(TileLayout::Padded, dst, src, rows, cols, batch) }
-}
-
-/// `a` rotated left by `by` places (`a[by]` first), for a `by` known only at run time and `V`
-/// a power of two: one conditional rotation per bit of `by`, all selects, because indexing
-/// a register array with a run-time index would put it in local memory.
-#[inline(always)]
-fn rotate<T: Plain, const V: usize>(mut a: [T; V], by: u32) -> [T; V] {
-    let mut bit = 1;
-    while bit < V {
-        let turned: [T; V] = core::array::from_fn(|i| a[(i + bit) % V]);
-        if by as usize & bit != 0 {
-            a = turned;
-        }
-        bit *= 2;
-    }
-    a
 }

@@ -102,6 +102,20 @@ pub fn trials(gpu: Option<Arc<Gpu>>, target: Target) -> Vec<Trial> {
         // 4-byte words).
         let odd = Shape::new(46_349, 23_175);
         add(format!("{k}/bf16/{odd}/past_2^31_bytes"), Box::new(move |g| check_transpose::<bf16>(g, kernel, odd)));
+        if kernel == TransposeKernel::Tuned {
+            // Past 2^32 elements on rows that do not start aligned: the unaligned kernels' 64-bit
+            // indices (`transpose_unaligned_large_*`).
+            let huge = Shape::new(5, 858_993_461);
+            add(
+                format!("{k}/bf16/{huge}/past_2^32_elements"),
+                Box::new(move |g| check_transpose::<bf16>(g, kernel, huge)),
+            );
+            let huge = Shape::new(3, 1_431_655_769);
+            add(
+                format!("{k}/f32/{huge}/past_2^32_elements"),
+                Box::new(move |g| check_transpose::<f32>(g, kernel, huge)),
+            );
+        }
     }
     if on_gpu {
         add("emulator/agrees_with_the_gpu_bit_for_bit".into(), Box::new(emulator_agrees));
@@ -382,12 +396,16 @@ fn transpose_residency_is_as_measured(gpu: &Gpu) -> Check {
             plan::<u16>(tuned, nb, nb, big, target)?,
             plan::<u8>(tuned, nb, nb, big, target)?,
         );
+        let (odd, no) = (Shape::new(8191, 8193), 8191 * 8193);
+        let (odd_f32, odd_u16) = (plan::<f32>(tuned, no, no, odd, target)?, plan::<u16>(tuned, no, no, odd, target)?);
         for (got, want) in [
             (held(gpu.resident_blocks(&uncapped), uncapped.kernel.name())?, 8),
             (held(gpu.resident_blocks(&small_f64), small_f64.kernel.name())?, 16),
             (held(gpu.resident_blocks(&big_f64), big_f64.kernel.name())?, 5),
             (held(gpu.resident_blocks(&big_u16), big_u16.kernel.name())?, 4),
             (held(gpu.resident_blocks(&big_u8), big_u8.kernel.name())?, 8),
+            (held(gpu.resident_blocks(&odd_f32), odd_f32.kernel.name())?, 3),
+            (held(gpu.resident_blocks(&odd_u16), odd_u16.kernel.name())?, 4),
         ] {
             let (got, kernel) = got;
             if got != want {
