@@ -90,15 +90,21 @@ fn better_selected<K: Key>(a: ArgPair<K>, b: ArgPair<K>) -> ArgPair<K> {
     if take { b } else { a }
 }
 
-/// [`better`] for one element of `I` folded into a thread's candidate. Elements of 4 and 8
-/// bytes take [`better_selected`] (and branch-free keys): with a branch per element, the
-/// compiler issued a thread's next 16-byte load only after folding the one before, and the
-/// `f32` argmax along rows of 8192² reached 49% of the copy on an H200, 57.0% without. Two-byte
-/// elements, eight to a vector, lost 3–7 points that way (their registers), and keep the
-/// branches.
+/// Whether elements of `bytes` bytes are ranked without branches: keys in masks
+/// (`float_key!`) and comparisons in selects ([`better_selected`]). With a branch per
+/// element, the compiler issued a thread's next 16-byte load only after folding the one before,
+/// and the `f32` argmax along rows of 8192² reached 49% of the copy on an H200, 57.0% without.
+/// Two-byte elements, eight to a vector, lost 3–7 points that way (their registers), and keep
+/// the branches.
+const fn branch_free(bytes: usize) -> bool {
+    bytes >= 4
+}
+
+/// [`better`] for one element of `I` folded into a thread's candidate: [`better_selected`]
+/// where `I` is ranked [`branch_free`].
 #[inline(always)]
 fn better_element<I, K: Key>(a: ArgPair<K>, b: ArgPair<K>) -> ArgPair<K> {
-    if size_of::<I>() >= 4 { better_selected(a, b) } else { better(a, b) }
+    if branch_free(size_of::<I>()) { better_selected(a, b) } else { better(a, b) }
 }
 
 /// A split plan's partial in scratch: the key widened to `u64`, and its position.
@@ -139,16 +145,15 @@ impl ArgOp<ArgPartial> for Partials {
 
 /// `(argmin key, argmax key)` of a float's bits `b` (`$U`): a non-NaN's total order with
 /// −0 < +0 as an unsigned integer (negatives' bits flipped, positives' sign bit set), and its
-/// complement; every NaN `$K::MAX`. `$key` computes it: `float_key!` in masks for 4- and
-/// 8-byte floats, `float_key_branching!` for 2-byte ones (see [`better_element`]).
+/// complement; every NaN `$K::MAX` (`float_key!`).
 macro_rules! arg_keys {
-    ($($In:ty => $U:ty, $K:ty, $key:ident, |$x:ident| $bits:expr, $nan:expr);+ $(;)?) => {$(
+    ($($In:ty => $U:ty, $K:ty, |$x:ident| $bits:expr, $nan:expr);+ $(;)?) => {$(
         impl ArgOp<$In> for ArgMax {
             type K = $K;
             #[inline(always)]
             fn pair($x: $In, position: u64) -> ArgPair<$K> {
                 let b: $U = $bits;
-                ArgPair { key: $key!($U, $K, b, $nan, |r: $U| r), index: position }
+                ArgPair { key: float_key!($U, $K, b, $nan, |r: $U| r), index: position }
             }
         }
         impl ArgOp<$In> for ArgMin {
@@ -156,42 +161,37 @@ macro_rules! arg_keys {
             #[inline(always)]
             fn pair($x: $In, position: u64) -> ArgPair<$K> {
                 let b: $U = $bits;
-                ArgPair { key: $key!($U, $K, b, $nan, |r: $U| !r), index: position }
+                ArgPair { key: float_key!($U, $K, b, $nan, |r: $U| !r), index: position }
             }
         }
     )+};
 }
 
-/// `$f` of the rank of `$b`, widened to `$K`, or `$K::MAX` for a NaN, without a branch: the
-/// rank is `b` XOR all ones where the sign is set, XOR the sign bit alone where it is not; the
-/// NaN test becomes a mask of all ones.
+/// `$f` of the rank of `$b`, widened to `$K`, or `$K::MAX` for a NaN. [`branch_free`] for
+/// floats of `$U`'s width: the rank is `b` XOR all ones where the sign is set, XOR the sign bit
+/// alone where it is not, and the NaN test a mask of all ones. Otherwise the NaN test, then the
+/// sign, with branches. The test is a constant: one form is compiled.
 macro_rules! float_key {
     ($U:ty, $K:ty, $b:expr, $nan:expr, $f:expr) => {{
         let b: $U = $b;
         let sign: $U = 1 << (<$U>::BITS - 1);
-        let rank = b ^ ((b >> (<$U>::BITS - 1)).wrapping_neg() | sign);
-        $f(rank) as $K | <$K>::from($nan(b)).wrapping_neg()
-    }};
-}
-
-/// `float_key!` with branches: the NaN test, then the sign.
-macro_rules! float_key_branching {
-    ($U:ty, $K:ty, $b:expr, $nan:expr, $f:expr) => {{
-        let b: $U = $b;
-        if $nan(b) {
+        if branch_free(size_of::<$U>()) {
+            let rank = b ^ ((b >> (<$U>::BITS - 1)).wrapping_neg() | sign);
+            $f(rank) as $K | <$K>::from($nan(b)).wrapping_neg()
+        } else if $nan(b) {
             <$K>::MAX
         } else {
-            let rank = if b >> (<$U>::BITS - 1) != 0 { !b } else { b | (1 << (<$U>::BITS - 1)) };
+            let rank = if b >> (<$U>::BITS - 1) != 0 { !b } else { b | sign };
             $f(rank) as $K
         }
     }};
 }
 
 arg_keys! {
-    f32 => u32, u32, float_key, |x| x.to_bits(), |b: u32| b & 0x7FFF_FFFF > 0x7F80_0000;
-    f64 => u64, u64, float_key, |x| x.to_bits(), |b: u64| b & 0x7FFF_FFFF_FFFF_FFFF > 0x7FF0_0000_0000_0000;
-    Bf16 => u16, u32, float_key_branching, |x| x.0, |b: u16| b & 0x7FFF > 0x7F80;
-    F16 => u16, u32, float_key_branching, |x| x.0, |b: u16| b & 0x7FFF > 0x7C00;
+    f32 => u32, u32, |x| x.to_bits(), |b: u32| b & 0x7FFF_FFFF > 0x7F80_0000;
+    f64 => u64, u64, |x| x.to_bits(), |b: u64| b & 0x7FFF_FFFF_FFFF_FFFF > 0x7FF0_0000_0000_0000;
+    Bf16 => u16, u32, |x| x.0, |b: u16| b & 0x7FFF > 0x7F80;
+    F16 => u16, u32, |x| x.0, |b: u16| b & 0x7FFF > 0x7C00;
 }
 
 /// Integers: signed ones with the sign bit flipped (unsigned order), argmin complemented.
