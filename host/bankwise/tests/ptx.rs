@@ -485,3 +485,25 @@ fn transposes_keep_the_registers_their_residency_was_measured_with() {
         assert!(blocks >= min_blocks, "{} uses {} registers: {blocks} blocks of {threads} per SM", k.name, k.registers);
     }
 }
+
+#[test]
+fn skinny_transposes_move_16_byte_vectors_on_both_sides() {
+    // Segments staged and read whole (STS.128 in, LDS.128 out), the span one element at a time
+    // in shared memory; 16-byte vectors on both global sides either way.
+    for (width, suffix) in [("u8", ".U8"), ("u16", ".U16"), ("u32", ""), ("u64", ".64")] {
+        for (name, staged, element) in [("interleave", "STS.128", "LDS"), ("deinterleave", "LDS.128", "STS")] {
+            let kernel = format!("permute_{name}_{width}");
+            let sass = sass_of(&kernel);
+            for op in ["LDG.E.128", "STG.E.128", staged, "BAR.SYNC"] {
+                assert!(sass.contains(op), "{kernel} must use {op}:\n{sass}");
+            }
+            // A vector's elements at least: 128 bits over the element's.
+            let per_vector = 128 / width[1..].parse::<usize>().expect("u<bits>");
+            let singles = count_op(&sass, element, suffix);
+            assert!(
+                singles >= per_vector,
+                "{kernel}: {singles} {element}{suffix}, a vector's {per_vector} at least:\n{sass}"
+            );
+        }
+    }
+}

@@ -128,6 +128,18 @@ impl Gpu {
                     self.transpose_slices(TransposeKernel::Tuned, as_words::<T, u64>(from), as_words_mut(to), *shape)
                 }
             },
+            Work::Skinny { params, interleave, width } => match width {
+                Width::B1 => self.permute_skinny::<u8>(params, *interleave, as_words::<T, u8>(from), as_words_mut(to)),
+                Width::B2 => {
+                    self.permute_skinny::<u16>(params, *interleave, as_words::<T, u16>(from), as_words_mut(to))
+                }
+                Width::B4 => {
+                    self.permute_skinny::<u32>(params, *interleave, as_words::<T, u32>(from), as_words_mut(to))
+                }
+                Width::B8 => {
+                    self.permute_skinny::<u64>(params, *interleave, as_words::<T, u64>(from), as_words_mut(to))
+                }
+            },
             Work::Tiled { params, vectorized, width } => match width {
                 Width::B1 => self.permute_tiled::<u8>(params, *vectorized, as_words::<T, u8>(from), as_words_mut(to)),
                 Width::B2 => self.permute_tiled::<u16>(params, *vectorized, as_words::<T, u16>(from), as_words_mut(to)),
@@ -176,6 +188,32 @@ impl Gpu {
             // (checked against the plan's element count); the launch takes tiles `first ..
             // first + blocks` of them; the vectorized entries are planned only where both groups
             // span whole vectors, and the slices start where their buffers do (256-byte aligned).
+            unsafe { self.launch(launch, (dst.slice_mut(..)?, src, p))? };
+            first += blocks;
+        }
+        Ok(())
+    }
+
+    fn permute_skinny<W: PermuteWord + Element>(
+        &self,
+        params: &bankwise_builtin::permute::Skinny,
+        interleave: bool,
+        src: DeviceSlice<'_, W>,
+        mut dst: DeviceSliceMut<'_, W>,
+    ) -> Result<()> {
+        let kernel = if interleave { W::INTERLEAVE } else { W::DEINTERLEAVE };
+        let shared_bytes = ((16 * params.narrow) << params.row_shift) as u32;
+        let tiles = params.tiles();
+        let mut first = 0;
+        while first < tiles {
+            let blocks = (tiles - first).min(plan::MAX_BLOCKS);
+            let launch = Launch { shared_bytes, ..Launch::new(kernel, (blocks as u32, 1, 1), (tuned::THREADS, 1, 1)) };
+            let p = bankwise_builtin::permute::Skinny { first_tile: first, ..*params };
+            // Safety: the plan's matrices span exactly the tensor, which both slices hold (checked
+            // against the plan's element count); its long side is a multiple of the vector and its
+            // narrow side and rows within the kernel's limits (`plan::skinny`); the launch takes
+            // tiles `first .. first + blocks` with the shared memory they need; the slices start
+            // where their buffers do, 16-byte aligned (the plan was made for that alignment).
             unsafe { self.launch(launch, (dst.slice_mut(..)?, src, p))? };
             first += blocks;
         }

@@ -4,7 +4,8 @@
 use std::fmt;
 
 use bankwise_builtin::permute::{
-    Batch, FastDiv, Group, MAX_BATCH, MAX_GROUP, MAX_RANK, ROWS_THREADS, Rows, Tiled, flat_per_thread, flat_pitch,
+    Batch, FastDiv, Group, MAX_BATCH, MAX_GROUP, MAX_RANK, ROWS_THREADS, Rows, SKINNY_MAX_NARROW, SKINNY_PER_THREAD,
+    Skinny, Tiled, flat_per_thread, flat_pitch,
 };
 use bankwise_layout::transpose::tuned;
 
@@ -98,6 +99,17 @@ pub enum Work {
         /// The word moved: the element, or a run of elements that stays together.
         width: Width,
     },
+    /// A (batched) 2-D transpose with a narrow side (2 to 63) and a long one that is a
+    /// multiple of the 16-byte vector: whole rows of the narrow side per tile, vectors on both
+    /// sides (`permute_interleave_*`, `permute_deinterleave_*`).
+    Skinny {
+        /// The matrices (`first_tile` 0).
+        params: Skinny,
+        /// `src` is `narrow × long` (interleaving its rows into `dst`), else `long × narrow`.
+        interleave: bool,
+        /// The word moved.
+        width: Width,
+    },
     /// Tiles through shared memory, where the innermost axis moves.
     Tiled {
         /// The tiles' addresses (`first_tile` 0).
@@ -185,6 +197,22 @@ impl fmt::Display for PermutePlan {
             Work::Empty => write!(f, "empty"),
             Work::Copy => write!(f, "a copy"),
             Work::Transpose { shape, width } => write!(f, "a transpose of {shape} {}-byte words", width.bytes()),
+            Work::Skinny { params, interleave, width } => {
+                let (n, long) = (params.narrow, params.long);
+                let (from, to) = if *interleave { ((n, long), (long, n)) } else { ((long, n), (n, long)) };
+                write!(
+                    f,
+                    "{} skinny transposes of {}×{} to {}×{} {}-byte words in {} tiles of {n} × {}, 16-byte vectors",
+                    params.matrices,
+                    from.0,
+                    from.1,
+                    to.0,
+                    to.1,
+                    width.bytes(),
+                    params.tiles(),
+                    (1u64 << params.row_shift) * tuned::vector(width.bytes() as u32) as u64
+                )
+            }
             Work::Tiled { params, vectorized, width } => write!(
                 f,
                 "{} rows × {} columns ({} batch indices) of {}-byte words in {} tiles of {}",
@@ -254,6 +282,9 @@ fn work(sizes: &[usize], perm: &[usize], bytes: u64, align: u64) -> Work {
         let shape = if k == 2 { Shape::new(rows, cols) } else { Shape::batched(sizes[0], rows, cols) };
         return Work::Transpose { shape, width };
     }
+    if let Some(skinny) = skinny(sizes, perm, bytes, align) {
+        return skinny;
+    }
     let v = tuned::vector(bytes as u32) as u64;
     let side = side as u64;
     let params = tiled(sizes, perm, side, side);
@@ -262,6 +293,40 @@ fn work(sizes: &[usize], perm: &[usize], bytes: u64, align: u64) -> Work {
         return Work::Tiled { params, vectorized: true, width };
     }
     Work::Tiled { params: flat(sizes, perm, bytes), vectorized: false, width }
+}
+
+/// The skinny transpose of a normal form that is a (batched) 2-D transpose with one side of 2
+/// to 63 and the other a multiple of the vector, with at least one vector per thread of a
+/// tile: `None` for any other.
+fn skinny(sizes: &[usize], perm: &[usize], bytes: u64, align: u64) -> Option<Work> {
+    let k = sizes.len();
+    if !((k == 2 && perm == [1, 0]) || (k == 3 && perm == [0, 2, 1])) || align < 16 {
+        return None;
+    }
+    let (rows, cols) = (sizes[k - 2] as u64, sizes[k - 1] as u64);
+    let interleave = rows <= cols;
+    let (narrow, long) = if interleave { (rows, cols) } else { (cols, rows) };
+    let v = tuned::vector(bytes as u32) as u64;
+    let slots = (256 * SKINNY_PER_THREAD) as u64;
+    if narrow > SKINNY_MAX_NARROW || !long.is_multiple_of(v) || narrow * (long / v) < 256 {
+        return None;
+    }
+    // Rows of as many vectors as fit the tile (a power of two, 8 at least), no more than a
+    // matrix's row needs.
+    let fit = 1u64 << (slots / narrow).ilog2();
+    let vr = fit.min((long / v).next_power_of_two()).max(8);
+    let div = FastDiv::new(narrow as u32);
+    let params = Skinny {
+        narrow,
+        long,
+        tiles_per_matrix: long.div_ceil(vr * v),
+        matrices: if k == 3 { sizes[0] as u64 } else { 1 },
+        first_tile: 0,
+        magic: div.magic,
+        shift: div.shift,
+        row_shift: vr.trailing_zeros(),
+    };
+    Some(Work::Skinny { params, interleave, width: width_of(bytes) })
 }
 
 /// The side the groups of a flat tile grow to: past it, their width is the tile's to choose.

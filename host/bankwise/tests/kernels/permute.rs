@@ -48,6 +48,12 @@ const CASES: &[(&[usize], &[usize])] = &[
     (&[4, 1024], &[1, 0]),
     (&[3, 8, 600], &[0, 2, 1]),
     (&[2, 1024, 16], &[0, 2, 1]),
+    // Skinny transposes: 3 rows interleaved and back, 7 of 1000 columns in a batch of 2 (a
+    // short last tile; `u8` rows of 1000 are off the vector and take the flat tile).
+    (&[3, 4096], &[1, 0]),
+    (&[4096, 3], &[1, 0]),
+    (&[2, 7, 1000], &[0, 2, 1]),
+    (&[2, 1000, 7], &[0, 2, 1]),
 ];
 
 /// Larger cases for a GPU: the suite shapes (2^26 elements), primes and 2^31.
@@ -62,6 +68,11 @@ const GPU_CASES: &[(&[usize], &[usize])] = &[
     (&[509, 521, 257], &[2, 0, 1]),
     (&[1021, 3, 1031, 5], &[2, 3, 1, 0]),
     (&[70_001, 3, 7], &[2, 1, 0]),
+    // Skinny: three-channel images both ways, 23 and 63 rows of a million.
+    (&[64, 3, 224, 224], &[0, 2, 3, 1]),
+    (&[64, 224, 224, 3], &[0, 3, 1, 2]),
+    (&[23, 1_000_000], &[1, 0]),
+    (&[1_000_000, 63], &[1, 0]),
 ];
 
 pub fn trials(add: &mut AddTrial<'_>, target: Target) {
@@ -81,8 +92,15 @@ pub fn trials(add: &mut AddTrial<'_>, target: Target) {
         add("permute/u8/past_2^31_elements".into(), Box::new(|g| check::<u8>(g, LONG.0, LONG.1)));
         const WIDE: (&[usize], &[usize]) = (&[3, 1031, 5, 37_003], &[3, 1, 0, 2]);
         add("permute/f32/past_2^31_bytes".into(), Box::new(|g| check::<f32>(g, WIDE.0, WIDE.1)));
+        // A skinny transpose past 2^32 elements (64-bit offsets of its rows).
+        const SKINNY: (&[usize], &[usize]) = (&[2, (1 << 31) + 16], &[1, 0]);
+        add("permute/u8/skinny_past_2^32_elements".into(), Box::new(|g| check::<u8>(g, SKINNY.0, SKINNY.1)));
     } else {
         add("permute/tiles_are_conflict_free".into(), Box::new(|_| tiles_are_conflict_free()));
+        add(
+            "permute/skinny_tiles_measure_their_wavefronts".into(),
+            Box::new(|_| skinny_tiles_measure_their_wavefronts()),
+        );
     }
 }
 
@@ -210,7 +228,63 @@ fn tiles_are_conflict_free() -> Check {
     // Flat: square tiles of odd groups, tiles of a few rows, tiles of a few columns.
     every_width!(&[129, 3, 131], &[2, 1, 0], false, 1);
     every_width!(&[5, 7, 300], &[2, 1, 0], false, 1);
-    every_width!(&[3, 300, 5], &[2, 0, 1], false, 2);
+    every_width!(&[3, 301, 5], &[2, 0, 1], false, 2);
     every_width!(&[300, 7, 3], &[2, 1, 0], false, 2);
+    Ok(())
+}
+
+/// Each skinny transpose, on a fresh emulator: its segment side's `STS.128`/`LDS.128` at the
+/// 4 wavefronts a warp's 512 bytes need; its span side's accesses of one element a lane at
+/// most twice their ideal (1 wavefront, 2 for 8-byte elements) where the narrow side is 8 or
+/// less, and eight times it past 8 (the element walk meets up to 32 rows a request, which the
+/// XOR of 8 slots spreads over 8 bank quads).
+fn skinny_tiles_measure_their_wavefronts() -> Check {
+    fn one<T: Element>(dims: &[usize], perm: &[usize]) -> Check {
+        let gpu = Gpu::emulator()?;
+        let plan = PermutePlan::new(dims, perm, T::WIDTH)?;
+        let Work::Skinny { params, .. } = plan.work else {
+            return Err(format!("{plan}: not a skinny transpose").into());
+        };
+        let n = plan.elements;
+        let src = gpu.upload(&random::<T>(n, 7))?;
+        let mut dst = gpu.alloc_zeros::<T>(n)?;
+        gpu.permute_with_plan(&plan, &src, &mut dst)?;
+        let ideal = (size_of::<T>() as u32 / 4).max(1);
+        let span_bound = ideal * if params.narrow <= 8 { 2 } else { 8 };
+        let mut sites = 0;
+        for launch in gpu.take_emulator_reports() {
+            for site in &launch.report.sites {
+                let bound = if site.bytes == 16 { 4 } else { span_bound };
+                if site.worst_wavefronts > bound {
+                    return Err(format!(
+                        "{plan}: {} bytes at {:?} take {} wavefronts (at most {bound} promised): {:?}",
+                        site.bytes, site.site, site.worst_wavefronts, site.worst
+                    )
+                    .into());
+                }
+                sites += 1;
+            }
+        }
+        if sites != 2 {
+            return Err(format!("{plan}: {sites} shared sites, where the kernel has 2 a direction").into());
+        }
+        Ok(())
+    }
+    let cases: [(&[usize], &[usize]); 8] = [
+        (&[3, 4096], &[1, 0]),
+        (&[4096, 3], &[1, 0]),
+        (&[2, 7, 1024], &[0, 2, 1]),
+        (&[6, 2048], &[1, 0]),
+        (&[23, 1024], &[1, 0]),
+        (&[32, 1024], &[1, 0]),
+        (&[1024, 43], &[1, 0]),
+        (&[63, 1024], &[1, 0]),
+    ];
+    for (dims, perm) in cases {
+        one::<u8>(dims, perm)?;
+        one::<bf16>(dims, perm)?;
+        one::<f32>(dims, perm)?;
+        one::<f64>(dims, perm)?;
+    }
     Ok(())
 }
