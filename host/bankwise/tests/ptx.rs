@@ -487,23 +487,38 @@ fn transposes_keep_the_registers_their_residency_was_measured_with() {
 }
 
 #[test]
-fn skinny_transposes_move_16_byte_vectors_on_both_sides() {
-    // Segments staged and read whole (STS.128 in, LDS.128 out), the span one element at a time
-    // in shared memory; 16-byte vectors on both global sides either way.
-    for (width, suffix) in [("u8", ".U8"), ("u16", ".U16"), ("u32", ""), ("u64", ".64")] {
-        for (name, staged, element) in [("interleave", "STS.128", "LDS"), ("deinterleave", "LDS.128", "STS")] {
-            let kernel = format!("permute_{name}_{width}");
-            let sass = sass_of(&kernel);
-            for op in ["LDG.E.128", "STG.E.128", staged, "BAR.SYNC"] {
-                assert!(sass.contains(op), "{kernel} must use {op}:\n{sass}");
+fn skinny_transposes_move_whole_words_on_both_sides() {
+    // Segments staged and read as whole words (the word's STS in, its LDS out), the span one
+    // element at a time in shared memory; the word's loads and stores on both global sides.
+    let suffix = |bits: usize| match bits {
+        8 => ".U8",
+        16 => ".U16",
+        32 => "",
+        64 => ".64",
+        _ => ".128",
+    };
+    for width in ["u8", "u16", "u32", "u64"] {
+        let bits: usize = width[1..].parse().expect("u<bits>");
+        for (word, infix) in [(16, ""), (8, "8b_"), (4, "4b_")] {
+            if word * 8 < bits {
+                continue;
             }
-            // A vector's elements at least: 128 bits over the element's.
-            let per_vector = 128 / width[1..].parse::<usize>().expect("u<bits>");
-            let singles = count_op(&sass, element, suffix);
-            assert!(
-                singles >= per_vector,
-                "{kernel}: {singles} {element}{suffix}, a vector's {per_vector} at least:\n{sass}"
-            );
+            for (name, staged, element) in [("interleave", "STS", "LDS"), ("deinterleave", "LDS", "STS")] {
+                let kernel = format!("permute_{name}_{infix}{width}");
+                let sass = sass_of(&kernel);
+                let w = suffix(word * 8);
+                for (op, s) in [("LDG", format!(".E{w}")), ("STG", format!(".E{w}")), (staged, w.to_string())] {
+                    assert!(count_op(&sass, op, &s) > 0, "{kernel} must use {op}{s}:\n{sass}");
+                }
+                assert!(sass.contains("BAR.SYNC"), "{kernel} must wait at a barrier:\n{sass}");
+                // A word's elements at least.
+                let (per_word, singles) = (word * 8 / bits, count_op(&sass, element, suffix(bits)));
+                assert!(
+                    singles >= per_word,
+                    "{kernel}: {singles} {element}{}, {per_word} at least:\n{sass}",
+                    suffix(bits)
+                );
+            }
         }
     }
 }

@@ -3,8 +3,8 @@
 use bankwise_device::kernel;
 /// The parameters and limits of the entries below, for their launchers.
 pub use bankwise_kernels::permute::{
-    Batch, FastDiv, Group, MAX_BATCH, MAX_GROUP, MAX_RANK, ROWS_THREADS, Rows, SKINNY_MAX_NARROW, SKINNY_PER_THREAD,
-    Skinny, Tiled, flat_pitch,
+    Batch, FastDiv, Group, MAX_BATCH, MAX_GROUP, MAX_RANK, ROWS_THREADS, Rows, SKINNY_BYTES_PER_THREAD,
+    SKINNY_MAX_NARROW, Skinny, Tiled, flat_pitch, skinny_per_thread,
 };
 use bankwise_kernels::permute::{
     permute_rows, permute_rows_vectors, permute_skinny, permute_tiled_flat, permute_tiled_vectorized,
@@ -18,13 +18,10 @@ const fn bytes<T>() -> u32 {
 
 /// Instantiates the permutation kernels for each element width: `permute_tiled_<t>` (16-byte
 /// vectors, `V` elements each, `N` per thread), `permute_tiled_flat_<t>` (`K` elements per
-/// thread, tiles of `256 · K` elements, with the shared memory the launch gives),
-/// `permute_rows_<t>`, and the skinny transposes `permute_interleave_<t>` (`narrow × long` to
-/// `long × narrow`) and `permute_deinterleave_<t>` (back), with the shared memory the launch
-/// gives.
+/// thread, tiles of `256 · K` elements, with the shared memory the launch gives) and
+/// `permute_rows_<t>`.
 macro_rules! per_width {
-    ($($t:ty: $tiled:ident($v:literal, $n:literal), $scalar:ident($k:literal), $large:ident, $rows:ident,
-       $interleave:ident, $deinterleave:ident;)+) => {$(
+    ($($t:ty: $tiled:ident($v:literal, $n:literal), $scalar:ident($k:literal), $large:ident, $rows:ident;)+) => {$(
         /// # Safety
         /// As `bankwise_kernels::permute::permute_tiled_vectorized`.
         #[kernel(shared = layout::tile_bytes(bytes::<$t>()))]
@@ -57,13 +54,29 @@ macro_rules! per_width {
             // SAFETY: this entry's contract (its `# Safety`, which the launch keeps) is the callee's.
             unsafe { permute_rows::<$t>(dst, src, &p) }
         }
+    )+};
+}
 
+per_width! {
+    u8: permute_tiled_u8(16, 4), permute_tiled_flat_u8(16), permute_tiled_flat_large_u8, permute_rows_u8;
+    u16: permute_tiled_u16(8, 8), permute_tiled_flat_u16(16), permute_tiled_flat_large_u16, permute_rows_u16;
+    u32: permute_tiled_u32(4, 4), permute_tiled_flat_u32(16), permute_tiled_flat_large_u32, permute_rows_u32;
+    u64: permute_tiled_u64(2, 8), permute_tiled_flat_u64(16), permute_tiled_flat_large_u64, permute_rows_u64;
+}
+
+/// Instantiates the skinny transposes for an element type and a word of `B` bytes:
+/// `interleave` (`narrow × long` to `long × narrow`) and `deinterleave` (back), with the
+/// shared memory the launch gives.
+macro_rules! skinny {
+    ($($t:ty, $b:literal: $interleave:ident, $deinterleave:ident;)+) => {$(
         /// # Safety
         /// As `bankwise_kernels::permute::permute_skinny` with `SPAN_OUT`.
         #[kernel]
         pub unsafe fn $interleave(dst: *mut $t, src: *const $t, p: Skinny) {
             // SAFETY: this entry's contract (its `# Safety`, which the launch keeps) is the callee's.
-            unsafe { permute_skinny::<$t, { 16 / bytes::<$t>() as usize }, true>(dst, src, &p) }
+            unsafe {
+                permute_skinny::<$t, $b, { $b / bytes::<$t>() as usize }, { 64 / $b }, true>(dst, src, &p)
+            }
         }
 
         /// # Safety
@@ -71,20 +84,25 @@ macro_rules! per_width {
         #[kernel]
         pub unsafe fn $deinterleave(dst: *mut $t, src: *const $t, p: Skinny) {
             // SAFETY: this entry's contract (its `# Safety`, which the launch keeps) is the callee's.
-            unsafe { permute_skinny::<$t, { 16 / bytes::<$t>() as usize }, false>(dst, src, &p) }
+            unsafe {
+                permute_skinny::<$t, $b, { $b / bytes::<$t>() as usize }, { 64 / $b }, false>(dst, src, &p)
+            }
         }
     )+};
 }
 
-per_width! {
-    u8: permute_tiled_u8(16, 4), permute_tiled_flat_u8(16), permute_tiled_flat_large_u8, permute_rows_u8,
-        permute_interleave_u8, permute_deinterleave_u8;
-    u16: permute_tiled_u16(8, 8), permute_tiled_flat_u16(16), permute_tiled_flat_large_u16, permute_rows_u16,
-        permute_interleave_u16, permute_deinterleave_u16;
-    u32: permute_tiled_u32(4, 4), permute_tiled_flat_u32(16), permute_tiled_flat_large_u32, permute_rows_u32,
-        permute_interleave_u32, permute_deinterleave_u32;
-    u64: permute_tiled_u64(2, 8), permute_tiled_flat_u64(16), permute_tiled_flat_large_u64, permute_rows_u64,
-        permute_interleave_u64, permute_deinterleave_u64;
+skinny! {
+    u8, 16: permute_interleave_u8, permute_deinterleave_u8;
+    u8, 8: permute_interleave_8b_u8, permute_deinterleave_8b_u8;
+    u8, 4: permute_interleave_4b_u8, permute_deinterleave_4b_u8;
+    u16, 16: permute_interleave_u16, permute_deinterleave_u16;
+    u16, 8: permute_interleave_8b_u16, permute_deinterleave_8b_u16;
+    u16, 4: permute_interleave_4b_u16, permute_deinterleave_4b_u16;
+    u32, 16: permute_interleave_u32, permute_deinterleave_u32;
+    u32, 8: permute_interleave_8b_u32, permute_deinterleave_8b_u32;
+    u32, 4: permute_interleave_4b_u32, permute_deinterleave_4b_u32;
+    u64, 16: permute_interleave_u64, permute_deinterleave_u64;
+    u64, 8: permute_interleave_8b_u64, permute_deinterleave_8b_u64;
 }
 
 /// Elements each thread of `permute_tiled_flat_*` moves, by element bytes (1, 2, 4, 8): the
@@ -126,34 +144,40 @@ pub trait PermuteWord: Copy + 'static {
     const TILED_FLAT_LARGE: bankwise_device::KernelEntry<TiledParams<Self>>;
     /// `permute_rows_*`.
     const ROWS: bankwise_device::KernelEntry<RowsParams<Self>>;
-    /// `permute_interleave_*`: `narrow × long` matrices to `long × narrow`.
-    const INTERLEAVE: bankwise_device::KernelEntry<SkinnyParams<Self>>;
-    /// `permute_deinterleave_*`: `long × narrow` matrices to `narrow × long`.
-    const DEINTERLEAVE: bankwise_device::KernelEntry<SkinnyParams<Self>>;
+    /// `permute_interleave_*` (`narrow × long` matrices to `long × narrow`) in words of 16, 8
+    /// and 4 bytes (`_8b_`, `_4b_`); `None` for a word narrower than the element.
+    const INTERLEAVE: [Option<bankwise_device::KernelEntry<SkinnyParams<Self>>>; 3];
+    /// `permute_deinterleave_*` (`long × narrow` to `narrow × long`), as [`PermuteWord::INTERLEAVE`].
+    const DEINTERLEAVE: [Option<bankwise_device::KernelEntry<SkinnyParams<Self>>>; 3];
 }
 
 #[cfg(not(target_arch = "nvptx64"))]
 macro_rules! permute_words {
-    ($($t:ty: $tiled:ident, $scalar:ident, $large:ident, $rows:ident, $interleave:ident, $deinterleave:ident;)+) => {$(
+    ($($t:ty: $tiled:ident, $scalar:ident, $large:ident, $rows:ident,
+       [$($interleave:expr),+], [$($deinterleave:expr),+];)+) => {$(
         impl PermuteWord for $t {
             const TILED: bankwise_device::KernelEntry<TiledParams<Self>> = $tiled;
             const TILED_FLAT: bankwise_device::KernelEntry<TiledParams<Self>> = $scalar;
             const TILED_FLAT_LARGE: bankwise_device::KernelEntry<TiledParams<Self>> = $large;
             const ROWS: bankwise_device::KernelEntry<RowsParams<Self>> = $rows;
-            const INTERLEAVE: bankwise_device::KernelEntry<SkinnyParams<Self>> = $interleave;
-            const DEINTERLEAVE: bankwise_device::KernelEntry<SkinnyParams<Self>> = $deinterleave;
+            const INTERLEAVE: [Option<bankwise_device::KernelEntry<SkinnyParams<Self>>>; 3] = [$($interleave),+];
+            const DEINTERLEAVE: [Option<bankwise_device::KernelEntry<SkinnyParams<Self>>>; 3] = [$($deinterleave),+];
         }
     )+};
 }
 
 #[cfg(not(target_arch = "nvptx64"))]
 permute_words! {
-    u8: permute_tiled_u8, permute_tiled_flat_u8, permute_tiled_flat_large_u8, permute_rows_u8, permute_interleave_u8,
-        permute_deinterleave_u8;
-    u16: permute_tiled_u16, permute_tiled_flat_u16, permute_tiled_flat_large_u16, permute_rows_u16, permute_interleave_u16,
-        permute_deinterleave_u16;
-    u32: permute_tiled_u32, permute_tiled_flat_u32, permute_tiled_flat_large_u32, permute_rows_u32, permute_interleave_u32,
-        permute_deinterleave_u32;
-    u64: permute_tiled_u64, permute_tiled_flat_u64, permute_tiled_flat_large_u64, permute_rows_u64, permute_interleave_u64,
-        permute_deinterleave_u64;
+    u8: permute_tiled_u8, permute_tiled_flat_u8, permute_tiled_flat_large_u8, permute_rows_u8,
+        [Some(permute_interleave_u8), Some(permute_interleave_8b_u8), Some(permute_interleave_4b_u8)],
+        [Some(permute_deinterleave_u8), Some(permute_deinterleave_8b_u8), Some(permute_deinterleave_4b_u8)];
+    u16: permute_tiled_u16, permute_tiled_flat_u16, permute_tiled_flat_large_u16, permute_rows_u16,
+        [Some(permute_interleave_u16), Some(permute_interleave_8b_u16), Some(permute_interleave_4b_u16)],
+        [Some(permute_deinterleave_u16), Some(permute_deinterleave_8b_u16), Some(permute_deinterleave_4b_u16)];
+    u32: permute_tiled_u32, permute_tiled_flat_u32, permute_tiled_flat_large_u32, permute_rows_u32,
+        [Some(permute_interleave_u32), Some(permute_interleave_8b_u32), Some(permute_interleave_4b_u32)],
+        [Some(permute_deinterleave_u32), Some(permute_deinterleave_8b_u32), Some(permute_deinterleave_4b_u32)];
+    u64: permute_tiled_u64, permute_tiled_flat_u64, permute_tiled_flat_large_u64, permute_rows_u64,
+        [Some(permute_interleave_u64), Some(permute_interleave_8b_u64), None],
+        [Some(permute_deinterleave_u64), Some(permute_deinterleave_8b_u64), None];
 }

@@ -14,8 +14,9 @@
 //!   tile ([`permute_tiled_vectorized`]), where both groups span a multiple of the vector and
 //!   at least the tile's side; else one element per access through a rectangular tile shaped
 //!   to the groups ([`permute_tiled_flat`]). A batched 2-D transpose with one side under 64
-//!   and the other long, a multiple of the vector, takes neither: it is a [`Skinny`] transpose
-//!   ([`skinny`]), 16-byte vectors on both sides without padding the narrow side.
+//!   and the other long (rows of a multiple of 4 bytes) takes neither: it is a [`Skinny`]
+//!   transpose ([`skinny`]), words of 16, 8 or 4 bytes on both sides without padding the
+//!   narrow side.
 //! - [`Rows`], where the innermost axis stays: `dst` is a gather of whole rows of `src`, copied
 //!   along both sides ([`permute_rows`]). Rows of 2, 4 or 8 bytes never get here: the host moves
 //!   them as one wider element and plans the rest again.
@@ -33,7 +34,7 @@ use bankwise_layout::transpose::tuned::{self, THREADS};
 use crate::Vector;
 
 pub mod skinny;
-pub use skinny::{SKINNY_MAX_NARROW, SKINNY_PER_THREAD, Skinny, permute_skinny};
+pub use skinny::{SKINNY_BYTES_PER_THREAD, SKINNY_MAX_NARROW, Skinny, permute_skinny, skinny_per_thread};
 
 /// The most axes a permutation takes.
 pub const MAX_RANK: usize = 8;

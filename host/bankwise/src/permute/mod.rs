@@ -4,7 +4,7 @@
 //! A permutation is planned once ([`PermutePlan::new`], pure, no GPU) the way cuTT and HPTT
 //! plan theirs: size-1 axes are dropped and axes that stay adjacent and in order are fused
 //! ([`plan::fuse`]), so `(64, 64, 128, 128)` by `(0, 3, 1, 2)` is the batched transpose of
-//! `(64, 8192, 128)`. Then one of four kinds of work ([`Work`]):
+//! `(64, 8192, 128)`. Then one of these kinds of work ([`Work`]):
 //!
 //! - where the innermost axis moves, tiles through shared memory whose columns run along
 //!   `src`'s innermost axes and rows along `dst`'s, so both sides are coalesced (a (batched)
@@ -18,6 +18,10 @@
 //!   the flat tile's pitch (`flat_pitch`) starts 32 consecutive rows on 32 banks (rows an odd
 //!   number of words apart), or shifts short tiles' rows by the columns a warp reads, except
 //!   that tiles under 32 columns wide take 2 wavefronts in their staging stores;
+//! - where that is a (batched) 2-D transpose with one side of 2 to 63 and rows of the other a
+//!   multiple of 4 bytes, a skinny transpose instead: tiles of all the narrow rows, whose
+//!   segments in one tensor and interleaved span in the other both move in whole words of 16,
+//!   8 or 4 bytes (`permute_interleave_*`, `permute_deinterleave_*`);
 //! - where it stays, a run of it that is 2, 4 or 8 bytes long moves as one wider element (and
 //!   the rest is planned again), and a longer one as a gather of rows, copied along both sides;
 //! - the identity, a copy; an empty tensor, nothing.
@@ -128,18 +132,15 @@ impl Gpu {
                     self.transpose_slices(TransposeKernel::Tuned, as_words::<T, u64>(from), as_words_mut(to), *shape)
                 }
             },
-            Work::Skinny { params, interleave, width } => match width {
-                Width::B1 => self.permute_skinny::<u8>(params, *interleave, as_words::<T, u8>(from), as_words_mut(to)),
-                Width::B2 => {
-                    self.permute_skinny::<u16>(params, *interleave, as_words::<T, u16>(from), as_words_mut(to))
+            Work::Skinny { params, interleave, width, word } => {
+                let kind = (*interleave, *word);
+                match width {
+                    Width::B1 => self.permute_skinny::<u8>(params, kind, as_words::<T, u8>(from), as_words_mut(to)),
+                    Width::B2 => self.permute_skinny::<u16>(params, kind, as_words::<T, u16>(from), as_words_mut(to)),
+                    Width::B4 => self.permute_skinny::<u32>(params, kind, as_words::<T, u32>(from), as_words_mut(to)),
+                    Width::B8 => self.permute_skinny::<u64>(params, kind, as_words::<T, u64>(from), as_words_mut(to)),
                 }
-                Width::B4 => {
-                    self.permute_skinny::<u32>(params, *interleave, as_words::<T, u32>(from), as_words_mut(to))
-                }
-                Width::B8 => {
-                    self.permute_skinny::<u64>(params, *interleave, as_words::<T, u64>(from), as_words_mut(to))
-                }
-            },
+            }
             Work::Tiled { params, vectorized, width } => match width {
                 Width::B1 => self.permute_tiled::<u8>(params, *vectorized, as_words::<T, u8>(from), as_words_mut(to)),
                 Width::B2 => self.permute_tiled::<u16>(params, *vectorized, as_words::<T, u16>(from), as_words_mut(to)),
@@ -197,12 +198,14 @@ impl Gpu {
     fn permute_skinny<W: PermuteWord + Element>(
         &self,
         params: &bankwise_builtin::permute::Skinny,
-        interleave: bool,
+        (interleave, word): (bool, u32),
         src: DeviceSlice<'_, W>,
         mut dst: DeviceSliceMut<'_, W>,
     ) -> Result<()> {
-        let kernel = if interleave { W::INTERLEAVE } else { W::DEINTERLEAVE };
-        let shared_bytes = ((16 * params.narrow) << params.row_shift) as u32;
+        let entries = if interleave { W::INTERLEAVE } else { W::DEINTERLEAVE };
+        let kernel = entries[(16 / word).trailing_zeros() as usize]
+            .expect("the plan's word is 16, 8 or 4 bytes and no narrower than the element");
+        let shared_bytes = ((word as u64 * params.narrow) << params.row_shift) as u32;
         let tiles = params.tiles();
         let mut first = 0;
         while first < tiles {
@@ -210,10 +213,10 @@ impl Gpu {
             let launch = Launch { shared_bytes, ..Launch::new(kernel, (blocks as u32, 1, 1), (tuned::THREADS, 1, 1)) };
             let p = bankwise_builtin::permute::Skinny { first_tile: first, ..*params };
             // Safety: the plan's matrices span exactly the tensor, which both slices hold (checked
-            // against the plan's element count); its long side is a multiple of the vector and its
-            // narrow side and rows within the kernel's limits (`plan::skinny`); the launch takes
-            // tiles `first .. first + blocks` with the shared memory they need; the slices start
-            // where their buffers do, 16-byte aligned (the plan was made for that alignment).
+            // against the plan's element count); its long side spans whole words and its narrow
+            // side and rows are within the kernel's limits (`plan::skinny`); the launch takes tiles
+            // `first .. first + blocks` with the shared memory they need; the slices start where
+            // their buffers do, aligned to the word (the plan was made for their alignment).
             unsafe { self.launch(launch, (dst.slice_mut(..)?, src, p))? };
             first += blocks;
         }

@@ -4,8 +4,8 @@
 use std::fmt;
 
 use bankwise_builtin::permute::{
-    Batch, FastDiv, Group, MAX_BATCH, MAX_GROUP, MAX_RANK, ROWS_THREADS, Rows, SKINNY_MAX_NARROW, SKINNY_PER_THREAD,
-    Skinny, Tiled, flat_per_thread, flat_pitch,
+    Batch, FastDiv, Group, MAX_BATCH, MAX_GROUP, MAX_RANK, ROWS_THREADS, Rows, SKINNY_MAX_NARROW, Skinny, Tiled,
+    flat_per_thread, flat_pitch, skinny_per_thread,
 };
 use bankwise_layout::transpose::tuned;
 
@@ -99,16 +99,18 @@ pub enum Work {
         /// The word moved: the element, or a run of elements that stays together.
         width: Width,
     },
-    /// A (batched) 2-D transpose with a narrow side (2 to 63) and a long one that is a
-    /// multiple of the 16-byte vector: whole rows of the narrow side per tile, vectors on both
-    /// sides (`permute_interleave_*`, `permute_deinterleave_*`).
+    /// A (batched) 2-D transpose with a narrow side (2 to 63) and a long one whose rows span
+    /// whole words of 16, 8 or 4 bytes: whole rows of the narrow side per tile, those words on
+    /// both sides (`permute_interleave_*`, `permute_deinterleave_*`).
     Skinny {
         /// The matrices (`first_tile` 0).
         params: Skinny,
         /// `src` is `narrow × long` (interleaving its rows into `dst`), else `long × narrow`.
         interleave: bool,
-        /// The word moved.
+        /// The element.
         width: Width,
+        /// Bytes of the words moved: 16, 8 or 4.
+        word: u32,
     },
     /// Tiles through shared memory, where the innermost axis moves.
     Tiled {
@@ -197,12 +199,12 @@ impl fmt::Display for PermutePlan {
             Work::Empty => write!(f, "empty"),
             Work::Copy => write!(f, "a copy"),
             Work::Transpose { shape, width } => write!(f, "a transpose of {shape} {}-byte words", width.bytes()),
-            Work::Skinny { params, interleave, width } => {
+            Work::Skinny { params, interleave, width, word } => {
                 let (n, long) = (params.narrow, params.long);
                 let (from, to) = if *interleave { ((n, long), (long, n)) } else { ((long, n), (n, long)) };
                 write!(
                     f,
-                    "{} skinny transposes of {}×{} to {}×{} {}-byte words in {} tiles of {n} × {}, 16-byte vectors",
+                    "{} skinny transposes of {}×{} to {}×{} {}-byte elements in {} tiles of {n} × {}, {word}-byte words",
                     params.matrices,
                     from.0,
                     from.1,
@@ -210,7 +212,7 @@ impl fmt::Display for PermutePlan {
                     to.1,
                     width.bytes(),
                     params.tiles(),
-                    (1u64 << params.row_shift) * tuned::vector(width.bytes() as u32) as u64
+                    (1u64 << params.row_shift) * (*word / width.bytes() as u32) as u64
                 )
             }
             Work::Tiled { params, vectorized, width } => write!(
@@ -296,25 +298,26 @@ fn work(sizes: &[usize], perm: &[usize], bytes: u64, align: u64) -> Work {
 }
 
 /// The skinny transpose of a normal form that is a (batched) 2-D transpose with one side of 2
-/// to 63 and the other a multiple of the vector, with at least one vector per thread of a
-/// tile: `None` for any other.
+/// to 63 and the other of whole words (16, 8 or 4 bytes, the widest, no wider than the
+/// tensors' alignment), with at least one word per thread of a tile: `None` for any other.
 fn skinny(sizes: &[usize], perm: &[usize], bytes: u64, align: u64) -> Option<Work> {
     let k = sizes.len();
-    if !((k == 2 && perm == [1, 0]) || (k == 3 && perm == [0, 2, 1])) || align < 16 {
+    if !((k == 2 && perm == [1, 0]) || (k == 3 && perm == [0, 2, 1])) {
         return None;
     }
     let (rows, cols) = (sizes[k - 2] as u64, sizes[k - 1] as u64);
     let interleave = rows <= cols;
     let (narrow, long) = if interleave { (rows, cols) } else { (cols, rows) };
-    let v = tuned::vector(bytes as u32) as u64;
-    let slots = (256 * SKINNY_PER_THREAD) as u64;
-    if narrow > SKINNY_MAX_NARROW || !long.is_multiple_of(v) || narrow * (long / v) < 256 {
+    let word = [16, 8, 4].into_iter().find(|&w| w >= bytes && w <= align && (long * bytes).is_multiple_of(w))?;
+    let v = word / bytes;
+    if narrow > SKINNY_MAX_NARROW || narrow * (long / v) < 256 {
         return None;
     }
-    // Rows of as many vectors as fit the tile (a power of two, 8 at least), no more than a
-    // matrix's row needs.
+    // Rows of as many words as fit the tile (a power of two), no more than a matrix's row
+    // needs, and at least the 128 bytes the kernel's XOR spans.
+    let slots = (256 * skinny_per_thread(word as u32)) as u64;
     let fit = 1u64 << (slots / narrow).ilog2();
-    let vr = fit.min((long / v).next_power_of_two()).max(8);
+    let vr = fit.min((long / v).next_power_of_two()).max(128 / word);
     let div = FastDiv::new(narrow as u32);
     let params = Skinny {
         narrow,
@@ -326,7 +329,7 @@ fn skinny(sizes: &[usize], perm: &[usize], bytes: u64, align: u64) -> Option<Wor
         shift: div.shift,
         row_shift: vr.trailing_zeros(),
     };
-    Some(Work::Skinny { params, interleave, width: width_of(bytes) })
+    Some(Work::Skinny { params, interleave, width: width_of(bytes), word: word as u32 })
 }
 
 /// The side the groups of a flat tile grow to: past it, their width is the tile's to choose.

@@ -49,11 +49,16 @@ const CASES: &[(&[usize], &[usize])] = &[
     (&[3, 8, 600], &[0, 2, 1]),
     (&[2, 1024, 16], &[0, 2, 1]),
     // Skinny transposes: 3 rows interleaved and back, 7 of 1000 columns in a batch of 2 (a
-    // short last tile; `u8` rows of 1000 are off the vector and take the flat tile).
+    // short last tile; `u8` rows of 1000 move in 8-byte words), rows of 4098 and 1002 (8- and
+    // 4-byte words; `u8` rows of 1002 span no 4-byte word and take the flat tile).
     (&[3, 4096], &[1, 0]),
     (&[4096, 3], &[1, 0]),
     (&[2, 7, 1000], &[0, 2, 1]),
     (&[2, 1000, 7], &[0, 2, 1]),
+    (&[3, 4098], &[1, 0]),
+    (&[4098, 3], &[1, 0]),
+    (&[2, 7, 1002], &[0, 2, 1]),
+    (&[2, 1002, 7], &[0, 2, 1]),
 ];
 
 /// Larger cases for a GPU: the suite shapes (2^26 elements), primes and 2^31.
@@ -68,11 +73,14 @@ const GPU_CASES: &[(&[usize], &[usize])] = &[
     (&[509, 521, 257], &[2, 0, 1]),
     (&[1021, 3, 1031, 5], &[2, 3, 1, 0]),
     (&[70_001, 3, 7], &[2, 1, 0]),
-    // Skinny: three-channel images both ways, 23 and 63 rows of a million.
+    // Skinny: three-channel images both ways, 23 and 63 rows of a million; the suite's
+    // `7x162x59178 by 1,2,0` and `8918x175x43 by 2,0,1` (8- and 4-byte words).
     (&[64, 3, 224, 224], &[0, 2, 3, 1]),
     (&[64, 224, 224, 3], &[0, 3, 1, 2]),
     (&[23, 1_000_000], &[1, 0]),
     (&[1_000_000, 63], &[1, 0]),
+    (&[7, 162, 59_178], &[1, 2, 0]),
+    (&[8918, 175, 43], &[2, 0, 1]),
 ];
 
 pub fn trials(add: &mut AddTrial<'_>, target: Target) {
@@ -228,33 +236,42 @@ fn tiles_are_conflict_free() -> Check {
     // Flat: square tiles of odd groups, tiles of a few rows, tiles of a few columns.
     every_width!(&[129, 3, 131], &[2, 1, 0], false, 1);
     every_width!(&[5, 7, 300], &[2, 1, 0], false, 1);
-    every_width!(&[3, 301, 5], &[2, 0, 1], false, 2);
+    every_width!(&[4, 3, 301, 5], &[1, 3, 0, 2], false, 2);
     every_width!(&[300, 7, 3], &[2, 1, 0], false, 2);
     Ok(())
 }
 
-/// Each skinny transpose, on a fresh emulator: its segment side's `STS.128`/`LDS.128` at the
-/// 4 wavefronts a warp's 512 bytes need; its span side's accesses of one element a lane at
-/// most twice their ideal (1 wavefront, 2 for 8-byte elements) where the narrow side is 8 or
-/// less, and eight times it past 8 (the element walk meets up to 32 rows a request, which the
-/// XOR of 8 slots spreads over 8 bank quads).
+/// Each skinny transpose, on a fresh emulator: its segment side's word accesses at the fewest
+/// wavefronts a warp's bytes need (4 for 16-byte words, 2 for 8, 1 for 4); its span side's
+/// accesses of one element a lane at most twice their ideal (1 wavefront, 2 for 8-byte
+/// elements) where the narrow side is 8 or less and the words are 16 bytes, three times it in
+/// narrower words (a request's elements span fewer columns of more rows), and eight times it
+/// past 8 rows (the element walk meets up to 32 rows a request, which the XOR spreads over 8
+/// starts). Where the word is the element, the two sides' sites are told apart by the span's
+/// bound.
 fn skinny_tiles_measure_their_wavefronts() -> Check {
     fn one<T: Element>(dims: &[usize], perm: &[usize]) -> Check {
         let gpu = Gpu::emulator()?;
         let plan = PermutePlan::new(dims, perm, T::WIDTH)?;
-        let Work::Skinny { params, .. } = plan.work else {
+        let Work::Skinny { params, word, .. } = plan.work else {
             return Err(format!("{plan}: not a skinny transpose").into());
         };
         let n = plan.elements;
         let src = gpu.upload(&random::<T>(n, 7))?;
         let mut dst = gpu.alloc_zeros::<T>(n)?;
         gpu.permute_with_plan(&plan, &src, &mut dst)?;
-        let ideal = (size_of::<T>() as u32 / 4).max(1);
-        let span_bound = ideal * if params.narrow <= 8 { 2 } else { 8 };
+        let ideal = |bytes: u32| (bytes / 4).max(1);
+        let few = match (params.narrow <= 8, word) {
+            (true, 16) => 2,
+            (true, _) => 3,
+            (false, _) => 8,
+        };
+        let span_bound = ideal(size_of::<T>() as u32) * few;
         let mut sites = 0;
         for launch in gpu.take_emulator_reports() {
             for site in &launch.report.sites {
-                let bound = if site.bytes == 16 { 4 } else { span_bound };
+                let words = site.bytes == word && word > size_of::<T>() as u32;
+                let bound = if words { ideal(word) } else { span_bound };
                 if site.worst_wavefronts > bound {
                     return Err(format!(
                         "{plan}: {} bytes at {:?} take {} wavefronts (at most {bound} promised): {:?}",
@@ -270,7 +287,9 @@ fn skinny_tiles_measure_their_wavefronts() -> Check {
         }
         Ok(())
     }
-    let cases: [(&[usize], &[usize]); 8] = [
+    let cases: [(&[usize], &[usize]); 10] = [
+        (&[3, 4100], &[1, 0]),
+        (&[4100, 5], &[1, 0]),
         (&[3, 4096], &[1, 0]),
         (&[4096, 3], &[1, 0]),
         (&[2, 7, 1024], &[0, 2, 1]),
@@ -286,5 +305,10 @@ fn skinny_tiles_measure_their_wavefronts() -> Check {
         one::<f32>(dims, perm)?;
         one::<f64>(dims, perm)?;
     }
+    // Narrower words: `f32` in 8 and 4 bytes, `f64` in 8, `bf16` in 4.
+    one::<f32>(&[3, 4098], &[1, 0])?;
+    one::<f32>(&[4097, 3], &[1, 0])?;
+    one::<f64>(&[3, 4097], &[1, 0])?;
+    one::<bf16>(&[4098, 3], &[1, 0])?;
     Ok(())
 }

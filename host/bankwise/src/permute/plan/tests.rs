@@ -74,13 +74,13 @@ fn the_issues_cases_get_the_work_the_module_promises() {
     assert_eq!((params.rows.len, params.cols.len, params.cols.dims), (2, 4096, 2));
     assert_eq!((1 << params.row_shift, 1 << params.col_shift), (2, 2048));
     // Three channels, NCHW to NHWC and back: skinny transposes of 3 × 82944 matrices.
-    let Work::Skinny { params, interleave: true, width: Width::B4 } =
+    let Work::Skinny { params, interleave: true, width: Width::B4, word: 16 } =
         plan(&[256, 3, 288, 288], &[0, 2, 3, 1], Width::B4)
     else {
         panic!("not skinny")
     };
     assert_eq!((params.narrow, params.long, params.matrices, 1 << params.row_shift), (3, 82_944, 256, 256));
-    let Work::Skinny { params, interleave: false, width: Width::B2 } =
+    let Work::Skinny { params, interleave: false, width: Width::B2, word: 16 } =
         plan(&[256, 288, 288, 3], &[0, 3, 1, 2], Width::B2)
     else {
         panic!("not skinny")
@@ -89,8 +89,10 @@ fn the_issues_cases_get_the_work_the_module_promises() {
         (params.narrow, params.long, params.tiles_per_matrix),
         (3, 82_944, 82_944usize.div_ceil(256 * 8) as u64)
     );
-    // A long side off the vector keeps the flat tile.
-    assert!(matches!(plan(&[8918 * 175, 43], &[1, 0], Width::B4), Work::Tiled { vectorized: false, .. }));
+    // A long side off the vector moves in narrower words; off 4 bytes, it keeps the flat tile.
+    assert!(matches!(plan(&[8918 * 175, 43], &[1, 0], Width::B4), Work::Skinny { word: 8, .. }));
+    assert!(matches!(plan(&[8918 * 175, 43], &[1, 0], Width::B2), Work::Skinny { word: 4, .. }));
+    assert!(matches!(plan(&[8918 * 175, 43], &[1, 0], Width::B1), Work::Tiled { vectorized: false, .. }));
     // A 4-byte run of the innermost axis moves as one u32.
     assert_eq!(
         plan(&[512, 512, 2], &[1, 0, 2], Width::B2),
@@ -140,13 +142,15 @@ fn interpret(plan: &PermutePlan, src: &[u8]) -> Vec<u8> {
                 }
             }
         }
-        Work::Skinny { params, interleave, width } => {
+        Work::Skinny { params, interleave, width, word } => {
             // Tile by tile, as the blocks take them: rows `i` of the narrow side, columns `x` of
             // the long one, in the segments and in the span.
             let (n, long, w) = (params.narrow, params.long, width.bytes() as u64);
-            let v = tuned::vector(w as u32) as u64;
+            let v = *word as u64 / w;
             let wide = (1u64 << params.row_shift) * v;
-            assert!(n << params.row_shift <= 1024 && params.row_shift >= 3 && long.is_multiple_of(v), "{plan}");
+            let slots = 256 * bankwise_builtin::permute::skinny_per_thread(*word) as u64;
+            let rows_fit = n << params.row_shift <= slots && 1 << params.row_shift >= 128 / *word as u64;
+            assert!(rows_fit && long.is_multiple_of(v), "{plan}");
             for tile in 0..params.tiles() {
                 let (matrix, along) = (tile / params.tiles_per_matrix, tile % params.tiles_per_matrix);
                 let base = matrix * n * long;
@@ -186,7 +190,7 @@ fn check_plan_aligned(dims: &[usize], perm: &[usize], width: Width, alignment: u
         Work::Empty | Work::Copy => (width.bytes() as u64, false),
         Work::Transpose { width, .. } => (width.bytes() as u64, true),
         Work::Tiled { width, vectorized, .. } => (width.bytes() as u64, *vectorized),
-        Work::Skinny { width, .. } => (width.bytes() as u64, true),
+        Work::Skinny { word, .. } => (*word as u64, *word == 16),
         Work::Rows { width, .. } => (width.map_or(16, |w| w.bytes()) as u64, width.is_none()),
     };
     assert!(
@@ -238,15 +242,27 @@ fn skinny_plans_move_every_element_once() {
         (&[63, 520], &[1, 0]),
         (&[7, 3000], &[1, 0]),
         (&[2, 64, 48], &[0, 2, 1]),
+        (&[3, 4098], &[1, 0]),
+        (&[2, 1002, 7], &[0, 2, 1]),
+        (&[9, 1001], &[1, 0]),
     ] {
         for width in [Width::B1, Width::B2, Width::B4, Width::B8] {
-            let plan = PermutePlan::new(dims, perm, width).unwrap();
-            let v = tuned::vector(width.bytes() as u32) as usize;
-            let long = dims[dims.len() - 2].max(dims[dims.len() - 1]);
-            let skinny = matches!(plan.work, Work::Skinny { .. });
-            let narrow = dims[dims.len() - 2].min(dims[dims.len() - 1]);
-            assert_eq!(skinny, long % v == 0 && narrow * (long / v) >= 256, "{plan}");
-            check_plan(dims, perm, width);
+            for alignment in [16, 8, 4] {
+                let plan = PermutePlan::for_alignment(dims, perm, width, alignment).unwrap();
+                let bytes = width.bytes();
+                let long = dims[dims.len() - 2].max(dims[dims.len() - 1]);
+                let narrow = dims[dims.len() - 2].min(dims[dims.len() - 1]);
+                let word = [16, 8, 4]
+                    .into_iter()
+                    .find(|&w| w >= bytes && w <= plan.alignment as usize && long * bytes % w == 0);
+                let want = word.filter(|w| narrow * (long / (w / bytes)) >= 256);
+                let got = match plan.work {
+                    Work::Skinny { word, .. } => Some(word as usize),
+                    _ => None,
+                };
+                assert_eq!(got, want, "{plan}");
+                check_plan_aligned(dims, perm, width, alignment);
+            }
         }
     }
 }
@@ -267,6 +283,7 @@ fn the_parameter_structs_have_no_padding_and_the_sizes_the_docs_give() {
     assert_eq!(size_of::<Tiled>(), 448);
     assert_eq!(size_of::<Rows>(), size_of::<Batch>() + 5 * 8);
     assert_eq!(size_of::<Skinny>(), 6 * 8 + 2 * 4);
+    assert_eq!(bankwise_builtin::permute::SKINNY_BYTES_PER_THREAD, 64);
 }
 
 proptest! {
