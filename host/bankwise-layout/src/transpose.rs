@@ -367,7 +367,25 @@ pub mod tuned {
         #[inline(always)]
         pub const fn offset(r: u32, c: u32, elem_bytes: u32) -> u32 {
             let v = vector(elem_bytes);
-            r * wide(elem_bytes) + ((c / v) ^ ((r / v) & 7)) * v + c % v
+            r * wide(elem_bytes) + super::swizzle(r, c / v, elem_bytes) * v + c % v
+        }
+
+        /// The tile's vector (in 16-byte units) that lane `tv` of tile row `r` stages its
+        /// realigned vector into: [`offset`]'s vector, so the kernel's `STS.128` and the model
+        /// agree.
+        #[inline(always)]
+        pub const fn stage_slot(r: u32, tv: u32, elem_bytes: u32) -> u32 {
+            r * vectors_per_row(elem_bytes) + super::swizzle(r, tv, elem_bytes)
+        }
+
+        /// The tile row of element `i` of chunk `q` of an output row piece that starts `m`
+        /// elements past a 16-byte boundary: rows `q · V − m ..`, taken modulo `tall`, so that
+        /// chunk 0 of a misaligned piece reads the end chunks' rows, in a vector group of
+        /// their own.
+        #[inline(always)]
+        pub const fn gather_row(q: u32, i: u32, m: u32, elem_bytes: u32) -> u32 {
+            let tall = tall(elem_bytes);
+            (q * vector(elem_bytes) + i + tall - m) & (tall - 1)
         }
 
         /// The store role of thread-slot `idx` (`k · THREADS + thread`): output row `j` of the

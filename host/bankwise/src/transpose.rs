@@ -294,7 +294,7 @@ mod tests {
                 let stage = |lane: u32| {
                     let t = warp * 32 + lane;
                     let (r, tv) = (t / per_row + k * rows_per_k, t % per_row);
-                    4 * unaligned::offset(r, tv * v, bytes) as u64 * bytes as u64 / 4
+                    16 * unaligned::stage_slot(r, tv, bytes) as u64
                 };
                 let access = Access::from_fn(Width::B16, u32::MAX, stage).with_op(Op::Store);
                 worst[0] = worst[0].max(analyze(&access, &geometry).unwrap().wavefronts());
@@ -302,8 +302,7 @@ mod tests {
                     let gather = |lane: u32| {
                         let (j, q) = unaligned::store_role(k * tuned::THREADS + warp * 32 + lane, bytes);
                         let lead = (m + j * shift) % v;
-                        let tall = unaligned::tall(bytes);
-                        (unaligned::offset((q * v + i + tall - lead) % tall, j, bytes) * bytes) as u64
+                        (unaligned::offset(unaligned::gather_row(q, i, lead, bytes), j, bytes) * bytes) as u64
                     };
                     let access = Access::from_fn(width, u32::MAX, gather).with_op(Op::Load);
                     worst[1] = worst[1].max(analyze(&access, &geometry).unwrap().wavefronts());

@@ -542,10 +542,10 @@ pub unsafe fn transpose_unaligned<T: Plain, I: Index, const V: usize, const N: u
             let next = if tv == per_row - 1 { held.1[k] } else { next };
             let r = tr + k as u32 * rows_per_k;
             let row = realign(mine, next, m * size);
-            // SAFETY: `r < tall` and the swizzled vector stays in row `r` (`unaligned::offset`),
+            // SAFETY: `r < tall` and the swizzled vector stays in row `r` (`unaligned::stage_slot`),
             // inside the tile the launch gives; one writer per vector, ordered before the reads
             // by the barrier in `each_tile`, and one tile per block.
-            unsafe { tile.write((r * per_row + (tv ^ ((r / v) & 7))) as usize, Vector(row)) };
+            unsafe { tile.write(unaligned::stage_slot(r, tv, size) as usize, Vector(row)) };
         }
     };
     let store = |(b, r0, c0): (u64, u64, u64)| {
@@ -561,12 +561,10 @@ pub unsafe fn transpose_unaligned<T: Plain, I: Index, const V: usize, const N: u
         let mut gathered = [[0u32; 4]; N];
         for (k, g) in gathered.iter_mut().enumerate() {
             let (j, q, _, m) = role(k as u32);
-            // Chunk `q` is the piece's rows `q·V − m ..`, taken modulo `tall`, so that chunk 0
-            // of a misaligned piece reads the end chunks' rows, in a vector group of their own.
-            // SAFETY: every row is below `tall`, inside the tile; every vector was written before
-            // the barrier in `each_tile`.
+            // SAFETY: every row `gather_row` gives is below `tall`, inside the tile; every vector
+            // was written before the barrier in `each_tile`.
             let e: [T; V] = core::array::from_fn(|i| unsafe {
-                elems.read(unaligned::offset((q * v + i as u32 + tall - m) & (tall - 1), j, size) as usize)
+                elems.read(unaligned::offset(unaligned::gather_row(q, i as u32, m, size), j, size) as usize)
             });
             // SAFETY: [T; V] is exactly 16 bytes of plain data.
             *g = unsafe { core::mem::transmute_copy(&e) };

@@ -11,8 +11,8 @@
 //! nothing here, where the square and flat tiles pad the narrow side to a power of two and
 //! move it one element per access.
 //!
-//! Shared memory holds the tile segment by segment: row `i`, word slot `k ^ (i & 7)`
-//! ([`slot`]), so a warp's word accesses on the segment side take the fewest wavefronts its
+//! Shared memory holds the tile segment by segment: row `i`, word slot `k ^ ((i & 7) · 16 /
+//! B)` ([`slot`]), so a warp's word accesses on the segment side take the fewest wavefronts its
 //! bytes need (4 for 16-byte words). The span side reads or writes it one element at a time,
 //! element `q` of the span being row `q % narrow`, column `q / narrow`; the XOR spreads the
 //! rows a warp meets over the banks (the emulator's counts per site:
@@ -199,9 +199,9 @@ fn unpack<T: Plain, const B: usize, const V: usize>(h: [u32; 4]) -> [T; V] {
 /// `src` and `dst` are valid, non-overlapping, `B`-byte aligned buffers of `p.matrices ·
 /// p.narrow · p.long` elements; `V · size_of::<T>() = B`; `p.long` is a multiple of `V`;
 /// `2 ≤ p.narrow ≤ 63`, `p.narrow << p.row_shift ≤ 256 · N` and `1 << p.row_shift ≥ 128 / B`
-/// (rows of 8 groups of `16 / B` words at least); the launch
-/// has 256 threads per block, at most `p.tiles() - p.first_tile` blocks, and `B · p.narrow <<
-/// p.row_shift` bytes of dynamic shared memory, 16-byte aligned.
+/// (rows of 8 groups of `16 / B` words at least); the launch has 256 threads per block, at
+/// most `p.tiles() - p.first_tile` blocks, and `B · p.narrow << p.row_shift` bytes of dynamic
+/// shared memory, 16-byte aligned.
 #[inline(always)]
 pub unsafe fn permute_skinny<T: Plain, const B: usize, const V: usize, const N: usize, const SPAN_OUT: bool>(
     dst: *mut T,
@@ -221,7 +221,7 @@ pub unsafe fn permute_skinny<T: Plain, const B: usize, const V: usize, const N: 
     let (rs, n, v) = (p.row_shift, p.narrow as u32, V as u32);
     let x0 = along << (rs + v.trailing_zeros());
     let base = matrix * p.narrow * p.long;
-    // Vectors of this tile per row: all `vr` but in a matrix's last tile.
+    // Words of this tile per row: all `vr` but in a matrix's last tile.
     let words = ((p.long - x0) / v as u64).min(1 << rs) as u32;
     let span = base + x0 * p.narrow;
     // Unit `u = k · 256 + t` of a thread: on the segment side row `u >> rs`, word `u & (vr −
