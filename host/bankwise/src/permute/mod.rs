@@ -179,20 +179,15 @@ impl Gpu {
             let kernel = if small { W::TILED_FLAT } else { W::TILED_FLAT_LARGE };
             (kernel, (params.pitch << params.row_shift) * size_of::<W>() as u32)
         };
-        let tiles = params.tiles();
-        let mut first = 0;
-        while first < tiles {
-            let blocks = (tiles - first).min(plan::MAX_BLOCKS);
-            let launch = Launch { shared_bytes, ..Launch::new(kernel, (blocks as u32, 1, 1), (tuned::THREADS, 1, 1)) };
+        in_launches(params.tiles(), |first, blocks| {
+            let launch = Launch { shared_bytes, ..Launch::new(kernel, (blocks, 1, 1), (tuned::THREADS, 1, 1)) };
             let p = bankwise_builtin::permute::Tiled { first_tile: first, ..*params };
             // Safety: the plan's groups and batch span exactly the tensor, which both slices hold
             // (checked against the plan's element count); the launch takes tiles `first ..
             // first + blocks` of them; the vectorized entries are planned only where both groups
             // span whole vectors, and the slices start where their buffers do (256-byte aligned).
-            unsafe { self.launch(launch, (dst.slice_mut(..)?, src, p))? };
-            first += blocks;
-        }
-        Ok(())
+            unsafe { self.launch(launch, (dst.slice_mut(..)?, src, p)) }
+        })
     }
 
     fn permute_skinny<W: PermuteWord + Element>(
@@ -206,21 +201,16 @@ impl Gpu {
         let kernel = entries[(16 / word).trailing_zeros() as usize]
             .expect("the plan's word is 16, 8 or 4 bytes and no narrower than the element");
         let shared_bytes = ((word as u64 * params.narrow) << params.row_shift) as u32;
-        let tiles = params.tiles();
-        let mut first = 0;
-        while first < tiles {
-            let blocks = (tiles - first).min(plan::MAX_BLOCKS);
-            let launch = Launch { shared_bytes, ..Launch::new(kernel, (blocks as u32, 1, 1), (tuned::THREADS, 1, 1)) };
+        in_launches(params.tiles(), |first, blocks| {
+            let launch = Launch { shared_bytes, ..Launch::new(kernel, (blocks, 1, 1), (tuned::THREADS, 1, 1)) };
             let p = bankwise_builtin::permute::Skinny { first_tile: first, ..*params };
             // Safety: the plan's matrices span exactly the tensor, which both slices hold (checked
             // against the plan's element count); its long side spans whole words and its narrow
             // side and rows are within the kernel's limits (`plan::skinny`); the launch takes tiles
             // `first .. first + blocks` with the shared memory they need; the slices start where
             // their buffers do, aligned to the word (the plan was made for their alignment).
-            unsafe { self.launch(launch, (dst.slice_mut(..)?, src, p))? };
-            first += blocks;
-        }
-        Ok(())
+            unsafe { self.launch(launch, (dst.slice_mut(..)?, src, p)) }
+        })
     }
 
     fn permute_rows<W: Element>(
@@ -230,21 +220,29 @@ impl Gpu {
         mut dst: DeviceSliceMut<'_, W>,
         kernel: bankwise_runtime::KernelEntry<bankwise_builtin::permute::RowsParams<W>>,
     ) -> Result<()> {
-        let blocks = params.blocks();
-        let mut first = 0;
-        while first < blocks {
-            let count = (blocks - first).min(plan::MAX_BLOCKS);
-            let launch = Launch::new(kernel, (count as u32, 1, 1), (ROWS_THREADS, 1, 1));
+        in_launches(params.blocks(), |first, count| {
+            let launch = Launch::new(kernel, (count, 1, 1), (ROWS_THREADS, 1, 1));
             let p = bankwise_builtin::permute::Rows { first_block: first, ..*params };
             // Safety: the plan's rows span exactly the tensor, which both slices hold, in words
             // of `W` (16-byte vectors counted as four `u32`s, the plan's row length in vectors);
             // the launch takes blocks `first .. first + count`; the slices start where their
             // buffers do, aligned for every word.
-            unsafe { self.launch(launch, (dst.slice_mut(..)?, src, p))? };
-            first += count;
-        }
-        Ok(())
+            unsafe { self.launch(launch, (dst.slice_mut(..)?, src, p)) }
+        })
     }
+}
+
+/// Runs `launch(first, count)` over `blocks` blocks in launches of at most
+/// [`plan::MAX_BLOCKS`] (the grid's x limit), block `first` of the work being each launch's
+/// block 0.
+fn in_launches(blocks: u64, mut launch: impl FnMut(u64, u32) -> Result<()>) -> Result<()> {
+    let mut first = 0;
+    while first < blocks {
+        let count = (blocks - first).min(plan::MAX_BLOCKS);
+        launch(first, count as u32)?;
+        first += count;
+    }
+    Ok(())
 }
 
 /// `src` as words of `U`: the plan's word for this permutation, which divides the tensor's
