@@ -233,7 +233,7 @@ pub fn run(args: &Args) -> Result<()> {
         get: |m| Some(m.axes_column_blocks_per_sm),
         set: |m, c| m.axes_column_blocks_per_sm = c.expect("a count"),
     };
-    tuner.sweep(&mut table, choice, &[8, 16, 32, 64, 128, 256].map(Some), columns)?;
+    tuner.sweep(&mut table, choice, &[4, 8, 12, 16, 32, 64, 128].map(Some), columns)?;
     drop(square);
 
     if !(args.skip_matmul || args.quick) {

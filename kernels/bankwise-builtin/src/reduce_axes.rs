@@ -19,9 +19,9 @@ arg_axes_entries!(ArgMaxAxes = argmax: ArgMax; f32: f32, f64: f64, i32: i32, u32
 arg_axes_combine_entries!();
 
 #[cfg(not(target_arch = "nvptx64"))]
-pub use bankwise_kernels::arg_axes::{ArgLadder, ArgParams};
+pub use bankwise_kernels::arg_axes::{ARG_COLUMN_BLOCKS_PER_SM, ArgLadder, ArgParams};
 pub use bankwise_kernels::half::{Bf16 as DeviceBf16, F16 as DeviceF16, Stored};
 #[cfg(not(target_arch = "nvptx64"))]
 pub use bankwise_kernels::reduce_axes::{
-    AxesLadder, AxesLayout, AxesParams, COLUMN_LANES, COLUMN_ROWS, COLUMN_UNROLL, MAX_GROUPS, THREADS,
+    AxesLadder, AxesLayout, AxesParams, COLUMN_LANES, COLUMN_ROWS, MAX_GROUPS, THREADS, column_blocks_per_sm,
 };

@@ -14,6 +14,10 @@ use crate::reduce::Element;
 /// An element an axis reduction reads into, and writes from, its accumulator `A`: every type
 /// is its own accumulator (the identity below); half precision accumulates in `f32`.
 pub trait Stored<A: Element>: Element {
+    /// Rows a column thread of the axis reductions loads before folding them
+    /// (`reduce_axes::reduce_columns`): [`COLUMN_UNROLL`](crate::reduce_axes::COLUMN_UNROLL),
+    /// four 16-byte loads in flight.
+    const COLUMN_UNROLL: usize = crate::reduce_axes::COLUMN_UNROLL as usize;
     /// The value as the accumulator (exact).
     fn widen(self) -> A;
     /// The accumulator rounded to this type (to nearest, ties to even).
@@ -48,6 +52,10 @@ unsafe impl Plain for Bf16 {}
 unsafe impl Plain for F16 {}
 
 impl Stored<f32> for Bf16 {
+    /// Eight: its column kernels hold three blocks per SM (`reduce_axes::column_blocks_per_sm`),
+    /// not four, and a widening is a shift, so eight rows' raw vectors fit its 80 registers. Not
+    /// `F16`, whose widening's integer code spilled at eight (188 bytes at 80 registers).
+    const COLUMN_UNROLL: usize = 8;
     #[inline(always)]
     fn widen(self) -> f32 {
         f32::from_bits((self.0 as u32) << 16)

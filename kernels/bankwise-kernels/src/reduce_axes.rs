@@ -22,7 +22,7 @@
 //!   `V` adjacent columns and reads them as one 16-byte load per row (a warp reads 512
 //!   contiguous bytes of a row per instruction); otherwise one column with scalar loads (a
 //!   warp's 32 coalesce into one 128- or 256-byte request). Each thread issues
-//!   [`COLUMN_UNROLL`] rows' loads before folding any of them, in row order (where a chunk is
+//!   [`Stored::COLUMN_UNROLL`] rows' loads before folding any of them, in row order (where a chunk is
 //!   one segment of enough rows; otherwise one load at a time). The 8 partials of
 //!   each column are then combined through shared memory, one plane of `shared[y·32 + x]` per
 //!   owned column, so that every warp's access is 32 consecutive slots: conflict-free (1
@@ -58,9 +58,9 @@ pub const THREADS: u32 = 256;
 pub const COLUMN_LANES: u32 = WARP;
 /// Threads along y (the reduced rows) of a [`reduce_columns`] block.
 pub const COLUMN_ROWS: u32 = THREADS / COLUMN_LANES;
-/// Rows a [`reduce_columns`] thread loads before folding them (where a chunk's innermost
-/// reduced group has at least `COLUMN_ROWS · COLUMN_UNROLL` rows): four 16-byte loads in
-/// flight per thread.
+/// Rows a column thread loads before folding them, where a chunk's innermost reduced group
+/// has at least `COLUMN_ROWS` times as many: four 16-byte loads in flight per thread. The
+/// argmin/argmax kernels' figure, and every type's but `bf16`'s ([`Stored::COLUMN_UNROLL`]).
 pub const COLUMN_UNROLL: u64 = 4;
 
 /// What one pass of an axis reduction reads and writes: see the [module](self) docs. Passed
@@ -366,43 +366,50 @@ where
     }
 }
 
-/// Folds a column thread's share of a chunk: where the chunk is one segment of at least
-/// [`COLUMN_UNROLL`] rows per thread, rows `y, y + 8, …` with [`COLUMN_UNROLL`] rows' loads
-/// issued before any is folded (then folded in row order); otherwise (several segments, or
-/// few rows) one strided walk over the chunk, one load at a time, so that every row of
-/// threads works. Only the one-segment loop unrolls: the segments' sizes and strides, live
-/// across a loop over segments, would cost it registers (and so blocks per SM).
+/// Folds a column thread's share of a chunk: where the chunk is one segment of at least `U`
+/// rows per thread, rows `y, y + 8, …` with `U` rows' loads issued before any is folded (then
+/// folded in row order); otherwise (several segments, or few rows) one strided walk over the
+/// chunk, one load at a time, so that every row of threads works. Only the one-segment loop
+/// unrolls: the segments' sizes and strides, live across a loop over segments, would cost it
+/// registers (and so blocks per SM).
 ///
 /// # Safety
 /// `load` is valid at every offset of the chunk (as for [`fold_strided`]).
 #[inline(always)]
-unsafe fn fold_column<T: Element, O: ReduceOp<T>, const P: usize>(
+unsafe fn fold_column<T: Element, O: ReduceOp<T>, R: Copy, const P: usize, const U: usize>(
     mut acc: [T; P],
     layout: &AxesLayout,
     base: u64,
     chunk @ (s0, segs, l0, len): Chunk,
     y: u64,
-    load: impl Fn(u64) -> [T; P],
+    load: impl Fn(u64) -> R,
+    widen: impl Fn(R) -> [T; P],
 ) -> [T; P] {
     let step = COLUMN_ROWS as u64;
-    if segs != 1 || len < step * COLUMN_UNROLL {
+    let unroll = U as u64;
+    if segs != 1 || len < step * unroll {
         // SAFETY: the contract is the callee's.
-        return unsafe { fold_strided::<T, O, P>(acc, layout, base, chunk, (y, step), load) };
+        return unsafe { fold_strided::<T, O, P>(acc, layout, base, chunk, (y, step), |at| widen(load(at))) };
     }
     let ls = layout.len_stride;
     let jump = step * ls;
     let row = base + layout.segment_offset(s0) + l0 * ls;
     let mut l = y;
-    // Rows `l, l + 8, l + 16, l + 24 < len`: positions of the chunk, where `load` is valid.
-    while l + (COLUMN_UNROLL - 1) * step < len {
+    // Rows `l, l + 8, …, l + 8·(U − 1) < len`: positions of the chunk, where `load` is valid.
+    while l + (unroll - 1) * step < len {
         let at = row + l * ls;
-        let (a, b, c, d) = (load(at), load(at + jump), load(at + 2 * jump), load(at + 3 * jump));
-        acc = fold_each::<T, O, P>(fold_each::<T, O, P>(acc, a), b);
-        acc = fold_each::<T, O, P>(fold_each::<T, O, P>(acc, c), d);
-        l += COLUMN_UNROLL * step;
+        // The rows as loaded, widened only as each is folded: `U` widened rows at once took a
+        // stack frame for `f16` (256 bytes, where its conversions are instructions of their own).
+        let rows: [R; U] = core::array::from_fn(|i| load(at + i as u64 * jump));
+        // Indexed and unrolled, as in `fold_each`: the rows stay in registers.
+        #[allow(clippy::needless_range_loop)]
+        for i in 0..U {
+            acc = fold_each::<T, O, P>(acc, widen(rows[i]));
+        }
+        l += unroll * step;
     }
     while l < len {
-        acc = fold_each::<T, O, P>(acc, load(row + l * ls));
+        acc = fold_each::<T, O, P>(acc, widen(load(row + l * ls)));
         l += step;
     }
     acc
@@ -443,15 +450,19 @@ unsafe fn combine_rows<T: Element, O: ReduceOp<T>, const V: usize>(smem: SharedS
 /// `x · col_vector …` of the tile over rows `y, y + 8, …` of the chunk ([`fold_column`]; 16-byte
 /// loads where `col_vector == V` and `src` is 16-byte aligned, scalar ones otherwise), then
 /// the 8 partials of each column are combined through shared memory ([`combine_rows`]) and
-/// row 0 writes them.
+/// row 0 writes them. `U` is the rows a thread loads before folding them
+/// ([`Stored::COLUMN_UNROLL`] of `I`).
 ///
 /// # Safety
 /// `src` holds every element the layout names, `dst` at least `splits · outputs`;
 /// `col_vector` is 1, or `V` with `cols` a multiple of `V`; blocks of [`COLUMN_LANES`] ×
 /// [`COLUMN_ROWS`] threads and `V · THREADS · size_of::<A>()` bytes of dynamic shared memory.
 #[inline(always)]
-pub unsafe fn reduce_columns<I, A, Out, O, const V: usize>(dst: *mut Out, src: *const I, layout: AxesLayout)
-where
+pub unsafe fn reduce_columns<I, A, Out, O, const V: usize, const U: usize>(
+    dst: *mut Out,
+    src: *const I,
+    layout: AxesLayout,
+) where
     I: Stored<A>,
     A: Element,
     Out: Stored<A>,
@@ -489,31 +500,28 @@ where
             let base = layout.kept_offset(q) + c;
             let y = y as u64;
             if vectors {
-                let load = |at: u64| {
-                    // SAFETY: `at` is an offset of the chunk in column `c`, whose `V` columns are an
-                    // aligned vector inside `src` (above; the contract).
-                    widen_vector::<I, A, V>(unsafe { load_global_v4(src.add(at as usize).cast::<[u32; 4]>()) })
-                };
+                // SAFETY: `at` is an offset of the chunk in column `c`, whose `V` columns are an
+                // aligned vector inside `src` (above; the contract).
+                let load = |at: u64| unsafe { load_global_v4(src.add(at as usize).cast::<[u32; 4]>()) };
                 // SAFETY: `load` is valid at the chunk's offsets (above).
-                acc = unsafe { fold_column::<A, O, V>(acc, &layout, base, chunk, y, load) };
+                acc = unsafe {
+                    fold_column::<A, O, _, V, U>(acc, &layout, base, chunk, y, load, widen_vector::<I, A, V>)
+                };
             } else if per == 1 {
                 // SAFETY: `at` is an offset of the chunk in column `c < cols`, inside `src`.
-                let load = |at: u64| [unsafe { global::read(src.add(at as usize)) }.widen()];
+                let load = |at: u64| unsafe { global::read(src.add(at as usize)) };
+                let widen = |x: I| [x.widen()];
                 // SAFETY: `load` is valid at the chunk's offsets (above).
-                [acc[0]] = unsafe { fold_column::<A, O, 1>([acc[0]], &layout, base, chunk, y, load) };
+                [acc[0]] = unsafe { fold_column::<A, O, _, 1, U>([acc[0]], &layout, base, chunk, y, load, widen) };
             } else {
                 // A source not 16-byte aligned: the same `V` columns, by scalar loads.
-                let load = |at: u64| {
-                    let mut v = [O::identity(); V];
-                    #[allow(clippy::needless_range_loop)]
-                    for k in 0..V {
-                        // SAFETY: `at + k` is an offset of the chunk in column `c + k < cols`.
-                        v[k] = unsafe { global::read(src.add(at as usize + k)) }.widen();
-                    }
-                    v
+                let load = |at: u64| -> [I; V] {
+                    // SAFETY: `at + k` is an offset of the chunk in column `c + k < cols`.
+                    core::array::from_fn(|k| unsafe { global::read(src.add(at as usize + k)) })
                 };
+                let widen = |x: [I; V]| -> [A; V] { core::array::from_fn(|k| x[k].widen()) };
                 // SAFETY: `load` is valid at the chunk's offsets (above).
-                acc = unsafe { fold_column::<A, O, V>(acc, &layout, base, chunk, y, load) };
+                acc = unsafe { fold_column::<A, O, _, V, U>(acc, &layout, base, chunk, y, load, widen) };
             }
         }
         #[allow(clippy::needless_range_loop)]
@@ -620,9 +628,14 @@ macro_rules! __reduce_axes_kernels {
         pub unsafe fn $columns(dst: *mut $Out, src: *const $In, layout: $crate::reduce_axes::AxesLayout) {
             // SAFETY: this entry's contract is the callee's.
             unsafe {
-                $crate::reduce_axes::reduce_columns::<$In, $A, $Out, $Op, { 16 / core::mem::size_of::<$In>() }>(
-                    dst, src, layout,
-                )
+                $crate::reduce_axes::reduce_columns::<
+                    $In,
+                    $A,
+                    $Out,
+                    $Op,
+                    { 16 / core::mem::size_of::<$In>() },
+                    { <$In as $crate::half::Stored<$A>>::COLUMN_UNROLL },
+                >(dst, src, layout)
             }
         }
     };

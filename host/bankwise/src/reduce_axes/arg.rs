@@ -11,7 +11,8 @@
 //! order partials meet (`docs/reductions.md`).
 
 use bankwise_builtin::reduce_axes::{
-    ARG_COMBINE_COLUMNS, ARG_COMBINE_ROWS_BLOCK, ARG_COMBINE_ROWS_WARP, ArgLadder, ArgMaxAxes, ArgMinAxes, ArgParams,
+    ARG_COLUMN_BLOCKS_PER_SM, ARG_COMBINE_COLUMNS, ARG_COMBINE_ROWS_BLOCK, ARG_COMBINE_ROWS_WARP, ArgLadder,
+    ArgMaxAxes, ArgMinAxes, ArgParams,
 };
 use bankwise_runtime::KernelEntry;
 
@@ -89,7 +90,16 @@ pub fn arg_plan<T: AxesElement, O: ArgOperation<T>>(
     dst_len: usize,
     target: PlanTarget<'_>,
 ) -> Result<AxesPlan> {
-    plan::plan(dims, axes, src_len, dst_len, (T::WIDTH.bytes(), ARG_PARTIAL_BYTES), O::OP, false, target)
+    plan::plan(
+        dims,
+        axes,
+        src_len,
+        dst_len,
+        (T::WIDTH.bytes(), ARG_PARTIAL_BYTES, ARG_COLUMN_BLOCKS_PER_SM),
+        O::OP,
+        false,
+        target,
+    )
 }
 
 /// Device memory an arg reduction needs besides its source and destination: a split plan's
@@ -124,7 +134,7 @@ impl Gpu {
     /// [`Gpu::arg_reduce_axes`], except that an empty extent is not an error here.
     pub fn arg_reduce_axes_scratch<T: AxesElement>(&self, dims: &[usize], axes: &[usize]) -> Result<ArgScratch> {
         let c = canonical(dims, axes)?;
-        let bytes = (T::WIDTH.bytes(), ARG_PARTIAL_BYTES);
+        let bytes = (T::WIDTH.bytes(), ARG_PARTIAL_BYTES, ARG_COLUMN_BLOCKS_PER_SM);
         let plan = plan::plan(dims, axes, c.elements, c.outputs, bytes, "argmax", true, self.plan_target())?;
         self.arg_partials(plan.scratch)
     }

@@ -39,7 +39,7 @@ pub use plan::{
     SPLIT_MIN_EXTENT, canonical,
 };
 
-use bankwise_builtin::reduce_axes::{AxesLadder, AxesParams, DeviceBf16, DeviceF16};
+use bankwise_builtin::reduce_axes::{AxesLadder, AxesParams, DeviceBf16, DeviceF16, column_blocks_per_sm};
 use bankwise_runtime::KernelEntry;
 
 use crate::element::{Element, view, view_mut};
@@ -184,7 +184,7 @@ pub fn plan<T: AxesElement, O: AxesOperation<T>>(
     dst_len: usize,
     target: PlanTarget<'_>,
 ) -> Result<AxesPlan> {
-    let bytes = (T::WIDTH.bytes(), T::Acc::WIDTH.bytes());
+    let bytes = (T::WIDTH.bytes(), T::Acc::WIDTH.bytes(), column_blocks_per_sm(T::WIDTH.bytes()));
     plan::plan(dims, axes, src_len, dst_len, bytes, O::OP, O::empty().is_some(), target)
 }
 
@@ -221,7 +221,7 @@ impl Gpu {
     /// [`Gpu::reduce_axes`]'s shape checks, except that an empty extent is not one here.
     pub fn reduce_axes_scratch<T: AxesElement>(&self, dims: &[usize], axes: &[usize]) -> Result<AxesScratch<T>> {
         let c = canonical(dims, axes)?;
-        let bytes = (T::WIDTH.bytes(), T::Acc::WIDTH.bytes());
+        let bytes = (T::WIDTH.bytes(), T::Acc::WIDTH.bytes(), column_blocks_per_sm(T::WIDTH.bytes()));
         let plan = plan::plan(dims, axes, c.elements, c.outputs, bytes, "sum", true, self.plan_target())?;
         Ok(AxesScratch { partials: self.partials::<T>(plan.scratch)? })
     }

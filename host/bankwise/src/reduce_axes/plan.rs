@@ -3,7 +3,7 @@
 //! choice of kernel, the split of each output among several workers where outputs are few,
 //! and each pass's [`AxesLayout`] and worst-case rounding depth.
 
-use bankwise_builtin::reduce_axes::{AxesLayout, COLUMN_LANES, COLUMN_ROWS, COLUMN_UNROLL, MAX_GROUPS, THREADS};
+use bankwise_builtin::reduce_axes::{AxesLayout, COLUMN_LANES, COLUMN_ROWS, MAX_GROUPS, THREADS, column_blocks_per_sm};
 
 use crate::error::{Error, Result};
 use crate::tuning::PlanTarget;
@@ -20,7 +20,7 @@ pub const MAX_SPLITS: usize = 1024;
 /// (rows), where the group is long enough.
 const ROW_CHUNK: usize = 4096;
 /// A split hands each column worker at least this many rows: 16 per thread, four rounds of
-/// [`COLUMN_UNROLL`] loads; a tile of 128 f32 columns reads 64 KiB per chunk.
+/// four loads (two of eight for `bf16`); a tile of 128 f32 columns reads 64 KiB per chunk.
 pub const COLUMN_CHUNK: usize = 128;
 // Blocks per SM a row or column pass aims to fill before splitting outputs, and the row
 // length from which a block rather than a warp takes a row, are the GPU's tuning table's
@@ -197,8 +197,9 @@ pub struct AxesPlan {
 }
 
 /// Plans `dims` reduced over `axes`, from a source of `src_len` and into a destination of
-/// `dst_len` elements of `bytes.0` each (partials of `bytes.1`, the accumulator's), for
-/// `target` (its SMs, and its table's blocks per SM to aim for). `op` names
+/// `dst_len` elements of `bytes.0` each (partials of `bytes.1`, the accumulator's), whose
+/// column kernel an SM holds `bytes.2` blocks of at once, for `target` (its SMs, and its
+/// table's blocks per SM to aim for). `op` names
 /// the operation in errors; `empty_is_identity` says whether an empty extent gives the
 /// identity (a sum) or is an error (a minimum, a maximum), where there are outputs.
 #[allow(clippy::too_many_arguments)]
@@ -207,7 +208,7 @@ pub fn plan(
     axes: &[usize],
     src_len: usize,
     dst_len: usize,
-    (elem_bytes, acc_bytes): (usize, usize),
+    (elem_bytes, acc_bytes, resident): (usize, usize, u32),
     op: &'static str,
     empty_is_identity: bool,
     target: PlanTarget<'_>,
@@ -234,7 +235,7 @@ pub fn plan(
     if c.extent == 1 {
         return done(AxesWork::Copy);
     }
-    let first = pass(&c.groups, elem_bytes, target, true)?;
+    let first = pass(&c.groups, (elem_bytes, resident), target, true)?;
     let splits = first.layout.splits() as usize;
     if splits == 1 {
         let depth = first.depth;
@@ -243,7 +244,7 @@ pub fn plan(
     }
     // The partials `[splits][outputs]`, reduced over their first axis.
     let partials = canonical(&[splits, c.outputs], &[0])?;
-    let second = pass(&partials.groups, acc_bytes, target, false)?;
+    let second = pass(&partials.groups, (acc_bytes, column_blocks_per_sm(acc_bytes)), target, false)?;
     debug_assert_eq!(second.layout.splits(), 1);
     let depth = first.depth + second.depth;
     let passes = vec![
@@ -302,7 +303,12 @@ fn levels(n: u32) -> u64 {
 
 /// The first (or only, where `may_split` is false) pass over canonical `groups` (at least one
 /// reduced), for elements of `elem_bytes` on `target`.
-fn pass(groups: &[Group], elem_bytes: usize, target: PlanTarget<'_>, may_split: bool) -> Result<AxesPass> {
+fn pass(
+    groups: &[Group],
+    (elem_bytes, resident): (usize, u32),
+    target: PlanTarget<'_>,
+    may_split: bool,
+) -> Result<AxesPass> {
     let sms = target.multiprocessors.max(1) as usize;
     let memory = &target.tuning.memory;
     let (row_per_sm, column_per_sm) =
@@ -335,10 +341,19 @@ fn pass(groups: &[Group], elem_bytes: usize, target: PlanTarget<'_>, may_split: 
     let (target, min_chunk, align, min_extent) = if rows {
         ((row_per_sm * sms) as u64, ROW_CHUNK as u64, vector, SPLIT_MIN_EXTENT as u64)
     } else {
-        ((column_per_sm * sms) as u64, COLUMN_CHUNK as u64, 1, 2 * COLUMN_CHUNK as u64)
+        // Whole waves of the blocks an SM holds at once (the entries' launch bounds): the
+        // table's figure rounded down to a multiple of them.
+        let resident = resident.max(1) as usize;
+        let per_sm = (column_per_sm / resident).max(1) * resident;
+        ((per_sm * sms) as u64, COLUMN_CHUNK as u64, 1, 2 * COLUMN_CHUNK as u64)
     };
     let want = if may_split && blocks < target && extent >= min_extent {
-        target.div_ceil(blocks).min(extent / min_chunk).min(MAX_SPLITS as u64)
+        // Columns: at most the target, never a few blocks past whole waves, which would run
+        // as a wave of their own (on an H200, 8192² `f32` column sums split into 576 blocks,
+        // a wave of 528 and 48 more, ran at 78.8% of the copy; `docs/decisions.md`). Rows: at
+        // least the target.
+        let want = if rows { target.div_ceil(blocks) } else { target / blocks };
+        want.min(extent / min_chunk).min(MAX_SPLITS as u64)
     } else {
         1
     };
@@ -357,15 +372,9 @@ fn pass(groups: &[Group], elem_bytes: usize, target: PlanTarget<'_>, may_split: 
     // The roundings on an element's path: its thread's chain, then the worker's tree.
     let depth = match kernel {
         // A chunk of long rows: `⌈len / 8⌉` per segment; shorter ones walked together, fewer.
-        AxesKernel::Columns => {
-            let unrolled = chunk_len >= COLUMN_ROWS as u64 * COLUMN_UNROLL;
-            let chain = if unrolled {
-                chunk_seg * chunk_len.div_ceil(COLUMN_ROWS as u64)
-            } else {
-                (chunk_seg * chunk_len).div_ceil(COLUMN_ROWS as u64)
-            };
-            chain + levels(COLUMN_ROWS)
-        }
+        // Rows `y, y + 8, …` of one segment, or of several walked as one range: a chain of
+        // `⌈segs · len / 8⌉` (however many rows the kernel loads at once).
+        AxesKernel::Columns => (chunk_seg * chunk_len).div_ceil(COLUMN_ROWS as u64) + levels(COLUMN_ROWS),
         k => {
             let w = k.block().0 / k.workers_per_block() as u32;
             // Chunks of at least `w · vector` take the vectors, a shorter last one the strided walk.

@@ -109,15 +109,37 @@ fn the_innermost_group_picks_rows_or_columns() {
     assert_eq!((p[0].layout.workers, p[1].layout.len, p[1].layout.col_vector), (64 * 33, 33, 4));
     assert_eq!((p[0].grid, p[1].grid), ((64 * 33, 1, 1), (64, 1, 1)));
     // The middle axis of (64, 4096, 1024): the outer kept axis and a split of the 4096 rows
-    // both make blocks (64 · 8 tiles × 5 splits).
+    // both make blocks (64 · 8 tiles × 4 splits: 2048, no more than the 2112 of 16 blocks per
+    // SM, four whole waves of the 4 an SM holds; 5 splits would leave 448 blocks a fifth wave).
     let p = passes(&plan_of::<f32, Sum>(&[64, 4096, 1024], &[1], 64 << 22, 64 * 1024, on(132)).unwrap());
     assert_eq!((p.len(), p[0].kernel, p[0].layout.kept_rank, p[0].layout.cols), (2, AxesKernel::Columns, 1, 1024));
-    assert_eq!((p[0].layout.col_vector, p[0].layout.splits(), p[0].layout.workers), (4, 5, 64 * 8 * 5));
+    assert_eq!((p[0].layout.col_vector, p[0].layout.splits(), p[0].layout.workers), (4, 4, 64 * 8 * 4));
     // f64: vectors of 2; an odd width: scalar columns, tiles of 32.
     let p = passes(&plan_of::<f64, Sum>(&[8192, 8192], &[0], 8192 * 8192, 8192, on(132)).unwrap());
     assert_eq!((p[0].layout.col_vector, p[0].layout.workers / p[0].layout.splits()), (2, 128));
     let p = passes(&plan_of::<f32, Sum>(&[8191, 8193], &[0], 8191 * 8193, 8193, on(132)).unwrap());
     assert_eq!((p[0].layout.col_vector, p[0].layout.workers / p[0].layout.splits()), (1, 257));
+}
+
+#[test]
+fn column_splits_fill_whole_waves_of_resident_blocks() {
+    // The H200's table aims at 4 column blocks per SM: one wave of `f32` columns (4 an SM),
+    // rounded down to 3 for `bf16` (its entries' launch bounds), and never past it.
+    let h200 = PlanTarget::new(132, (9, 0), &crate::tuning::h200::H200);
+    assert_eq!(crate::tuning::h200::H200.memory.axes_column_blocks_per_sm, 4);
+    let first = |plan: AxesPlan| passes(&plan)[0];
+    // 8192² column sums: 64 tiles of 128 `f32` columns × 8 splits = 512 of 528; 32 tiles of 256
+    // `bf16` columns × 12 = 384 of 396. Nine splits would be 576: a second wave of 48.
+    let p = first(plan_of::<f32, Sum>(&[8192, 8192], &[0], 8192 * 8192, 8192, h200).unwrap());
+    assert_eq!((p.layout.splits(), p.layout.workers), (8, 512));
+    let p = first(plan_of::<half::bf16, Sum>(&[8192, 8192], &[0], 8192 * 8192, 8192, h200).unwrap());
+    assert_eq!((p.layout.splits(), p.layout.workers), (12, 384));
+    // The middle axis of (64, 4096, 1024): 512 tiles of `f32` already fill the wave (one pass).
+    let plan = plan_of::<f32, Sum>(&[64, 4096, 1024], &[1], 64 << 22, 64 * 1024, h200).unwrap();
+    assert_eq!((passes(&plan).len(), passes(&plan)[0].layout.workers), (1, 512));
+    // Argmin/argmax columns hold 3 blocks an SM whatever the type: `f32` rounds down too.
+    let p = first(arg_plan::<f32, ArgMax>(&[8192, 8192], &[0], 8192 * 8192, 8192, h200).unwrap());
+    assert_eq!((p.layout.splits(), p.layout.workers), (6, 384));
 }
 
 #[test]
@@ -304,6 +326,11 @@ proptest! {
             if p.len() == 2 {
                 prop_assert_eq!(p[1].layout.splits(), 1);
                 prop_assert_eq!(plan.scratch, p[0].layout.splits() as usize * c.outputs);
+                // A column split fills whole waves at most: the table's 16 blocks per SM, four
+                // of the 4 an SM holds of `f32` columns.
+                if p[0].kernel == AxesKernel::Columns {
+                    prop_assert!(p[0].layout.workers <= 16 * sms as u64, "{} on {sms} SMs", p[0].layout.workers);
+                }
                 prop_assert!(c.extent >= super::SPLIT_MIN_EXTENT.min(2 * super::COLUMN_CHUNK));
             }
             prop_assert!(plan.depth >= 1 && plan.depth < c.extent as u64 + 20);

@@ -12,7 +12,9 @@ use super::{GpuKey, MatmulTuning, MemoryTuning, RungRates, TileRates, Tuning};
 pub static H200: Tuning = Tuning {
     device: Cow::Borrowed("NVIDIA H200"),
     key: GpuKey { compute_capability: (9, 0), multiprocessors: 132, memory_gib: 140 },
-    measured: Cow::Borrowed("2026-11-28 by `bankwise tune`: the second of two sweeps, copy and rows from a third"),
+    measured: Cow::Borrowed(
+        "2026-11-28 by `bankwise tune`: the second of two sweeps, copy and rows from a third; columns 2026-11-29 by `bench axes`",
+    ),
     matmul: MATMUL,
     memory: MEMORY,
 };
@@ -27,8 +29,12 @@ pub static H200: Tuning = Tuning {
 /// 2); the unaligned one at 6 (77.6% at 8191×8193, 76.7% uncapped: the first sweep kept it
 /// uncapped, so the two are within noise); the reductions along axes aiming at 32 blocks per SM
 /// along rows (64 long rows: 76.4%, 66.2% with 16, 74.8% with 64; rows of 8192² 83–85% with
-/// any) and 64 across columns (8 to 256 within 1.5 points; 32 and 64 tie at 77.7%); a warp
-/// per row below 65,536 elements, as on the H100.
+/// any) and 4 across columns, one whole wave of column blocks (2026-11-29, `bench axes` with
+/// this figure set by a table file, after column splits became whole waves and `bf16` columns
+/// took eight rows in flight: 8192² column sums `f32` 92.5% with 4, 88.7% with 8, 85.5% with
+/// 12, 85.1% with 16, 83.8% with 64; `bf16` 76.6, 71.0, 64.2, 62.5, 67.3%; the middle axis of
+/// (64, 4096, 1024) `bf16` 103.0, 95.2, 93.4, 91.7, 88.1%); a warp per row below 65,536
+/// elements, as on the H100.
 const MEMORY: MemoryTuning = MemoryTuning {
     copy_blocks_per_sm: 1024,
     reduce_blocks_per_sm: 6,
@@ -36,7 +42,7 @@ const MEMORY: MemoryTuning = MemoryTuning {
     transpose_capped_from: bankwise_layout::transpose::tuned::CAPPED_FROM,
     unaligned_residency: Some(6),
     axes_row_blocks_per_sm: 32,
-    axes_column_blocks_per_sm: 64,
+    axes_column_blocks_per_sm: 4,
     axes_block_row_min: 65_536,
 };
 
