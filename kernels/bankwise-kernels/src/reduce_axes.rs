@@ -398,8 +398,8 @@ unsafe fn fold_column<T: Element, O: ReduceOp<T>, R: Copy, const P: usize, const
     // Rows `l, l + 8, …, l + 8·(U − 1) < len`: positions of the chunk, where `load` is valid.
     while l + (unroll - 1) * step < len {
         let at = row + l * ls;
-        // The rows as loaded, widened only as each is folded: `U` widened rows at once took a
-        // stack frame for `f16` (256 bytes, where its conversions are instructions of their own).
+        // The rows as loaded, widened only as each is folded: eight widened rows at once took
+        // a 256-byte stack frame for `f16`, whose widening is integer code of its own.
         let rows: [R; U] = core::array::from_fn(|i| load(at + i as u64 * jump));
         // Indexed and unrolled, as in `fold_each`: the rows stay in registers.
         #[allow(clippy::needless_range_loop)]
