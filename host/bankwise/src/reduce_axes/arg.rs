@@ -90,16 +90,13 @@ pub fn arg_plan<T: AxesElement, O: ArgOperation<T>>(
     dst_len: usize,
     target: PlanTarget<'_>,
 ) -> Result<AxesPlan> {
-    plan::plan(
-        dims,
-        axes,
-        src_len,
-        dst_len,
-        (T::WIDTH.bytes(), ARG_PARTIAL_BYTES, ARG_COLUMN_BLOCKS_PER_SM),
-        O::OP,
-        false,
-        target,
-    )
+    plan::plan(dims, axes, src_len, dst_len, arg_widths::<T>(), O::OP, false, target)
+}
+
+/// What [`plan::plan`] weighs of an arg reduction of `T`: the element's bytes, the partials'
+/// (16-byte pairs) and the blocks an SM holds of its column kernel.
+fn arg_widths<T: AxesElement>() -> (usize, usize, u32) {
+    (T::WIDTH.bytes(), ARG_PARTIAL_BYTES, ARG_COLUMN_BLOCKS_PER_SM)
 }
 
 /// Device memory an arg reduction needs besides its source and destination: a split plan's
@@ -134,8 +131,8 @@ impl Gpu {
     /// [`Gpu::arg_reduce_axes`], except that an empty extent is not an error here.
     pub fn arg_reduce_axes_scratch<T: AxesElement>(&self, dims: &[usize], axes: &[usize]) -> Result<ArgScratch> {
         let c = canonical(dims, axes)?;
-        let bytes = (T::WIDTH.bytes(), ARG_PARTIAL_BYTES, ARG_COLUMN_BLOCKS_PER_SM);
-        let plan = plan::plan(dims, axes, c.elements, c.outputs, bytes, "argmax", true, self.plan_target())?;
+        let plan =
+            plan::plan(dims, axes, c.elements, c.outputs, arg_widths::<T>(), "argmax", true, self.plan_target())?;
         self.arg_partials(plan.scratch)
     }
 

@@ -184,8 +184,13 @@ pub fn plan<T: AxesElement, O: AxesOperation<T>>(
     dst_len: usize,
     target: PlanTarget<'_>,
 ) -> Result<AxesPlan> {
-    let bytes = (T::WIDTH.bytes(), T::Acc::WIDTH.bytes(), column_blocks_per_sm(T::WIDTH.bytes()));
-    plan::plan(dims, axes, src_len, dst_len, bytes, O::OP, O::empty().is_some(), target)
+    plan::plan(dims, axes, src_len, dst_len, widths::<T>(), O::OP, O::empty().is_some(), target)
+}
+
+/// What [`plan::plan`] weighs of a reduction of `T`: the element's bytes, the accumulator's
+/// (the partials') and the blocks an SM holds of its column kernel.
+fn widths<T: AxesElement>() -> (usize, usize, u32) {
+    (T::WIDTH.bytes(), T::Acc::WIDTH.bytes(), column_blocks_per_sm(T::WIDTH.bytes()))
 }
 
 /// Device memory an axis reduction needs besides its source and destination: the partials
@@ -221,8 +226,8 @@ impl Gpu {
     /// [`Gpu::reduce_axes`]'s shape checks, except that an empty extent is not one here.
     pub fn reduce_axes_scratch<T: AxesElement>(&self, dims: &[usize], axes: &[usize]) -> Result<AxesScratch<T>> {
         let c = canonical(dims, axes)?;
-        let bytes = (T::WIDTH.bytes(), T::Acc::WIDTH.bytes(), column_blocks_per_sm(T::WIDTH.bytes()));
-        let plan = plan::plan(dims, axes, c.elements, c.outputs, bytes, "sum", true, self.plan_target())?;
+        // A sum's plan: min and max split alike, and its empty extent is no error.
+        let plan = plan::plan(dims, axes, c.elements, c.outputs, widths::<T>(), "sum", true, self.plan_target())?;
         Ok(AxesScratch { partials: self.partials::<T>(plan.scratch)? })
     }
 

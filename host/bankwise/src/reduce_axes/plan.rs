@@ -3,7 +3,7 @@
 //! choice of kernel, the split of each output among several workers where outputs are few,
 //! and each pass's [`AxesLayout`] and worst-case rounding depth.
 
-use bankwise_builtin::reduce_axes::{AxesLayout, COLUMN_LANES, COLUMN_ROWS, MAX_GROUPS, THREADS, column_blocks_per_sm};
+use bankwise_builtin::reduce_axes::{AxesLayout, COLUMN_LANES, COLUMN_ROWS, MAX_GROUPS, THREADS};
 
 use crate::error::{Error, Result};
 use crate::tuning::PlanTarget;
@@ -235,7 +235,7 @@ pub fn plan(
     if c.extent == 1 {
         return done(AxesWork::Copy);
     }
-    let first = pass(&c.groups, (elem_bytes, resident), target, true)?;
+    let first = pass(&c.groups, elem_bytes, target, Some(resident))?;
     let splits = first.layout.splits() as usize;
     if splits == 1 {
         let depth = first.depth;
@@ -244,7 +244,7 @@ pub fn plan(
     }
     // The partials `[splits][outputs]`, reduced over their first axis.
     let partials = canonical(&[splits, c.outputs], &[0])?;
-    let second = pass(&partials.groups, (acc_bytes, column_blocks_per_sm(acc_bytes)), target, false)?;
+    let second = pass(&partials.groups, acc_bytes, target, None)?;
     debug_assert_eq!(second.layout.splits(), 1);
     let depth = first.depth + second.depth;
     let passes = vec![
@@ -301,14 +301,10 @@ fn levels(n: u32) -> u64 {
     n.next_power_of_two().trailing_zeros() as u64
 }
 
-/// The first (or only, where `may_split` is false) pass over canonical `groups` (at least one
-/// reduced), for elements of `elem_bytes` on `target`.
-fn pass(
-    groups: &[Group],
-    (elem_bytes, resident): (usize, u32),
-    target: PlanTarget<'_>,
-    may_split: bool,
-) -> Result<AxesPass> {
+/// A pass over canonical `groups` (at least one reduced), for elements of `elem_bytes` on
+/// `target`. `split` is where the pass may split its outputs (a first pass): the blocks an SM
+/// holds of its column kernel; `None` for a second pass, which never splits.
+fn pass(groups: &[Group], elem_bytes: usize, target: PlanTarget<'_>, split: Option<u32>) -> Result<AxesPass> {
     let sms = target.multiprocessors.max(1) as usize;
     let memory = &target.tuning.memory;
     let (row_per_sm, column_per_sm) =
@@ -343,11 +339,11 @@ fn pass(
     } else {
         // Whole waves of the blocks an SM holds at once (the entries' launch bounds): the
         // table's figure rounded down to a multiple of them.
-        let resident = resident.max(1) as usize;
+        let resident = split.unwrap_or(1).max(1) as usize;
         let per_sm = (column_per_sm / resident).max(1) * resident;
         ((per_sm * sms) as u64, COLUMN_CHUNK as u64, 1, 2 * COLUMN_CHUNK as u64)
     };
-    let want = if may_split && blocks < target && extent >= min_extent {
+    let want = if split.is_some() && blocks < target && extent >= min_extent {
         // Columns: at most the target, never a few blocks past whole waves, which would run
         // as a wave of their own (on an H200, 8192² `f32` column sums split into 576 blocks,
         // a wave of 528 and 48 more, ran at 78.8% of the copy; `docs/decisions.md`). Rows: at
