@@ -161,6 +161,12 @@ pub enum Error {
         /// shape`).
         what: &'static str,
     },
+    /// A permutation plan whose work no kernel runs (a [`crate::PermutePlan`] edited by hand).
+    #[error("this permutation plan cannot run: {what}")]
+    PermutePlanUnfit {
+        /// Why (`no unaligned tiles of 8-byte words`).
+        what: String,
+    },
     /// A kernel of a module that this GPU does not run (it needs newer instructions).
     #[error(
         "{kernel} needs a GPU of compute capability {}.{} or later (this one is {}.{}); use MatmulKernel::Tuned, which runs from Volta on",

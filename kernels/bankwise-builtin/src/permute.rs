@@ -7,7 +7,8 @@ pub use bankwise_kernels::permute::{
     SKINNY_MAX_NARROW, Skinny, Tiled, flat_pitch, skinny_per_thread,
 };
 use bankwise_kernels::permute::{
-    permute_rows, permute_rows_vectors, permute_skinny, permute_tiled_flat, permute_tiled_vectorized,
+    permute_rows, permute_rows_vectors, permute_skinny, permute_tiled_flat, permute_tiled_unaligned,
+    permute_tiled_vectorized,
 };
 use bankwise_layout::transpose::tuned as layout;
 
@@ -63,6 +64,40 @@ per_width! {
     u32: permute_tiled_u32(4, 4), permute_tiled_flat_u32(16), permute_tiled_flat_large_u32, permute_rows_u32;
     u64: permute_tiled_u64(2, 8), permute_tiled_flat_u64(16), permute_tiled_flat_large_u64, permute_rows_u64;
 }
+
+/// Instantiates `permute_tiled_unaligned_<t>` (32-bit indices: tensors of fewer than 2³²
+/// elements) and `permute_tiled_unaligned_large_<t>` (64-bit), for 2- and 4-byte elements:
+/// the unaligned transposes' tile (`transpose_unaligned_*`), with the same `($v, $n, $e)` and
+/// launch bounds.
+macro_rules! tiled_unaligned {
+    ($($t:ty: $small:ident($blocks:literal), $large:ident($large_blocks:literal)($v:literal, $n:literal, $e:literal)),+ $(,)?) => {$(
+        const _: () = assert!(
+            $v == layout::vector(bytes::<$t>())
+                && $n == layout::unaligned::rounds(bytes::<$t>())
+                && $e == layout::unaligned::edge_rounds(bytes::<$t>())
+        );
+        /// # Safety
+        /// As `bankwise_kernels::permute::permute_tiled_unaligned` with 32-bit indices.
+        #[kernel(launch_bounds(layout::THREADS, $blocks), shared = layout::unaligned::tile_bytes(bytes::<$t>()))]
+        pub unsafe fn $small(dst: *mut $t, src: *const $t, p: Tiled) {
+            // SAFETY: this entry's contract (its `# Safety`, which the launch keeps) is the callee's.
+            unsafe { permute_tiled_unaligned::<$t, u32, $v, $n, $e>(dst, src, &p) }
+        }
+
+        /// # Safety
+        /// As `bankwise_kernels::permute::permute_tiled_unaligned` with 64-bit indices.
+        #[kernel(launch_bounds(layout::THREADS, $large_blocks), shared = layout::unaligned::tile_bytes(bytes::<$t>()))]
+        pub unsafe fn $large(dst: *mut $t, src: *const $t, p: Tiled) {
+            // SAFETY: this entry's contract (its `# Safety`, which the launch keeps) is the callee's.
+            unsafe { permute_tiled_unaligned::<$t, u64, $v, $n, $e>(dst, src, &p) }
+        }
+    )+};
+}
+
+tiled_unaligned!(
+    u16: permute_tiled_unaligned_u16(4), permute_tiled_unaligned_large_u16(4)(8, 4, 2),
+    u32: permute_tiled_unaligned_u32(3), permute_tiled_unaligned_large_u32(2)(4, 8, 1),
+);
 
 /// Instantiates the skinny transposes for an element type and a word of `B` bytes:
 /// `interleave` (`narrow × long` to `long × narrow`) and `deinterleave` (back), with the
@@ -144,6 +179,9 @@ pub trait PermuteWord: Copy + 'static {
     const TILED_FLAT_LARGE: bankwise_device::KernelEntry<TiledParams<Self>>;
     /// `permute_rows_*`.
     const ROWS: bankwise_device::KernelEntry<RowsParams<Self>>;
+    /// `permute_tiled_unaligned_*` (2- and 4-byte words), for tensors of fewer than 2³²
+    /// elements and, second, for any.
+    const TILED_UNALIGNED: Option<[bankwise_device::KernelEntry<TiledParams<Self>>; 2]> = None;
     /// `permute_interleave_*` (`narrow × long` matrices to `long × narrow`) in words of 16, 8
     /// and 4 bytes (`_8b_`, `_4b_`); `None` for a word narrower than the element.
     const INTERLEAVE: [Option<bankwise_device::KernelEntry<SkinnyParams<Self>>>; 3];
@@ -154,7 +192,7 @@ pub trait PermuteWord: Copy + 'static {
 #[cfg(not(target_arch = "nvptx64"))]
 macro_rules! permute_words {
     ($($t:ty: $tiled:ident, $scalar:ident, $large:ident, $rows:ident,
-       [$($interleave:expr),+], [$($deinterleave:expr),+];)+) => {$(
+       [$($interleave:expr),+], [$($deinterleave:expr),+] $(, $unaligned:expr)?;)+) => {$(
         impl PermuteWord for $t {
             const TILED: bankwise_device::KernelEntry<TiledParams<Self>> = $tiled;
             const TILED_FLAT: bankwise_device::KernelEntry<TiledParams<Self>> = $scalar;
@@ -162,6 +200,7 @@ macro_rules! permute_words {
             const ROWS: bankwise_device::KernelEntry<RowsParams<Self>> = $rows;
             const INTERLEAVE: [Option<bankwise_device::KernelEntry<SkinnyParams<Self>>>; 3] = [$($interleave),+];
             const DEINTERLEAVE: [Option<bankwise_device::KernelEntry<SkinnyParams<Self>>>; 3] = [$($deinterleave),+];
+            $(const TILED_UNALIGNED: Option<[bankwise_device::KernelEntry<TiledParams<Self>>; 2]> = Some($unaligned);)?
         }
     )+};
 }
@@ -173,10 +212,12 @@ permute_words! {
         [Some(permute_deinterleave_u8), Some(permute_deinterleave_8b_u8), Some(permute_deinterleave_4b_u8)];
     u16: permute_tiled_u16, permute_tiled_flat_u16, permute_tiled_flat_large_u16, permute_rows_u16,
         [Some(permute_interleave_u16), Some(permute_interleave_8b_u16), Some(permute_interleave_4b_u16)],
-        [Some(permute_deinterleave_u16), Some(permute_deinterleave_8b_u16), Some(permute_deinterleave_4b_u16)];
+        [Some(permute_deinterleave_u16), Some(permute_deinterleave_8b_u16), Some(permute_deinterleave_4b_u16)],
+        [permute_tiled_unaligned_u16, permute_tiled_unaligned_large_u16];
     u32: permute_tiled_u32, permute_tiled_flat_u32, permute_tiled_flat_large_u32, permute_rows_u32,
         [Some(permute_interleave_u32), Some(permute_interleave_8b_u32), Some(permute_interleave_4b_u32)],
-        [Some(permute_deinterleave_u32), Some(permute_deinterleave_8b_u32), Some(permute_deinterleave_4b_u32)];
+        [Some(permute_deinterleave_u32), Some(permute_deinterleave_8b_u32), Some(permute_deinterleave_4b_u32)],
+        [permute_tiled_unaligned_u32, permute_tiled_unaligned_large_u32];
     u64: permute_tiled_u64, permute_tiled_flat_u64, permute_tiled_flat_large_u64, permute_rows_u64,
         [Some(permute_interleave_u64), Some(permute_interleave_8b_u64), None],
         [Some(permute_deinterleave_u64), Some(permute_deinterleave_8b_u64), None];

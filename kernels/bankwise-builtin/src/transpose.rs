@@ -98,9 +98,11 @@ pub unsafe fn transpose_small_streaming_u64(dst: *mut u64, src: *const u64, rows
 /// (measured on an H100 at 8191 × 8193: a 16-byte-vector version, 2219 GB/s, lost to its
 /// scalar 8-byte accesses, which fill half a sector each).
 /// `($v, $n, $e)`: elements per vector, rounds of loads and whole chunks, rounds of end elements
-/// (`layout::unaligned`).
+/// (`layout::unaligned`); beside each entry, the blocks per SM its launch bounds keep room for
+/// (the 64-bit `u16` form takes 87 registers without bounds, 125 under its bounds of two
+/// blocks: held to three or four, it spilled).
 macro_rules! unaligned {
-    ($($t:ty: $small:ident, $large:ident($v:literal, $n:literal, $e:literal)),+ $(,)?) => {$(
+    ($($t:ty: $small:ident($blocks:literal), $large:ident($large_blocks:literal)($v:literal, $n:literal, $e:literal)),+ $(,)?) => {$(
         const _: () = assert!(
             $v == layout::vector(bytes::<$t>())
                 && $n == layout::unaligned::rounds(bytes::<$t>())
@@ -109,7 +111,7 @@ macro_rules! unaligned {
         /// # Safety
         /// As for the other transposes; `src` and `dst` start 16-byte aligned and hold fewer
         /// than 2³² elements.
-        #[kernel(shared = layout::unaligned::tile_bytes(bytes::<$t>()))]
+        #[kernel(launch_bounds(layout::THREADS, $blocks), shared = layout::unaligned::tile_bytes(bytes::<$t>()))]
         pub unsafe fn $small(dst: *mut $t, src: *const $t, rows: u64, cols: u64, batch: u64) {
             // SAFETY: this entry's contract (its `# Safety`, which the launch keeps) is the
             // callee's, with 32-bit indices.
@@ -118,7 +120,7 @@ macro_rules! unaligned {
 
         /// # Safety
         /// As for the other transposes; `src` and `dst` start 16-byte aligned.
-        #[kernel(shared = layout::unaligned::tile_bytes(bytes::<$t>()))]
+        #[kernel(launch_bounds(layout::THREADS, $large_blocks), shared = layout::unaligned::tile_bytes(bytes::<$t>()))]
         pub unsafe fn $large(dst: *mut $t, src: *const $t, rows: u64, cols: u64, batch: u64) {
             // SAFETY: this entry's contract (its `# Safety`, which the launch keeps) is the
             // callee's.
@@ -128,8 +130,8 @@ macro_rules! unaligned {
 }
 
 unaligned!(
-    u16: transpose_unaligned_u16, transpose_unaligned_large_u16(8, 4, 2),
-    u32: transpose_unaligned_u32, transpose_unaligned_large_u32(4, 8, 1),
+    u16: transpose_unaligned_u16(4), transpose_unaligned_large_u16(2)(8, 4, 2),
+    u32: transpose_unaligned_u32(3), transpose_unaligned_large_u32(2)(4, 8, 1),
 );
 
 /// The parameters every transpose entry takes: `dst`, `src`, `rows`, `cols`, `batch`.

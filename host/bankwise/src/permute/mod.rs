@@ -10,9 +10,12 @@
 //!   `src`'s innermost axes and rows along `dst`'s, so both sides are coalesced (a (batched)
 //!   2-D case with both sides of 64 or more goes to the tuned transpose, the same tile with
 //!   fixed strides): 16-byte vectors through the tuned transpose's square tile where both
-//!   groups span whole vectors and its side, else one element per access through a
+//!   groups span whole vectors and its side; where they do not, 16-byte vectors realigned by
+//!   a shuffle through the unaligned transpose's tile if each group is one axis that fills it
+//!   (an odd 3-D reversal; 2- and 4-byte elements); else one element per access through a
 //!   rectangular "flat" tile shaped to the groups (a narrow group cuts its side, the other
-//!   grows to fill the tile). The tiles' shared memory is conflict-free for every width: the
+//!   grows to fill the tile). The tiles' shared memory is conflict-free for every width (the
+//!   unaligned tile but for its rows' partial end chunks, read one element a lane): the
 //!   vectorized tile is the tuned transpose's XOR swizzle at vector granularity (`STS.128`
 //!   rows, a gather that puts a quarter-warp's eight 16-byte reads on distinct bank groups);
 //!   the flat tile's pitch (`flat_pitch`) starts 32 consecutive rows on 32 banks (rows an odd
@@ -28,7 +31,7 @@
 
 pub mod plan;
 
-pub use plan::{Fused, PermutePlan, Work};
+pub use plan::{Fused, PermutePlan, Tile, Work};
 
 use bankwise_builtin::PermuteWord;
 use bankwise_builtin::permute::ROWS_THREADS;
@@ -141,11 +144,11 @@ impl Gpu {
                     Width::B8 => self.permute_skinny::<u64>(params, kind, as_words::<T, u64>(from), as_words_mut(to)),
                 }
             }
-            Work::Tiled { params, vectorized, width } => match width {
-                Width::B1 => self.permute_tiled::<u8>(params, *vectorized, as_words::<T, u8>(from), as_words_mut(to)),
-                Width::B2 => self.permute_tiled::<u16>(params, *vectorized, as_words::<T, u16>(from), as_words_mut(to)),
-                Width::B4 => self.permute_tiled::<u32>(params, *vectorized, as_words::<T, u32>(from), as_words_mut(to)),
-                Width::B8 => self.permute_tiled::<u64>(params, *vectorized, as_words::<T, u64>(from), as_words_mut(to)),
+            Work::Tiled { params, tile, width } => match width {
+                Width::B1 => self.permute_tiled::<u8>(params, *tile, as_words::<T, u8>(from), as_words_mut(to)),
+                Width::B2 => self.permute_tiled::<u16>(params, *tile, as_words::<T, u16>(from), as_words_mut(to)),
+                Width::B4 => self.permute_tiled::<u32>(params, *tile, as_words::<T, u32>(from), as_words_mut(to)),
+                Width::B8 => self.permute_tiled::<u64>(params, *tile, as_words::<T, u64>(from), as_words_mut(to)),
             },
             Work::Rows { params, width } => match width {
                 Some(Width::B1) => self.permute_rows(params, as_words::<T, u8>(from), as_words_mut(to), <u8>::ROWS),
@@ -165,19 +168,26 @@ impl Gpu {
     fn permute_tiled<W: PermuteWord + Element>(
         &self,
         params: &bankwise_builtin::permute::Tiled,
-        vectorized: bool,
+        tile: Tile,
         src: DeviceSlice<'_, W>,
         mut dst: DeviceSliceMut<'_, W>,
     ) -> Result<()> {
-        // The flat tiles' shared memory is their shape's, given at launch; the vectorized
-        // entries declare theirs.
-        let (kernel, shared_bytes) = if vectorized {
-            (W::TILED, 0)
-        } else {
-            // 32-bit offsets where every one fits: fewer than 2³² elements.
-            let small = src.len() < 1 << 32;
-            let kernel = if small { W::TILED_FLAT } else { W::TILED_FLAT_LARGE };
-            (kernel, (params.pitch << params.row_shift) * size_of::<W>() as u32)
+        // 32-bit offsets where every one fits: fewer than 2³² elements.
+        let small = src.len() < 1 << 32;
+        // The flat tiles' shared memory is their shape's, given at launch; the other entries
+        // declare theirs.
+        let (kernel, shared_bytes) = match tile {
+            Tile::Vectorized => (W::TILED, 0),
+            Tile::Unaligned => {
+                let what = || format!("no unaligned tiles of {}-byte words", size_of::<W>());
+                let [small_entry, large_entry] =
+                    W::TILED_UNALIGNED.ok_or_else(|| Error::PermutePlanUnfit { what: what() })?;
+                (if small { small_entry } else { large_entry }, 0)
+            }
+            Tile::Flat => {
+                let kernel = if small { W::TILED_FLAT } else { W::TILED_FLAT_LARGE };
+                (kernel, (params.pitch << params.row_shift) * size_of::<W>() as u32)
+            }
         };
         in_launches(params.tiles(), |first, blocks| {
             let launch = Launch { shared_bytes, ..Launch::new(kernel, (blocks, 1, 1), (tuned::THREADS, 1, 1)) };
@@ -185,7 +195,9 @@ impl Gpu {
             // Safety: the plan's groups and batch span exactly the tensor, which both slices hold
             // (checked against the plan's element count); the launch takes tiles `first ..
             // first + blocks` of them; the vectorized entries are planned only where both groups
-            // span whole vectors, and the slices start where their buffers do (256-byte aligned).
+            // span whole vectors, the unaligned ones only for groups of one axis, and the slices
+            // start where their buffers do (16-byte aligned: the plan was made for their
+            // alignment).
             unsafe { self.launch(launch, (dst.slice_mut(..)?, src, p)) }
         })
     }
@@ -198,8 +210,11 @@ impl Gpu {
         mut dst: DeviceSliceMut<'_, W>,
     ) -> Result<()> {
         let entries = if interleave { W::INTERLEAVE } else { W::DEINTERLEAVE };
-        let kernel = entries[(16 / word).trailing_zeros() as usize]
-            .expect("the plan's word is 16, 8 or 4 bytes and no narrower than the element");
+        let kernel = [16, 8, 4].iter().position(|&w| w == word).and_then(|i| entries[i]).ok_or_else(|| {
+            Error::PermutePlanUnfit {
+                what: format!("no skinny transpose of {}-byte elements in {word}-byte words", size_of::<W>()),
+            }
+        })?;
         let shared_bytes = ((word as u64 * params.narrow) << params.row_shift) as u32;
         in_launches(params.tiles(), |first, blocks| {
             let launch = Launch { shared_bytes, ..Launch::new(kernel, (blocks, 1, 1), (tuned::THREADS, 1, 1)) };

@@ -7,7 +7,7 @@ use bankwise_builtin::permute::{
     Batch, FastDiv, Group, MAX_BATCH, MAX_GROUP, MAX_RANK, ROWS_THREADS, Rows, SKINNY_MAX_NARROW, Skinny, Tiled,
     flat_per_thread, flat_pitch, skinny_per_thread,
 };
-use bankwise_layout::transpose::tuned;
+use bankwise_layout::transpose::tuned::{self, unaligned};
 
 use crate::element::Width;
 use crate::error::{Error, Result};
@@ -116,9 +116,8 @@ pub enum Work {
     Tiled {
         /// The tiles' addresses (`first_tile` 0).
         params: Tiled,
-        /// 16-byte vectors (`permute_tiled_*`) or one element per access through the flat tile
-        /// (`permute_tiled_flat_*`, whose shape and pitch `params` holds).
-        vectorized: bool,
+        /// The kernel.
+        tile: Tile,
         /// The word moved.
         width: Width,
     },
@@ -129,6 +128,22 @@ pub enum Work {
         /// The word: `None` for 16-byte vectors (`permute_rows_v4`).
         width: Option<Width>,
     },
+}
+
+/// The kernel of a [`Work::Tiled`] permutation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tile {
+    /// 16-byte vectors through the tuned transpose's square tile (`permute_tiled_*`), where
+    /// both groups span whole vectors and at least the tile's side.
+    Vectorized,
+    /// 16-byte vectors realigned by a shuffle, through the unaligned transpose's tile of `tall
+    /// × wide` elements (`permute_tiled_unaligned_*`, 2- and 4-byte words, tensors on 16
+    /// bytes), where the vectorized tile does not apply and each group is one axis at least as
+    /// long as the tile's side.
+    Unaligned,
+    /// One element per access through the flat tile (`permute_tiled_flat_*`, whose shape and
+    /// pitch `params` holds): any other.
+    Flat,
 }
 
 /// A permutation planned for an element width: reusable for any buffers of its shape
@@ -215,7 +230,7 @@ impl fmt::Display for PermutePlan {
                     (1u64 << params.row_shift) * (*word / width.bytes() as u32) as u64
                 )
             }
-            Work::Tiled { params, vectorized, width } => write!(
+            Work::Tiled { params, tile, width } => write!(
                 f,
                 "{} rows × {} columns ({} batch indices) of {}-byte words in {} tiles of {}",
                 params.rows.len,
@@ -223,11 +238,18 @@ impl fmt::Display for PermutePlan {
                 params.batch.count,
                 width.bytes(),
                 params.tiles(),
-                if *vectorized {
-                    let side = tuned::side(width.bytes() as u32);
-                    format!("{side} × {side}, 16-byte vectors")
-                } else {
-                    format!("{} × {}, one element per access", 1u32 << params.row_shift, 1u32 << params.col_shift)
+                match tile {
+                    Tile::Vectorized => {
+                        let side = tuned::side(width.bytes() as u32);
+                        format!("{side} × {side}, 16-byte vectors")
+                    }
+                    Tile::Unaligned => {
+                        let bytes = width.bytes() as u32;
+                        format!("{} × {}, 16-byte vectors realigned", unaligned::tall(bytes), unaligned::wide(bytes))
+                    }
+                    Tile::Flat => {
+                        format!("{} × {}, one element per access", 1u32 << params.row_shift, 1u32 << params.col_shift)
+                    }
                 }
             ),
             Work::Rows { params, width } => write!(
@@ -292,9 +314,18 @@ fn work(sizes: &[usize], perm: &[usize], bytes: u64, align: u64) -> Work {
     let params = tiled(sizes, perm, side, side);
     let (r, c) = (params.rows.len, params.cols.len);
     if r.is_multiple_of(v) && c.is_multiple_of(v) && r >= side && c >= side && align >= 16 {
-        return Work::Tiled { params, vectorized: true, width };
+        return Work::Tiled { params, tile: Tile::Vectorized, width };
     }
-    Work::Tiled { params: flat(sizes, perm, bytes), vectorized: false, width }
+    if matches!(bytes, 2 | 4) && align >= 16 {
+        // The unaligned transpose's tile, where one axis a side fills it.
+        let (tall, wide) = (unaligned::tall(bytes as u32) as u64, unaligned::wide(bytes as u32) as u64);
+        let params = tiled(sizes, perm, tall, wide);
+        let (rows, cols) = (params.rows, params.cols);
+        if rows.dims == 1 && cols.dims == 1 && rows.len >= tall && cols.len >= wide {
+            return Work::Tiled { params, tile: Tile::Unaligned, width };
+        }
+    }
+    Work::Tiled { params: flat(sizes, perm, bytes), tile: Tile::Flat, width }
 }
 
 /// The skinny transpose of a normal form that is a (batched) 2-D transpose with one side of 2

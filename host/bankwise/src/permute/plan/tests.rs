@@ -59,7 +59,8 @@ fn the_issues_cases_get_the_work_the_module_promises() {
         Work::Transpose { shape: Shape::batched(64, 8192, 128), width: Width::B4 }
     );
     // Reversals are tiled, vectorized, with the tile's sides grown to the vector side.
-    let Work::Tiled { params, vectorized: true, width: Width::B4 } = plan(&[16; 6], &[5, 4, 3, 2, 1, 0], Width::B4)
+    let Work::Tiled { params, tile: Tile::Vectorized, width: Width::B4 } =
+        plan(&[16; 6], &[5, 4, 3, 2, 1, 0], Width::B4)
     else {
         panic!("not tiled")
     };
@@ -67,7 +68,7 @@ fn the_issues_cases_get_the_work_the_module_promises() {
     assert_eq!(params.batch.count, 256);
     // A pixel shuffle: 2 output rows, so the columns grow to both 64-element axes and the
     // flat tile is 2 × 2048, full.
-    let Work::Tiled { params, vectorized: false, .. } = plan(&[64, 64, 2, 2, 64, 64], &[0, 1, 4, 2, 5, 3], Width::B4)
+    let Work::Tiled { params, tile: Tile::Flat, .. } = plan(&[64, 64, 2, 2, 64, 64], &[0, 1, 4, 2, 5, 3], Width::B4)
     else {
         panic!("not flat")
     };
@@ -92,7 +93,7 @@ fn the_issues_cases_get_the_work_the_module_promises() {
     // A long side off the vector moves in narrower words; off 4 bytes, it keeps the flat tile.
     assert!(matches!(plan(&[8918 * 175, 43], &[1, 0], Width::B4), Work::Skinny { word: 8, .. }));
     assert!(matches!(plan(&[8918 * 175, 43], &[1, 0], Width::B2), Work::Skinny { word: 4, .. }));
-    assert!(matches!(plan(&[8918 * 175, 43], &[1, 0], Width::B1), Work::Tiled { vectorized: false, .. }));
+    assert!(matches!(plan(&[8918 * 175, 43], &[1, 0], Width::B1), Work::Tiled { tile: Tile::Flat, .. }));
     // A 4-byte run of the innermost axis moves as one u32.
     assert_eq!(
         plan(&[512, 512, 2], &[1, 0, 2], Width::B2),
@@ -128,11 +129,22 @@ fn interpret(plan: &PermutePlan, src: &[u8]) -> Vec<u8> {
                 }
             }
         }
-        Work::Tiled { params, width, vectorized } => {
+        Work::Tiled { params, width, tile } => {
             // Tile by tile, as the blocks take them.
-            let side = tuned::side(width.bytes() as u32) as u64;
-            let (tall, wide) = if *vectorized { (side, side) } else { (1 << params.row_shift, 1 << params.col_shift) };
-            assert!(*vectorized || tall * wide <= 256 * flat_per_thread(width.bytes() as u32) as u64, "{plan}");
+            let bytes = width.bytes() as u32;
+            let side = tuned::side(bytes) as u64;
+            let (tall, wide) = match tile {
+                Tile::Vectorized => (side, side),
+                Tile::Unaligned => {
+                    assert!(params.rows.dims == 1 && params.cols.dims == 1 && matches!(bytes, 2 | 4), "{plan}");
+                    (unaligned::tall(bytes) as u64, unaligned::wide(bytes) as u64)
+                }
+                Tile::Flat => {
+                    let (tall, wide) = (1 << params.row_shift, 1 << params.col_shift);
+                    assert!(tall * wide <= 256 * flat_per_thread(bytes) as u64, "{plan}");
+                    (tall, wide)
+                }
+            };
             for block in 0..params.tiles() {
                 let (bs, bd, r0, c0) = params.tile(block, tall, wide);
                 for r in r0..(r0 + tall).min(params.rows.len) {
@@ -189,7 +201,7 @@ fn check_plan_aligned(dims: &[usize], perm: &[usize], width: Width, alignment: u
     let (word, vectors) = match &plan.work {
         Work::Empty | Work::Copy => (width.bytes() as u64, false),
         Work::Transpose { width, .. } => (width.bytes() as u64, true),
-        Work::Tiled { width, vectorized, .. } => (width.bytes() as u64, *vectorized),
+        Work::Tiled { width, tile, .. } => (width.bytes() as u64, *tile != Tile::Flat),
         Work::Skinny { word, .. } => (*word as u64, *word == 16),
         Work::Rows { width, .. } => (width.map_or(16, |w| w.bytes()) as u64, width.is_none()),
     };
@@ -264,6 +276,54 @@ fn skinny_plans_move_every_element_once() {
                 check_plan_aligned(dims, perm, width, alignment);
             }
         }
+    }
+}
+
+/// Odd reversals and their kin, whose groups are one axis each at least the unaligned tile's
+/// sides, take its vectors in 2- and 4-byte words (with 16-byte alignment), never in 1- and
+/// 8-byte ones, and the flat tile off 16 bytes; both move every element where `cpu::permute` does.
+#[test]
+fn groups_of_one_odd_axis_take_the_unaligned_tile() {
+    let tile = |dims: &[usize], perm: &[usize], width: Width, alignment: u64| match PermutePlan::for_alignment(
+        dims, perm, width, alignment,
+    )
+    .unwrap()
+    .work
+    {
+        Work::Tiled { tile, .. } => Some(tile),
+        _ => None,
+    };
+    // The suite's odd reversals, a reversal with a batch of two axes, and a rank-4 one.
+    for (dims, perm) in [
+        (&[401, 409, 409][..], &[2, 1, 0][..]),
+        (&[128, 316, 4, 353], &[3, 2, 0, 1]),
+        (&[353, 256, 2, 371], &[1, 3, 2, 0]),
+        (&[342, 481, 6, 64], &[3, 2, 1, 0]),
+    ] {
+        for width in [Width::B2, Width::B4] {
+            assert_eq!(tile(dims, perm, width, 16), Some(Tile::Unaligned), "{dims:?} by {perm:?}, {width:?}");
+            assert_eq!(tile(dims, perm, width, 8), Some(Tile::Flat), "{dims:?} by {perm:?}, {width:?}");
+        }
+        for width in [Width::B1, Width::B8] {
+            assert_ne!(tile(dims, perm, width, 16), Some(Tile::Unaligned), "{dims:?} by {perm:?}, {width:?}");
+        }
+    }
+    // Groups shorter than the tile (rows under 128, columns under 64), or of two axes, do not.
+    assert_eq!(tile(&[127, 3, 401], &[2, 1, 0], Width::B4, 16), Some(Tile::Flat));
+    assert_eq!(tile(&[401, 3, 63], &[2, 1, 0], Width::B4, 16), Some(Tile::Flat));
+    assert_eq!(tile(&[130, 5, 7, 9], &[3, 2, 1, 0], Width::B4, 16), Some(Tile::Flat));
+    // Whole vectors keep the vectorized tile.
+    assert_eq!(tile(&[256, 3, 128], &[2, 1, 0], Width::B4, 16), Some(Tile::Vectorized));
+    for (dims, perm) in [
+        (&[131, 3, 67][..], &[2, 1, 0][..]),
+        (&[129, 2, 5, 65], &[3, 2, 1, 0]),
+        (&[130, 3, 2, 129], &[2, 3, 1, 0]),
+        (&[257, 2, 3, 131], &[1, 3, 2, 0]),
+    ] {
+        for width in [Width::B1, Width::B2, Width::B4, Width::B8] {
+            check_plan(dims, perm, width);
+        }
+        assert_eq!(tile(dims, perm, Width::B2, 16), Some(Tile::Unaligned), "{dims:?} by {perm:?}");
     }
 }
 
