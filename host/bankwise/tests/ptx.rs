@@ -508,7 +508,7 @@ fn skinny_transposes_move_whole_words_on_both_sides() {
     };
     for width in ["u8", "u16", "u32", "u64"] {
         let bits: usize = width[1..].parse().expect("u<bits>");
-        for (word, infix) in [(16, ""), (8, "8b_"), (4, "4b_")] {
+        for (word, infix) in [(16, ""), (8, "8b_"), (4, "4b_"), (2, "2b_")] {
             if word * 8 < bits {
                 continue;
             }

@@ -110,7 +110,9 @@ macro_rules! skinny {
         pub unsafe fn $interleave(dst: *mut $t, src: *const $t, p: Skinny) {
             // SAFETY: this entry's contract (its `# Safety`, which the launch keeps) is the callee's.
             unsafe {
-                permute_skinny::<$t, $b, { $b / bytes::<$t>() as usize }, { 64 / $b }, true>(dst, src, &p)
+                permute_skinny::<$t, $b, { $b / bytes::<$t>() as usize }, { skinny_per_thread($b) as usize }, true>(
+                    dst, src, &p,
+                )
             }
         }
 
@@ -120,7 +122,9 @@ macro_rules! skinny {
         pub unsafe fn $deinterleave(dst: *mut $t, src: *const $t, p: Skinny) {
             // SAFETY: this entry's contract (its `# Safety`, which the launch keeps) is the callee's.
             unsafe {
-                permute_skinny::<$t, $b, { $b / bytes::<$t>() as usize }, { 64 / $b }, false>(dst, src, &p)
+                permute_skinny::<$t, $b, { $b / bytes::<$t>() as usize }, { skinny_per_thread($b) as usize }, false>(
+                    dst, src, &p,
+                )
             }
         }
     )+};
@@ -130,9 +134,11 @@ skinny! {
     u8, 16: permute_interleave_u8, permute_deinterleave_u8;
     u8, 8: permute_interleave_8b_u8, permute_deinterleave_8b_u8;
     u8, 4: permute_interleave_4b_u8, permute_deinterleave_4b_u8;
+    u8, 2: permute_interleave_2b_u8, permute_deinterleave_2b_u8;
     u16, 16: permute_interleave_u16, permute_deinterleave_u16;
     u16, 8: permute_interleave_8b_u16, permute_deinterleave_8b_u16;
     u16, 4: permute_interleave_4b_u16, permute_deinterleave_4b_u16;
+    u16, 2: permute_interleave_2b_u16, permute_deinterleave_2b_u16;
     u32, 16: permute_interleave_u32, permute_deinterleave_u32;
     u32, 8: permute_interleave_8b_u32, permute_deinterleave_8b_u32;
     u32, 4: permute_interleave_4b_u32, permute_deinterleave_4b_u32;
@@ -182,11 +188,11 @@ pub trait PermuteWord: Copy + 'static {
     /// `permute_tiled_unaligned_*` (2- and 4-byte words), for tensors of fewer than 2³²
     /// elements and, second, for any.
     const TILED_UNALIGNED: Option<[bankwise_device::KernelEntry<TiledParams<Self>>; 2]> = None;
-    /// `permute_interleave_*` (`narrow × long` matrices to `long × narrow`) in words of 16, 8
-    /// and 4 bytes (`_8b_`, `_4b_`); `None` for a word narrower than the element.
-    const INTERLEAVE: [Option<bankwise_device::KernelEntry<SkinnyParams<Self>>>; 3];
+    /// `permute_interleave_*` (`narrow × long` matrices to `long × narrow`) in words of 16, 8,
+    /// 4 and 2 bytes (`_8b_`, `_4b_`, `_2b_`); `None` for a word narrower than the element.
+    const INTERLEAVE: [Option<bankwise_device::KernelEntry<SkinnyParams<Self>>>; 4];
     /// `permute_deinterleave_*` (`long × narrow` to `narrow × long`), as [`PermuteWord::INTERLEAVE`].
-    const DEINTERLEAVE: [Option<bankwise_device::KernelEntry<SkinnyParams<Self>>>; 3];
+    const DEINTERLEAVE: [Option<bankwise_device::KernelEntry<SkinnyParams<Self>>>; 4];
 }
 
 #[cfg(not(target_arch = "nvptx64"))]
@@ -198,8 +204,8 @@ macro_rules! permute_words {
             const TILED_FLAT: bankwise_device::KernelEntry<TiledParams<Self>> = $scalar;
             const TILED_FLAT_LARGE: bankwise_device::KernelEntry<TiledParams<Self>> = $large;
             const ROWS: bankwise_device::KernelEntry<RowsParams<Self>> = $rows;
-            const INTERLEAVE: [Option<bankwise_device::KernelEntry<SkinnyParams<Self>>>; 3] = [$($interleave),+];
-            const DEINTERLEAVE: [Option<bankwise_device::KernelEntry<SkinnyParams<Self>>>; 3] = [$($deinterleave),+];
+            const INTERLEAVE: [Option<bankwise_device::KernelEntry<SkinnyParams<Self>>>; 4] = [$($interleave),+];
+            const DEINTERLEAVE: [Option<bankwise_device::KernelEntry<SkinnyParams<Self>>>; 4] = [$($deinterleave),+];
             $(const TILED_UNALIGNED: Option<[bankwise_device::KernelEntry<TiledParams<Self>>; 2]> = Some($unaligned);)?
         }
     )+};
@@ -208,17 +214,21 @@ macro_rules! permute_words {
 #[cfg(not(target_arch = "nvptx64"))]
 permute_words! {
     u8: permute_tiled_u8, permute_tiled_flat_u8, permute_tiled_flat_large_u8, permute_rows_u8,
-        [Some(permute_interleave_u8), Some(permute_interleave_8b_u8), Some(permute_interleave_4b_u8)],
-        [Some(permute_deinterleave_u8), Some(permute_deinterleave_8b_u8), Some(permute_deinterleave_4b_u8)];
+        [Some(permute_interleave_u8), Some(permute_interleave_8b_u8), Some(permute_interleave_4b_u8),
+         Some(permute_interleave_2b_u8)],
+        [Some(permute_deinterleave_u8), Some(permute_deinterleave_8b_u8), Some(permute_deinterleave_4b_u8),
+         Some(permute_deinterleave_2b_u8)];
     u16: permute_tiled_u16, permute_tiled_flat_u16, permute_tiled_flat_large_u16, permute_rows_u16,
-        [Some(permute_interleave_u16), Some(permute_interleave_8b_u16), Some(permute_interleave_4b_u16)],
-        [Some(permute_deinterleave_u16), Some(permute_deinterleave_8b_u16), Some(permute_deinterleave_4b_u16)],
+        [Some(permute_interleave_u16), Some(permute_interleave_8b_u16), Some(permute_interleave_4b_u16),
+         Some(permute_interleave_2b_u16)],
+        [Some(permute_deinterleave_u16), Some(permute_deinterleave_8b_u16), Some(permute_deinterleave_4b_u16),
+         Some(permute_deinterleave_2b_u16)],
         [permute_tiled_unaligned_u16, permute_tiled_unaligned_large_u16];
     u32: permute_tiled_u32, permute_tiled_flat_u32, permute_tiled_flat_large_u32, permute_rows_u32,
-        [Some(permute_interleave_u32), Some(permute_interleave_8b_u32), Some(permute_interleave_4b_u32)],
-        [Some(permute_deinterleave_u32), Some(permute_deinterleave_8b_u32), Some(permute_deinterleave_4b_u32)],
+        [Some(permute_interleave_u32), Some(permute_interleave_8b_u32), Some(permute_interleave_4b_u32), None],
+        [Some(permute_deinterleave_u32), Some(permute_deinterleave_8b_u32), Some(permute_deinterleave_4b_u32), None],
         [permute_tiled_unaligned_u32, permute_tiled_unaligned_large_u32];
     u64: permute_tiled_u64, permute_tiled_flat_u64, permute_tiled_flat_large_u64, permute_rows_u64,
-        [Some(permute_interleave_u64), Some(permute_interleave_8b_u64), None],
-        [Some(permute_deinterleave_u64), Some(permute_deinterleave_8b_u64), None];
+        [Some(permute_interleave_u64), Some(permute_interleave_8b_u64), None, None],
+        [Some(permute_deinterleave_u64), Some(permute_deinterleave_8b_u64), None, None];
 }

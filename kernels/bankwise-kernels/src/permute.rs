@@ -16,8 +16,8 @@
 //!   transpose's tile ([`permute_tiled_unaligned`]), where each group is one axis that fills
 //!   it; else one element per access through a rectangular tile shaped to the groups
 //!   ([`permute_tiled_flat`]). A batched 2-D transpose with one side under 64
-//!   and the other long (rows of a multiple of 4 bytes) takes neither: it is a [`Skinny`]
-//!   transpose ([`skinny`]), words of 16, 8 or 4 bytes on both sides without padding the
+//!   and the other long (rows of a multiple of 2 bytes) takes neither: it is a [`Skinny`]
+//!   transpose ([`skinny`]), words of 16, 8, 4 or 2 bytes on both sides without padding the
 //!   narrow side.
 //! - [`Rows`], where the innermost axis stays: `dst` is a gather of whole rows of `src`, copied
 //!   along both sides ([`permute_rows`]). Rows of 2, 4 or 8 bytes never get here: the host moves

@@ -22,9 +22,9 @@
 //!   number of words apart), or shifts short tiles' rows by the columns a warp reads, except
 //!   that tiles under 32 columns wide take 2 wavefronts in their staging stores;
 //! - where that is a (batched) 2-D transpose with one side of 2 to 63 and rows of the other a
-//!   multiple of 4 bytes, a skinny transpose instead: tiles of all the narrow rows, whose
+//!   multiple of 2 bytes, a skinny transpose instead: tiles of all the narrow rows, whose
 //!   segments in one tensor and interleaved span in the other both move in whole words of 16,
-//!   8 or 4 bytes (`permute_interleave_*`, `permute_deinterleave_*`);
+//!   8, 4 or 2 bytes (`permute_interleave_*`, `permute_deinterleave_*`);
 //! - where it stays, a run of it that is 2, 4 or 8 bytes long moves as one wider element (and
 //!   the rest is planned again), and a longer one as a gather of rows, copied along both sides;
 //! - the identity, a copy; an empty tensor, nothing.
@@ -117,6 +117,16 @@ impl Gpu {
         } else {
             plan
         };
+        self.run_permute_plan(plan, src, dst)
+    }
+
+    /// Runs `plan` (checked: made for `T`'s width, these slices' lengths and alignment).
+    pub(crate) fn run_permute_plan<T: Element>(
+        &self,
+        plan: &PermutePlan,
+        src: DeviceSlice<'_, T>,
+        dst: DeviceSliceMut<'_, T>,
+    ) -> Result<()> {
         let (from, to) = (src, dst);
         match &plan.work {
             Work::Empty => Ok(()),
@@ -210,7 +220,7 @@ impl Gpu {
         mut dst: DeviceSliceMut<'_, W>,
     ) -> Result<()> {
         let entries = if interleave { W::INTERLEAVE } else { W::DEINTERLEAVE };
-        let kernel = [16, 8, 4].iter().position(|&w| w == word).and_then(|i| entries[i]).ok_or_else(|| {
+        let kernel = [16, 8, 4, 2].iter().position(|&w| w == word).and_then(|i| entries[i]).ok_or_else(|| {
             Error::PermutePlanUnfit {
                 what: format!("no skinny transpose of {}-byte elements in {word}-byte words", size_of::<W>()),
             }

@@ -100,7 +100,7 @@ pub enum Work {
         width: Width,
     },
     /// A (batched) 2-D transpose with a narrow side (2 to 63) and a long one whose rows span
-    /// whole words of 16, 8 or 4 bytes: whole rows of the narrow side per tile, those words on
+    /// whole words of 16, 8, 4 or 2 bytes: whole rows of the narrow side per tile, those words on
     /// both sides (`permute_interleave_*`, `permute_deinterleave_*`).
     Skinny {
         /// The matrices (`first_tile` 0).
@@ -109,7 +109,7 @@ pub enum Work {
         interleave: bool,
         /// The element.
         width: Width,
-        /// Bytes of the words moved: 16, 8 or 4.
+        /// Bytes of the words moved: 16, 8, 4 or 2.
         word: u32,
     },
     /// Tiles through shared memory, where the innermost axis moves.
@@ -329,7 +329,7 @@ fn work(sizes: &[usize], perm: &[usize], bytes: u64, align: u64) -> Work {
 }
 
 /// The skinny transpose of a normal form that is a (batched) 2-D transpose with one side of 2
-/// to 63 and the other of whole words (16, 8 or 4 bytes, the widest, no wider than the
+/// to 63 and the other of whole words (16, 8, 4 or 2 bytes, the widest, no wider than the
 /// tensors' alignment), with at least one word per thread of a tile: `None` for any other.
 fn skinny(sizes: &[usize], perm: &[usize], bytes: u64, align: u64) -> Option<Work> {
     let k = sizes.len();
@@ -339,7 +339,7 @@ fn skinny(sizes: &[usize], perm: &[usize], bytes: u64, align: u64) -> Option<Wor
     let (rows, cols) = (sizes[k - 2] as u64, sizes[k - 1] as u64);
     let interleave = rows <= cols;
     let (narrow, long) = if interleave { (rows, cols) } else { (cols, rows) };
-    let word = [16, 8, 4].into_iter().find(|&w| w >= bytes && w <= align && (long * bytes).is_multiple_of(w))?;
+    let word = [16, 8, 4, 2].into_iter().find(|&w| w >= bytes && w <= align && (long * bytes).is_multiple_of(w))?;
     let v = word / bytes;
     if narrow > SKINNY_MAX_NARROW || narrow * (long / v) < 256 {
         return None;

@@ -50,7 +50,8 @@ const CASES: &[(&[usize], &[usize])] = &[
     (&[2, 1024, 16], &[0, 2, 1]),
     // Skinny transposes: 3 rows interleaved and back, 7 of 1000 columns in a batch of 2 (a
     // short last tile; `u8` rows of 1000 move in 8-byte words), rows of 4098 and 1002 (8- and
-    // 4-byte words; `u8` rows of 1002 span no 4-byte word and take the flat tile).
+    // 4-byte words; `u8` rows of 1002 in 2-byte ones), rows of 1001 (2-byte words for `bf16`;
+    // `u8` rows of 1001 span no word and take the flat tile).
     (&[3, 4096], &[1, 0]),
     (&[4096, 3], &[1, 0]),
     (&[2, 7, 1000], &[0, 2, 1]),
@@ -59,6 +60,8 @@ const CASES: &[(&[usize], &[usize])] = &[
     (&[4098, 3], &[1, 0]),
     (&[2, 7, 1002], &[0, 2, 1]),
     (&[2, 1002, 7], &[0, 2, 1]),
+    (&[3, 1001], &[1, 0]),
+    (&[2, 1001, 7], &[0, 2, 1]),
     // Unaligned tiles: groups of one odd axis, batches of one and two axes, a short last tile
     // both ways (`[130, 3, 2, 129]` fuses its last two axes into one of 258).
     (&[131, 3, 67], &[2, 1, 0]),
@@ -87,6 +90,9 @@ const GPU_CASES: &[(&[usize], &[usize])] = &[
     (&[1_000_000, 63], &[1, 0]),
     (&[7, 162, 59_178], &[1, 2, 0]),
     (&[8918, 175, 43], &[2, 0, 1]),
+    // Rows of an odd number of 2-byte elements: 2-byte words.
+    (&[7, 9_586_981], &[1, 0]),
+    (&[9_586_981, 7], &[1, 0]),
     // Unaligned tiles: the suite's odd reversals, one of rank 4 with a batch of two axes.
     (&[401, 409, 409], &[2, 1, 0]),
     (&[128, 316, 4, 353], &[3, 2, 0, 1]),
@@ -277,7 +283,7 @@ fn tiles_are_conflict_free() -> Check {
 }
 
 /// Each skinny transpose, on a fresh emulator: its segment side's word accesses at the fewest
-/// wavefronts a warp's bytes need (4 for 16-byte words, 2 for 8, 1 for 4); its span side's
+/// wavefronts a warp's bytes need (4 for 16-byte words, 2 for 8, 1 for 4 and 2); its span side's
 /// accesses of one element a lane at most twice their ideal (1 wavefront, 2 for 8-byte
 /// elements) where the narrow side is 8 or less and the words are 16 bytes, three times it in
 /// narrower words (a request's elements span fewer columns of more rows), and eight times it
@@ -340,10 +346,13 @@ fn skinny_tiles_measure_their_wavefronts() -> Check {
         one::<f32>(dims, perm)?;
         one::<f64>(dims, perm)?;
     }
-    // Narrower words: `f32` in 8 and 4 bytes, `f64` in 8, `bf16` in 4.
+    // Narrower words: `f32` in 8 and 4 bytes, `f64` in 8, `bf16` in 4 and 2, `u8` in 2.
     one::<f32>(&[3, 4098], &[1, 0])?;
     one::<f32>(&[4097, 3], &[1, 0])?;
     one::<f64>(&[3, 4097], &[1, 0])?;
     one::<bf16>(&[4098, 3], &[1, 0])?;
+    one::<bf16>(&[3, 4097], &[1, 0])?;
+    one::<bf16>(&[4097, 5], &[1, 0])?;
+    one::<u8>(&[4098, 3], &[1, 0])?;
     Ok(())
 }

@@ -5,8 +5,8 @@
 //! A tile is `narrow` whole rows of `W = vr · V` elements of the long axis (`vr` a power of
 //! two). In the `narrow × long` tensor those are `narrow` **segments** of `W` contiguous
 //! elements, one per row; in the `long × narrow` tensor the same elements are one contiguous
-//! **span** of `narrow · W`, interleaved. Both global sides move as words of `B` bytes (16, 8
-//! or 4: the widest that divides a row of `long` elements, so that every segment starts on
+//! **span** of `narrow · W`, interleaved. Both global sides move as words of `B` bytes (16, 8,
+//! 4 or 2: the widest that divides a row of `long` elements, so that every segment starts on
 //! one; the span starts at a multiple of `W` rows). A tile with one side under 64 wastes
 //! nothing here, where the square and flat tiles pad the narrow side to a power of two and
 //! move it one element per access.
@@ -30,13 +30,15 @@ use crate::Vector;
 
 /// The most elements of the narrow axis: 63, below the square tiles' side of 64.
 pub const SKINNY_MAX_NARROW: u64 = 63;
-/// Bytes each thread of [`permute_skinny`] holds: a tile is at most `256 · 64` bytes (16 KiB),
-/// `64 / B` words of `B` bytes a thread.
+/// Bytes each thread of [`permute_skinny`] holds in words of 4 bytes or more: a tile is at
+/// most `256 · 64` bytes (16 KiB), `64 / B` words of `B` bytes a thread.
 pub const SKINNY_BYTES_PER_THREAD: u32 = 64;
 
-/// Words of `bytes` each thread of [`permute_skinny`] holds.
+/// Words of `bytes` each thread of [`permute_skinny`] holds: `64 / B`, but 16 of 2 bytes (a
+/// tile of 8 KiB; 32 took 83 and 101 registers on sm_90, and a 512-byte stack frame for `u8`).
 pub const fn skinny_per_thread(bytes: u32) -> u32 {
-    SKINNY_BYTES_PER_THREAD / bytes
+    let n = SKINNY_BYTES_PER_THREAD / bytes;
+    if n > 16 { 16 } else { n }
 }
 
 /// A batch of `narrow × long` matrices, each transposed (see the [module](self)).
@@ -74,7 +76,7 @@ impl Skinny {
 #[cfg(not(target_arch = "nvptx64"))]
 unsafe impl bankwise_device::ByValue for Skinny {}
 
-/// The shared word of row `i`'s `k`-th word of `bytes` (16, 8 or 4): rows of `vr` words (`1 <<
+/// The shared word of row `i`'s `k`-th word of `bytes` (16, 8, 4 or 2): rows of `vr` words (`1 <<
 /// row_shift`), each row's slots XORed with its number's low three bits times `16 / bytes`,
 /// so that row `i` starts `16 · (i & 7)` bytes round the banks whatever the word, the
 /// consecutive slots a warp's word accesses take stay on distinct banks, and the rows a warp's
@@ -104,7 +106,8 @@ unsafe fn load<const B: usize>(p: *const u8) -> [u32; 4] {
                 let w = global::read(p.cast::<u64>());
                 [w as u32, (w >> 32) as u32, 0, 0]
             }
-            _ => [global::read(p.cast::<u32>()), 0, 0, 0],
+            4 => [global::read(p.cast::<u32>()), 0, 0, 0],
+            _ => [global::read(p.cast::<u16>()) as u32, 0, 0, 0],
         }
     }
 }
@@ -120,7 +123,8 @@ unsafe fn store<const B: usize>(p: *mut u8, h: [u32; 4]) {
         match B {
             16 => store_global_v4(p.cast(), h),
             8 => global::write(p.cast::<u64>(), h[0] as u64 | (h[1] as u64) << 32),
-            _ => global::write(p.cast::<u32>(), h[0]),
+            4 => global::write(p.cast::<u32>(), h[0]),
+            _ => global::write(p.cast::<u16>(), h[0] as u16),
         }
     }
 }
@@ -136,7 +140,8 @@ unsafe fn write_slot<const B: usize>(tile: SharedSlice<Vector>, at: u32, h: [u32
         match B {
             16 => tile.write(at as usize, Vector(h)),
             8 => tile.cast::<u64>().write(at as usize, h[0] as u64 | (h[1] as u64) << 32),
-            _ => tile.cast::<u32>().write(at as usize, h[0]),
+            4 => tile.cast::<u32>().write(at as usize, h[0]),
+            _ => tile.cast::<u16>().write(at as usize, h[0] as u16),
         }
     }
 }
@@ -155,7 +160,8 @@ unsafe fn read_slot<const B: usize>(tile: SharedSlice<Vector>, at: u32) -> [u32;
                 let w = tile.cast::<u64>().read(at as usize);
                 [w as u32, (w >> 32) as u32, 0, 0]
             }
-            _ => [tile.cast::<u32>().read(at as usize), 0, 0, 0],
+            4 => [tile.cast::<u32>().read(at as usize), 0, 0, 0],
+            _ => [tile.cast::<u16>().read(at as usize) as u32, 0, 0, 0],
         }
     }
 }
@@ -172,7 +178,8 @@ fn pack<T: Plain, const B: usize, const V: usize>(e: [T; V]) -> [u32; 4] {
                 let w: u64 = core::mem::transmute_copy(&e);
                 [w as u32, (w >> 32) as u32, 0, 0]
             }
-            _ => [core::mem::transmute_copy(&e), 0, 0, 0],
+            4 => [core::mem::transmute_copy(&e), 0, 0, 0],
+            _ => [core::mem::transmute_copy::<_, u16>(&e) as u32, 0, 0, 0],
         }
     }
 }
@@ -185,15 +192,16 @@ fn unpack<T: Plain, const B: usize, const V: usize>(h: [u32; 4]) -> [T; V] {
         match B {
             16 => core::mem::transmute_copy(&h),
             8 => core::mem::transmute_copy(&(h[0] as u64 | (h[1] as u64) << 32)),
-            _ => core::mem::transmute_copy(&h[0]),
+            4 => core::mem::transmute_copy(&h[0]),
+            _ => core::mem::transmute_copy(&(h[0] as u16)),
         }
     }
 }
 
 /// Transposes tile `block_x() + p.first_tile` of `p` (see the [module](self)). `SPAN_OUT`:
 /// `src` is `narrow × long` and `dst` `long × narrow` (segments in, the span out); else the
-/// reverse. Words of `B` bytes (16, 8 or 4), `V` elements of `T` each, `N = 64 / B` of them a
-/// thread.
+/// reverse. Words of `B` bytes (16, 8, 4 or 2), `V` elements of `T` each, `N` of them a thread
+/// ([`skinny_per_thread`]).
 ///
 /// # Safety
 /// `src` and `dst` are valid, non-overlapping, `B`-byte aligned buffers of `p.matrices ·

@@ -90,10 +90,12 @@ fn the_issues_cases_get_the_work_the_module_promises() {
         (params.narrow, params.long, params.tiles_per_matrix),
         (3, 82_944, 82_944usize.div_ceil(256 * 8) as u64)
     );
-    // A long side off the vector moves in narrower words; off 4 bytes, it keeps the flat tile.
+    // A long side off the vector moves in narrower words; off 2 bytes, it keeps the flat tile.
     assert!(matches!(plan(&[8918 * 175, 43], &[1, 0], Width::B4), Work::Skinny { word: 8, .. }));
     assert!(matches!(plan(&[8918 * 175, 43], &[1, 0], Width::B2), Work::Skinny { word: 4, .. }));
-    assert!(matches!(plan(&[8918 * 175, 43], &[1, 0], Width::B1), Work::Tiled { tile: Tile::Flat, .. }));
+    assert!(matches!(plan(&[8917 * 175, 43], &[1, 0], Width::B2), Work::Skinny { word: 2, .. }));
+    assert!(matches!(plan(&[8918 * 175, 43], &[1, 0], Width::B1), Work::Skinny { word: 2, .. }));
+    assert!(matches!(plan(&[8917 * 175, 43], &[1, 0], Width::B1), Work::Tiled { tile: Tile::Flat, .. }));
     // A 4-byte run of the innermost axis moves as one u32.
     assert_eq!(
         plan(&[512, 512, 2], &[1, 0, 2], Width::B2),
@@ -259,12 +261,12 @@ fn skinny_plans_move_every_element_once() {
         (&[9, 1001], &[1, 0]),
     ] {
         for width in [Width::B1, Width::B2, Width::B4, Width::B8] {
-            for alignment in [16, 8, 4] {
+            for alignment in [16, 8, 4, 2] {
                 let plan = PermutePlan::for_alignment(dims, perm, width, alignment).unwrap();
                 let bytes = width.bytes();
                 let long = dims[dims.len() - 2].max(dims[dims.len() - 1]);
                 let narrow = dims[dims.len() - 2].min(dims[dims.len() - 1]);
-                let word = [16, 8, 4]
+                let word = [16, 8, 4, 2]
                     .into_iter()
                     .find(|&w| w >= bytes && w <= plan.alignment as usize && long * bytes % w == 0);
                 let want = word.filter(|w| narrow * (long / (w / bytes)) >= 256);
