@@ -169,6 +169,10 @@ pub type TiledParams<T> = (*mut T, *const T, Tiled);
 /// The parameters of the skinny transposes.
 #[cfg(not(target_arch = "nvptx64"))]
 pub type SkinnyParams<T> = (*mut T, *const T, Skinny);
+/// The words, in bytes, of the skinny transposes' entries, widest first: the order of
+/// [`PermuteWord::INTERLEAVE`] and [`PermuteWord::DEINTERLEAVE`], and the planner's preference.
+#[cfg(not(target_arch = "nvptx64"))]
+pub const SKINNY_WORDS: [u32; 4] = [16, 8, 4, 2];
 /// The parameters of the row entries.
 #[cfg(not(target_arch = "nvptx64"))]
 pub type RowsParams<T> = (*mut T, *const T, Rows);

@@ -34,7 +34,7 @@ pub mod plan;
 pub use plan::{Fused, PermutePlan, Tile, Work};
 
 use bankwise_builtin::PermuteWord;
-use bankwise_builtin::permute::ROWS_THREADS;
+use bankwise_builtin::permute::{ROWS_THREADS, SKINNY_WORDS};
 use bankwise_layout::transpose::tuned;
 
 use crate::element::{Element, Width, view, view_mut};
@@ -220,7 +220,7 @@ impl Gpu {
         mut dst: DeviceSliceMut<'_, W>,
     ) -> Result<()> {
         let entries = if interleave { W::INTERLEAVE } else { W::DEINTERLEAVE };
-        let kernel = [16, 8, 4, 2].iter().position(|&w| w == word).and_then(|i| entries[i]).ok_or_else(|| {
+        let kernel = SKINNY_WORDS.iter().position(|&w| w == word).and_then(|i| entries[i]).ok_or_else(|| {
             Error::PermutePlanUnfit {
                 what: format!("no skinny transpose of {}-byte elements in {word}-byte words", size_of::<W>()),
             }

@@ -4,8 +4,8 @@
 use std::fmt;
 
 use bankwise_builtin::permute::{
-    Batch, FastDiv, Group, MAX_BATCH, MAX_GROUP, MAX_RANK, ROWS_THREADS, Rows, SKINNY_MAX_NARROW, Skinny, Tiled,
-    flat_per_thread, flat_pitch, skinny_per_thread,
+    Batch, FastDiv, Group, MAX_BATCH, MAX_GROUP, MAX_RANK, ROWS_THREADS, Rows, SKINNY_MAX_NARROW, SKINNY_WORDS, Skinny,
+    Tiled, flat_per_thread, flat_pitch, skinny_per_thread,
 };
 use bankwise_layout::transpose::tuned::{self, unaligned};
 
@@ -339,7 +339,10 @@ fn skinny(sizes: &[usize], perm: &[usize], bytes: u64, align: u64) -> Option<Wor
     let (rows, cols) = (sizes[k - 2] as u64, sizes[k - 1] as u64);
     let interleave = rows <= cols;
     let (narrow, long) = if interleave { (rows, cols) } else { (cols, rows) };
-    let word = [16, 8, 4, 2].into_iter().find(|&w| w >= bytes && w <= align && (long * bytes).is_multiple_of(w))?;
+    let word = SKINNY_WORDS
+        .map(u64::from)
+        .into_iter()
+        .find(|&w| w >= bytes && w <= align && (long * bytes).is_multiple_of(w))?;
     let v = word / bytes;
     if narrow > SKINNY_MAX_NARROW || narrow * (long / v) < 256 {
         return None;
