@@ -4,7 +4,7 @@ use bankwise_device::kernel;
 /// The parameters and limits of the entries below, for their launchers.
 pub use bankwise_kernels::permute::{
     Batch, FastDiv, Group, MAX_BATCH, MAX_GROUP, MAX_RANK, ROWS_THREADS, Rows, SKINNY_BYTES_PER_THREAD,
-    SKINNY_MAX_NARROW, Skinny, Tiled, flat_pitch, skinny_per_thread,
+    SKINNY_MAX_NARROW, Skinny, Tiled, flat_pitch, flat_shared_bytes, skinny_per_thread,
 };
 use bankwise_kernels::permute::{
     permute_rows, permute_rows_vectors, permute_skinny, permute_tiled_flat, permute_tiled_unaligned,
@@ -34,7 +34,9 @@ macro_rules! per_width {
         /// # Safety
         /// As `bankwise_kernels::permute::permute_tiled_flat`, for tensors of fewer than 2³²
         /// elements.
-        #[kernel]
+        // Held to 64 registers (4 blocks an SM): the column table's store loop took 70 or 71
+        // otherwise, 3 blocks.
+        #[kernel(launch_bounds(layout::THREADS, 4))]
         pub unsafe fn $scalar(dst: *mut $t, src: *const $t, p: Tiled) {
             // SAFETY: this entry's contract (its `# Safety`, which the launch keeps) is the callee's.
             unsafe { permute_tiled_flat::<$t, $k, true>(dst, src, &p) }

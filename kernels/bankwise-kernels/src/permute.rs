@@ -29,7 +29,7 @@
 use bankwise_device::Plain;
 use bankwise_device::global;
 use bankwise_device::memory::{load_global_v4, store_global_v4};
-use bankwise_device::shared;
+use bankwise_device::shared::{self, ALIGN};
 use bankwise_device::thread::{block_x, sync_threads, thread_x};
 use bankwise_layout::transpose::tuned::{self, THREADS, unaligned};
 
@@ -178,15 +178,57 @@ pub struct Batch {
     pub dims: u32,
     /// Unused; keeps the struct free of implicit padding.
     pub reserved: u32,
+    /// Each axis's [`FastDiv`] multiplier, where the batch has fewer than 2³¹ indices
+    /// ([`Batch::with_divisors`]); all 0 where not set, and [`Batch::offsets`] divides.
+    pub magic: [u64; MAX_BATCH],
+    /// Each axis's [`FastDiv`] shift.
+    pub shift: [u32; MAX_BATCH],
+    /// Unused; keeps the struct free of implicit padding.
+    pub padding: u32,
 }
 
 impl Batch {
-    /// The `src` and `dst` offsets of batch index `b` (`b < count`): a mixed-radix decode, in
+    /// The batch with its axes' [`FastDiv`] divisors set, where it has fewer than 2³¹ indices
+    /// (each axis's size then fits them); unchanged otherwise.
+    pub const fn with_divisors(mut self) -> Batch {
+        if self.count < 1 << 31 {
+            let mut i = 0;
+            while i < self.dims as usize {
+                let div = FastDiv::new(self.sizes[i] as u32);
+                (self.magic[i], self.shift[i]) = (div.magic, div.shift);
+                i += 1;
+            }
+        }
+        self
+    }
+
+    /// The `src` and `dst` offsets of batch index `b` (`b < count`): a mixed-radix decode, by
+    /// [`FastDiv`] multiplies where the divisors are set ([`Batch::with_divisors`]), else in
     /// 32-bit divisions where the batch has fewer than 2³² indices (every batch a GPU's memory
-    /// holds in practice; a 64-bit division is a long software routine on the GPU).
+    /// holds in practice; a 64-bit division is a long software routine on the GPU). A 32-bit
+    /// division is about twenty instructions, run by every thread of a block.
     #[inline(always)]
     pub fn offsets(&self, b: u64) -> (u64, u64) {
         let (mut s, mut d) = (0, 0);
+        if self.magic[0] != 0 {
+            let mut b = b as u32;
+            for i in 0..MAX_BATCH {
+                if i >= self.dims as usize {
+                    break;
+                }
+                let x = if i + 1 == self.dims as usize {
+                    b
+                } else {
+                    let q = FastDiv::divide(self.magic[i], self.shift[i], b);
+                    let x = b - q * self.sizes[i] as u32;
+                    b = q;
+                    x
+                };
+                s += x as u64 * self.src[i];
+                d += x as u64 * self.dst[i];
+            }
+            return (s, d);
+        }
         if self.count <= u32::MAX as u64 {
             let mut b = b as u32;
             for i in 0..MAX_BATCH {
@@ -244,6 +286,15 @@ pub struct Tiled {
     pub pitch: u32,
     /// Unused; keeps the struct free of implicit padding.
     pub reserved: u32,
+    /// [`FastDiv`] multiplier by `tiles_down`, where there are fewer than 2³¹ tiles
+    /// ([`Tiled::with_divisors`]); 0 where not set, and [`Tiled::tile`] divides.
+    pub down_magic: u64,
+    /// [`FastDiv`] multiplier by `tiles_across`.
+    pub across_magic: u64,
+    /// [`FastDiv`] shift by `tiles_down`.
+    pub down_shift: u32,
+    /// [`FastDiv`] shift by `tiles_across`.
+    pub across_shift: u32,
 }
 
 impl Tiled {
@@ -252,13 +303,33 @@ impl Tiled {
         self.tiles_down * self.tiles_across * self.batch.count
     }
 
+    /// The parameters with the tile order's and the batch's [`FastDiv`] divisors set, where
+    /// they number fewer than 2³¹ (set them after the tile counts).
+    pub const fn with_divisors(mut self) -> Tiled {
+        self.batch = self.batch.with_divisors();
+        (self.down_magic, self.across_magic) = (0, 0);
+        if self.tiles() < 1 << 31 {
+            let (down, across) = (FastDiv::new(self.tiles_down as u32), FastDiv::new(self.tiles_across as u32));
+            (self.down_magic, self.down_shift) = (down.magic, down.shift);
+            (self.across_magic, self.across_shift) = (across.magic, across.shift);
+        }
+        self
+    }
+
     /// Block `block`'s tile of `tall` rows × `wide` columns: its batch's `src` and `dst`
-    /// offsets and its first row and column. In 32-bit divisions where the tiles number under
+    /// offsets and its first row and column. By [`FastDiv`] multiplies where the divisors are
+    /// set ([`Tiled::with_divisors`]), else in 32-bit divisions where the tiles number under
     /// 2³² (always, in practice: see [`Batch::offsets`]).
     #[inline(always)]
     pub fn tile(&self, block: u64, tall: u64, wide: u64) -> (u64, u64, u64, u64) {
         let id = self.first_tile + block;
-        let (down, across, b) = if self.tiles() <= u32::MAX as u64 {
+        let (down, across, b) = if self.down_magic != 0 {
+            let id = id as u32;
+            let rest = FastDiv::divide(self.down_magic, self.down_shift, id);
+            let b = FastDiv::divide(self.across_magic, self.across_shift, rest);
+            let (down, across) = (id - rest * self.tiles_down as u32, rest - b * self.tiles_across as u32);
+            (down as u64, across as u64, b as u64)
+        } else if self.tiles() <= u32::MAX as u64 {
             let (id, d, a) = (id as u32, self.tiles_down as u32, self.tiles_across as u32);
             let rest = id / d;
             ((id % d) as u64, (rest % a) as u64, (rest / a) as u64)
@@ -294,6 +365,47 @@ pub const fn flat_pitch(tall: u32, wide: u32, bytes: u32) -> u32 {
         if (rounded / unit) % 2 == 0 { rounded + unit } else { rounded }
     };
     pitch_bytes.div_ceil(bytes)
+}
+
+/// Bytes of dynamic shared memory [`permute_tiled_flat`] takes for `p`'s tile of `bytes`-byte
+/// elements: the tile, then, in a tensor of fewer than 2³² elements (`small`), a table of the
+/// tile's columns' `dst` offsets where the column group has several axes (a `u32` a column,
+/// from the first multiple of 16 bytes), and after it a table of its rows' `src` offsets where
+/// the row group has several axes (a `u32` a row).
+pub const fn flat_shared_bytes(p: &Tiled, bytes: u32, small: bool) -> u32 {
+    let (columns, rows) = flat_tables(p, bytes, small);
+    let tile = (p.pitch << p.row_shift) * bytes;
+    match (columns, rows) {
+        (_, Some(at)) => at + (4 << p.row_shift),
+        (Some(at), None) => at + (4 << p.col_shift),
+        (None, None) => tile,
+    }
+}
+
+/// Where [`flat_shared_bytes`]' tables start, in bytes: the columns' and the rows', where
+/// there are.
+const fn flat_tables(p: &Tiled, bytes: u32, small: bool) -> (Option<u32>, Option<u32>) {
+    let tile = ((p.pitch << p.row_shift) * bytes).next_multiple_of(ALIGN);
+    let (columns, rows) = (small && p.cols.dims > 1, small && p.rows.dims > 1);
+    let rows_at = if columns { tile + (4 << p.col_shift) } else { tile };
+    (if columns { Some(tile) } else { None }, if rows { Some(rows_at) } else { None })
+}
+
+/// The flat tile's tables of column and row offsets, where it has them ([`flat_shared_bytes`]).
+#[inline(always)]
+#[allow(clippy::type_complexity)]
+fn flat_offsets_tables<T: Plain, const SMALL: bool>(
+    p: &Tiled,
+) -> (Option<shared::SharedSlice<u32>>, Option<shared::SharedSlice<u32>>) {
+    let (columns, rows) = flat_tables(p, size_of::<T>() as u32, SMALL);
+    // SAFETY: the launch gives `flat_shared_bytes(p, bytes, SMALL)` bytes (the kernel's
+    // contract), which hold each table where `flat_tables` puts it, on a multiple of 16 bytes.
+    unsafe {
+        (
+            columns.map(|at| shared::SharedSlice::new_unchecked(at, 1 << p.col_shift)),
+            rows.map(|at| shared::SharedSlice::new_unchecked(at, 1 << p.row_shift)),
+        )
+    }
 }
 
 /// A permutation whose innermost axis stays innermost, as a gather of rows (see the
@@ -447,13 +559,18 @@ pub unsafe fn permute_tiled_unaligned<T: Plain, I: Index, const V: usize, const 
 /// (an NCHW → NHWC transpose with 3 channels) keeps every thread busy and both global sides
 /// coalesced, as a 64 × 64 tile does for large groups. Taken where the groups do not span
 /// whole 16-byte vectors or where one group is narrower than the vectorized tile's side. The
-/// shared tile's pitch is [`flat_pitch`].
+/// shared tile's pitch is [`flat_pitch`]. The kernel is bound by instructions, not bandwidth
+/// (about 110 instructions an element on `[70001, 3, 7]` by `[2, 1, 0]` before the table), so
+/// its offsets are kept cheap: a
+/// fixed step per element on the interior tiles of a group of one axis, a table of the
+/// columns' `dst` offsets decoded once per block where the column group has several axes
+/// ([`flat_shared_bytes`]), and the tile's own decode by [`FastDiv`] multiplies.
 ///
 /// # Safety
 /// `src` and `dst` are valid, non-overlapping buffers holding the permutation `p` describes;
 /// `(1 << row_shift) · (1 << col_shift) ≤ 256 · K`; the launch has blocks of 256 threads, at
 /// most `p.tiles() - p.first_tile` blocks for tiles of that shape, and
-/// `(1 << row_shift) · p.pitch` elements of dynamic shared memory.
+/// [`flat_shared_bytes`]`(p, size_of::<T>(), SMALL)` bytes of dynamic shared memory.
 #[inline(always)]
 pub unsafe fn permute_tiled_flat<T: Plain, const K: usize, const SMALL: bool>(dst: *mut T, src: *const T, p: &Tiled) {
     let (rs, cs, pitch) = (p.row_shift, p.col_shift, p.pitch);
@@ -483,7 +600,34 @@ pub unsafe fn permute_tiled_flat<T: Plain, const K: usize, const SMALL: bool>(ds
     let slots = tall * wide;
     // SAFETY: T is Plain, so zero bytes are a valid value.
     let mut held: [T; K] = unsafe { core::mem::zeroed() };
-    if SMALL && interior && p.rows.dims == 1 && slots == K as u32 * THREADS {
+    // Where a group has several axes, each of the tile's rows' `src` offsets (columns' `dst`
+    // offsets) is decoded once per block into a table (a thread a row or column), instead of
+    // once per element: an access then costs one broadcast read of it, where the decode cost
+    // about twenty instructions. The rows' table takes a barrier of its own, before the loads.
+    let (column_table, row_table) = flat_offsets_tables::<T, SMALL>(p);
+    if let Some(offsets) = row_table {
+        let mut i = t;
+        while i < tall {
+            let r = r0 + i as u64;
+            if r < rows {
+                // SAFETY: `i < tall`, inside the table; one writer per entry, ordered before the
+                // reads by the barrier below.
+                unsafe { offsets.write(i as usize, p.rows.offset32(r as u32)) };
+            }
+            i += THREADS;
+        }
+        sync_threads();
+        for (k, h) in held.iter_mut().enumerate() {
+            let i = k as u32 * THREADS + t;
+            let (r, c) = (i >> cs, c0 + (i & (wide - 1)) as u64);
+            if i < slots && (interior || (r0 + (r as u64) < rows && c < cols)) {
+                // SAFETY: row `r0 + r < rows` had its entry written before the barrier.
+                let at = (bs as u32).wrapping_add(unsafe { offsets.read(r as usize) }).wrapping_add(c as u32);
+                // SAFETY: `(r0 + r, c)` lies inside the groups, so the element is inside `src`.
+                *h = unsafe { global::read(src.add(at as usize)) };
+            }
+        }
+    } else if SMALL && interior && p.rows.dims == 1 && slots == K as u32 * THREADS {
         // A full interior tile whose rows are one axis: element k is `k · 256` slots past the
         // thread's first, a fixed step in `src`, so the offsets are one multiply-add each and no
         // load is predicated.
@@ -522,7 +666,40 @@ pub unsafe fn permute_tiled_flat<T: Plain, const K: usize, const SMALL: bool>(ds
             unsafe { tile.write(((i >> cs) * pitch + (i & (wide - 1))) as usize, h) };
         }
     }
+    if let Some(offsets) = column_table {
+        let mut i = t;
+        while i < wide {
+            let c = c0 + i as u64;
+            if c < cols {
+                // SAFETY: `i < wide`, inside the table the launch gives (`flat_shared_bytes`); one
+                // writer per entry, ordered before the reads by the barrier below.
+                unsafe { offsets.write(i as usize, p.cols.offset32(c as u32)) };
+            }
+            i += THREADS;
+        }
+    }
     sync_threads();
+    if let Some(offsets) = column_table {
+        for k in 0..K as u32 {
+            let j = k * THREADS + t;
+            if j >= slots {
+                break;
+            }
+            let (r, c) = (j & (tall - 1), j >> rs);
+            // Read whether or not the element is stored, as below.
+            // SAFETY: `(r, c)` is inside the tile; what it holds was written before the barrier.
+            let v = unsafe { tile.read((r * pitch + c) as usize) };
+            let (out_row, out_col) = (c0 + c as u64, r0 + r as u64);
+            if interior || (out_row < cols && out_col < rows) {
+                // SAFETY: column `out_row < cols` had its entry written before the barrier.
+                let at = (bd as u32).wrapping_add(unsafe { offsets.read(c as usize) }).wrapping_add(out_col as u32);
+                // SAFETY: the output element is inside `dst` (fewer than 2³² elements, so its
+                // offset fits 32 bits), and one thread writes it.
+                unsafe { global::write(dst.add(at as usize), v) };
+            }
+        }
+        return;
+    }
     if SMALL && interior && p.cols.dims == 1 && slots == K as u32 * THREADS {
         // The store phase's counterpart of the load phase's fast path: a full interior tile
         // whose columns are one axis, so slot `k · 256` past the thread's first is a fixed step

@@ -196,7 +196,7 @@ impl Gpu {
             }
             Tile::Flat => {
                 let kernel = if small { W::TILED_FLAT } else { W::TILED_FLAT_LARGE };
-                (kernel, (params.pitch << params.row_shift) * size_of::<W>() as u32)
+                (kernel, bankwise_builtin::permute::flat_shared_bytes(params, size_of::<W>() as u32, small))
             }
         };
         in_launches(params.tiles(), |first, blocks| {

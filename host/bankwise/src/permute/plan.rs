@@ -83,7 +83,7 @@ pub fn fuse(dims: &[usize], perm: &[usize]) -> Fused {
 }
 
 /// What a planned permutation runs.
-// A plan is made once per shape and kept: the tiled variant's 448 bytes of kernel parameters
+// A plan is made once per shape and kept: the tiled variant's 560 bytes of kernel parameters
 // inline cost nothing a box would save.
 #[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -402,7 +402,7 @@ fn flat(sizes: &[usize], perm: &[usize], bytes: u64) -> Tiled {
     params.pitch = flat_pitch(tall, wide, bytes as u32);
     params.tiles_down = r.div_ceil(tall as u64);
     params.tiles_across = c.div_ceil(wide as u64);
-    params
+    params.with_divisors()
 }
 
 /// Grows a group from `axes` (in order) while it spans fewer than `side` elements, stays
@@ -464,6 +464,7 @@ fn tiled(sizes: &[usize], perm: &[usize], row_side: u64, col_side: u64) -> Tiled
         tiles_across: cols.len.div_ceil(col_side),
         ..Tiled::default()
     }
+    .with_divisors()
 }
 
 /// The gather of rows of a normal form whose innermost axis stays, in the widest word that
@@ -486,7 +487,7 @@ fn rows(sizes: &[usize], perm: &[usize], bytes: u64, align: u64) -> Work {
     let chunk = ROWS_CHUNK_BYTES / word;
     let (rows_per_block, blocks_per_row) =
         if row_len <= chunk { ((chunk / row_len).min(ROWS_THREADS as u64), 1) } else { (1, row_len.div_ceil(chunk)) };
-    let params = Rows { outer, row_len, rows_per_block, blocks_per_row, chunk, first_block: 0 };
+    let params = Rows { outer: outer.with_divisors(), row_len, rows_per_block, blocks_per_row, chunk, first_block: 0 };
     Work::Rows { params, width: (word <= 8).then(|| width_of(word)) }
 }
 

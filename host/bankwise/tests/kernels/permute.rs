@@ -98,6 +98,14 @@ const GPU_CASES: &[(&[usize], &[usize])] = &[
     (&[128, 316, 4, 353], &[3, 2, 0, 1]),
     (&[353, 256, 2, 371], &[1, 3, 2, 0]),
     (&[342, 481, 6, 64], &[3, 2, 1, 0]),
+    // Flat tiles whose columns span several axes (their `dst` offsets in a table per tile): the
+    // suite's `557x255x15x31 by 0,3,2,1`, `4x291x33x4x367 by 1,3,2,4,0` (tiles of 4 × 1024, a
+    // batch of two axes) and `177x23696x8x2 by 3,2,1,0` (columns of three axes); rows of two
+    // axes (`src` offsets in a table): `5x1031x13x1009 by 3,1,2,0`.
+    (&[557, 255, 15, 31], &[0, 3, 2, 1]),
+    (&[4, 291, 33, 4, 367], &[1, 3, 2, 4, 0]),
+    (&[177, 23696, 8, 2], &[3, 2, 1, 0]),
+    (&[5, 1031, 13, 1009], &[3, 1, 2, 0]),
 ];
 
 pub fn trials(add: &mut AddTrial<'_>, target: Target) {

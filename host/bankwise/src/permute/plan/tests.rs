@@ -340,15 +340,43 @@ fn rank_eight_with_every_axis_kept_fits_the_kernels_arrays() {
 fn the_parameter_structs_have_no_padding_and_the_sizes_the_docs_give() {
     // Sums of their fields' sizes: no implicit padding, one layout on the host and nvptx64.
     assert_eq!(size_of::<Group>(), 8 + 4 * 8 + 4 * 4 + 4 + 4 + 4 * 8 + 4 * 4);
-    assert_eq!(size_of::<Batch>(), 8 + 3 * MAX_BATCH * 8 + 4 + 4);
-    assert_eq!(size_of::<Tiled>(), 2 * size_of::<Group>() + size_of::<Batch>() + 3 * 8 + 4 * 4);
-    assert_eq!(size_of::<Tiled>(), 448);
+    assert_eq!(size_of::<Batch>(), 8 + 3 * MAX_BATCH * 8 + 4 + 4 + MAX_BATCH * 8 + MAX_BATCH * 4 + 4);
+    assert_eq!(size_of::<Tiled>(), 2 * size_of::<Group>() + size_of::<Batch>() + 3 * 8 + 4 * 4 + 2 * 8 + 2 * 4);
+    assert_eq!(size_of::<Tiled>(), 560);
     assert_eq!(size_of::<Rows>(), size_of::<Batch>() + 5 * 8);
     assert_eq!(size_of::<Skinny>(), 6 * 8 + 2 * 4);
     assert_eq!(bankwise_builtin::permute::SKINNY_BYTES_PER_THREAD, 64);
 }
 
 proptest! {
+    /// A tile's decode by the divisors `with_divisors` sets equals the divisions' (which a
+    /// `Tiled` without them takes), for every block of random tile counts and batches.
+    #[test]
+    fn tiles_decode_alike_with_and_without_divisors(
+        down in 1u64..700,
+        across in 1u64..700,
+        sizes in proptest::collection::vec(1u64..40, 0..=4),
+        first in 0u64..1000,
+    ) {
+        let mut batch = Batch { count: 1, ..Batch::default() };
+        for (i, &n) in sizes.iter().enumerate() {
+            (batch.sizes[i], batch.src[i], batch.dst[i]) = (n, 1000 + 7 * i as u64, 3 + 11 * i as u64);
+            batch.count *= n;
+            batch.dims += 1;
+        }
+        let plain = Tiled { batch, tiles_down: down, tiles_across: across, ..Tiled::default() };
+        let fast = plain.with_divisors();
+        let tiles = plain.tiles();
+        // Set below 2³¹ tiles (the batch's below 2³¹ indices), else left to the divisions.
+        prop_assert_eq!(fast.down_magic != 0, tiles < 1 << 31);
+        prop_assert_eq!(fast.batch.magic[0] != 0, batch.dims > 0 && batch.count < 1 << 31);
+        let blocks = (0..tiles.min(300)).chain((tiles.saturating_sub(300)..tiles).step_by(7));
+        for block in blocks.filter(|&b| b + first < tiles) {
+            let (p, f) = (Tiled { first_tile: first, ..plain }, Tiled { first_tile: first, ..fast });
+            prop_assert_eq!(p.tile(block, 64, 32), f.tile(block, 64, 32), "block {}", block);
+        }
+    }
+
     #[test]
     fn fast_division_is_exact_below_2_31(d in 1u32..(1 << 31), x in 0u32..(1 << 31), small in 1u32..300) {
         for d in [d, small, d.next_power_of_two().min(1 << 30)] {
