@@ -311,7 +311,7 @@ fn work(sizes: &[usize], perm: &[usize], bytes: u64, align: u64) -> Work {
     }
     let v = tuned::vector(bytes as u32) as u64;
     let side = side as u64;
-    let params = tiled(sizes, perm, side, side);
+    let params = tiled(sizes, perm, side, side).with_divisors();
     let (r, c) = (params.rows.len, params.cols.len);
     if r.is_multiple_of(v) && c.is_multiple_of(v) && r >= side && c >= side && align >= 16 {
         return Work::Tiled { params, tile: Tile::Vectorized, width };
@@ -319,7 +319,7 @@ fn work(sizes: &[usize], perm: &[usize], bytes: u64, align: u64) -> Work {
     if matches!(bytes, 2 | 4) && align >= 16 {
         // The unaligned transpose's tile, where one axis a side fills it.
         let (tall, wide) = (unaligned::tall(bytes as u32) as u64, unaligned::wide(bytes as u32) as u64);
-        let params = tiled(sizes, perm, tall, wide);
+        let params = tiled(sizes, perm, tall, wide).with_divisors();
         let (rows, cols) = (params.rows, params.cols);
         if rows.dims == 1 && cols.dims == 1 && rows.len >= tall && cols.len >= wide {
             return Work::Tiled { params, tile: Tile::Unaligned, width };
@@ -375,16 +375,42 @@ const FLAT_GROW: u64 = 64;
 /// power of two) and the other lengthened to keep the elements; the other group then grows
 /// to fill it (`(64, 64, 2, 2, 64, 64)` by `(0, 1, 4, 2, 5, 3)`: 2 rows, and columns of both
 /// 64-element axes, 4096, where 64 would leave the tile 97% empty). Where both are narrower,
-/// the tile is just both groups.
+/// the tile is just both groups. Where the columns then fill less than 7/8 of the tiles across
+/// them, they grow by their next axes until they span eight tiles, if that fills the tiles
+/// better: `(4, 291, 33, 4, 367)` by `(1, 3, 2, 4, 0)` has 4 rows and 1468 columns, two tiles
+/// of 1024 (72% filled); its columns grow to 48,444 (three axes), 48 tiles, 98.6% filled, and
+/// run at 97% of the copy where they ran at 74% (`f32`, H100). The kernel's column table makes
+/// a group of several axes cost once per block, not per element. The rows do not grow: rows
+/// of several axes take a table and a barrier of their own, and `(133, 357, 307, 4)` by `(2,
+/// 1, 0, 3)`, whose 133 rows fill two tiles of 128 52%, ran slower with them grown
+/// (`docs/decisions.md`).
 fn flat(sizes: &[usize], perm: &[usize], bytes: u64) -> Tiled {
+    let slots = 256 * flat_per_thread(bytes as u32) as u64;
+    let pow2 = |n: u64| n.next_power_of_two().min(1 << 31) as u32;
+    let (mut row_side, mut col_side) = (FLAT_GROW, FLAT_GROW);
+    let params = tiled(sizes, perm, row_side, col_side);
+    if params.rows.len < FLAT_GROW {
+        col_side = slots / pow2(params.rows.len) as u64;
+    } else if params.cols.len < FLAT_GROW {
+        row_side = slots / pow2(params.cols.len) as u64;
+    }
+    let shaped = flat_shaped(tiled(sizes, perm, row_side, col_side), bytes);
+    let filled = |p: &Tiled| {
+        let used = (p.tiles_down << p.row_shift) * (p.tiles_across << p.col_shift);
+        (p.rows.len * p.cols.len) as f64 / used as f64
+    };
+    let (cols, shift) = (shaped.cols.len, shaped.col_shift);
+    if (cols.div_ceil(1 << shift) << shift) * 7 <= cols * 8 {
+        return shaped;
+    }
+    let regrown = flat_shaped(tiled(sizes, perm, row_side, col_side.max(8 << shift)), bytes);
+    if filled(&regrown) > filled(&shaped) { regrown } else { shaped }
+}
+
+/// `params`' flat tile shape, pitch and tile counts for its groups (as [`flat`] describes).
+fn flat_shaped(mut params: Tiled, bytes: u64) -> Tiled {
     let slots = 256 * flat_per_thread(bytes as u32);
     let pow2 = |n: u64| n.next_power_of_two().min(1 << 31) as u32;
-    let mut params = tiled(sizes, perm, FLAT_GROW, FLAT_GROW);
-    if params.rows.len < FLAT_GROW {
-        params = tiled(sizes, perm, FLAT_GROW, (slots / pow2(params.rows.len)) as u64);
-    } else if params.cols.len < FLAT_GROW {
-        params = tiled(sizes, perm, (slots / pow2(params.cols.len)) as u64, FLAT_GROW);
-    }
     let wide_default = if bytes == 8 { 32 } else { 64 };
     let tall_default = slots / wide_default;
     let (r, c) = (params.rows.len, params.cols.len);
@@ -432,7 +458,8 @@ fn group(axes: impl Iterator<Item = usize>, sizes: &[usize], stride: &[u64], sid
 }
 
 /// The tiles of a normal form whose innermost axis moves, for tiles of `row_side` rows and
-/// `col_side` columns (each group grows until it spans its side).
+/// `col_side` columns (each group grows until it spans its side); the callers set the divisors
+/// ([`Tiled::with_divisors`]) once the tile counts are final.
 fn tiled(sizes: &[usize], perm: &[usize], row_side: u64, col_side: u64) -> Tiled {
     let k = sizes.len();
     let src_stride = strides(sizes);
@@ -464,7 +491,6 @@ fn tiled(sizes: &[usize], perm: &[usize], row_side: u64, col_side: u64) -> Tiled
         tiles_across: cols.len.div_ceil(col_side),
         ..Tiled::default()
     }
-    .with_divisors()
 }
 
 /// The gather of rows of a normal form whose innermost axis stays, in the widest word that

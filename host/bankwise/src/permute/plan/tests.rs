@@ -74,6 +74,27 @@ fn the_issues_cases_get_the_work_the_module_promises() {
     };
     assert_eq!((params.rows.len, params.cols.len, params.cols.dims), (2, 4096, 2));
     assert_eq!((1 << params.row_shift, 1 << params.col_shift), (2, 2048));
+    // 4 rows × 1468 columns fill two 1024-wide tiles 72%: the columns grow by the next axis
+    // (33 more), to 48 tiles 98.6% full.
+    for width in [Width::B4, Width::B2] {
+        let Work::Tiled { params, tile: Tile::Flat, .. } = plan(&[4, 291, 33, 4, 367], &[1, 3, 2, 4, 0], width) else {
+            panic!("not flat")
+        };
+        assert_eq!((params.rows.len, params.cols.len, params.cols.dims, params.batch.count), (4, 48_444, 3, 291));
+        assert_eq!((1 << params.row_shift, 1 << params.col_shift, params.tiles_across), (4, 1024, 48));
+    }
+    // Columns that fill their tiles well stay as they are (1009 in 16 tiles of 64), and rows
+    // never grow: 133 rows (of 8-byte words) in two tiles of 128.
+    let Work::Tiled { params, tile: Tile::Flat, .. } = plan(&[5, 1031, 13, 1009], &[3, 1, 2, 0], Width::B4) else {
+        panic!("not flat")
+    };
+    assert_eq!((params.cols.len, params.cols.dims, params.tiles_across), (1009, 1, 16));
+    let Work::Tiled { params, tile: Tile::Flat, width: Width::B8 } =
+        plan(&[133, 357, 307, 4], &[2, 1, 0, 3], Width::B2)
+    else {
+        panic!("not flat in 8-byte words")
+    };
+    assert_eq!((params.rows.len, params.rows.dims, params.tiles_down, params.batch.count), (133, 1, 2, 357));
     // Three channels, NCHW to NHWC and back: skinny transposes of 3 × 82944 matrices.
     let Work::Skinny { params, interleave: true, width: Width::B4, word: 16 } =
         plan(&[256, 3, 288, 288], &[0, 2, 3, 1], Width::B4)
