@@ -385,8 +385,7 @@ const FLAT_GROW: u64 = 64;
 /// 1, 0, 3)`, whose 133 rows fill two tiles of 128 52%, ran slower with them grown
 /// (`docs/decisions.md`).
 fn flat(sizes: &[usize], perm: &[usize], bytes: u64) -> Tiled {
-    let slots = 256 * flat_per_thread(bytes as u32) as u64;
-    let pow2 = |n: u64| n.next_power_of_two().min(1 << 31) as u32;
+    let slots = flat_slots(bytes) as u64;
     let (mut row_side, mut col_side) = (FLAT_GROW, FLAT_GROW);
     let params = tiled(sizes, perm, row_side, col_side);
     if params.rows.len < FLAT_GROW {
@@ -399,8 +398,8 @@ fn flat(sizes: &[usize], perm: &[usize], bytes: u64) -> Tiled {
         let used = (p.tiles_down << p.row_shift) * (p.tiles_across << p.col_shift);
         (p.rows.len * p.cols.len) as f64 / used as f64
     };
-    let (cols, shift) = (shaped.cols.len, shaped.col_shift);
-    if (cols.div_ceil(1 << shift) << shift) * 7 <= cols * 8 {
+    let shift = shaped.col_shift;
+    if (shaped.tiles_across << shift) * 7 <= shaped.cols.len * 8 {
         return shaped;
     }
     let regrown = flat_shaped(tiled(sizes, perm, row_side, col_side.max(8 << shift)), bytes);
@@ -409,8 +408,7 @@ fn flat(sizes: &[usize], perm: &[usize], bytes: u64) -> Tiled {
 
 /// `params`' flat tile shape, pitch and tile counts for its groups (as [`flat`] describes).
 fn flat_shaped(mut params: Tiled, bytes: u64) -> Tiled {
-    let slots = 256 * flat_per_thread(bytes as u32);
-    let pow2 = |n: u64| n.next_power_of_two().min(1 << 31) as u32;
+    let slots = flat_slots(bytes);
     let wide_default = if bytes == 8 { 32 } else { 64 };
     let tall_default = slots / wide_default;
     let (r, c) = (params.rows.len, params.cols.len);
@@ -429,6 +427,16 @@ fn flat_shaped(mut params: Tiled, bytes: u64) -> Tiled {
     params.tiles_down = r.div_ceil(tall as u64);
     params.tiles_across = c.div_ceil(wide as u64);
     params.with_divisors()
+}
+
+/// Elements a flat tile holds: 256 threads of `flat_per_thread` each.
+fn flat_slots(bytes: u64) -> u32 {
+    256 * flat_per_thread(bytes as u32)
+}
+
+/// `n` rounded up to a power of two, at most 2³¹.
+fn pow2(n: u64) -> u32 {
+    n.next_power_of_two().min(1 << 31) as u32
 }
 
 /// Grows a group from `axes` (in order) while it spans fewer than `side` elements, stays
