@@ -326,9 +326,14 @@ pub mod tuned {
             if elem_bytes == 1 { 256 } else { 128 }
         }
 
-        /// Tile columns: 8 aligned vectors of each input row or more (16 for 4-byte elements).
+        /// Tile columns: 16 aligned vectors of each input row (256-byte row pieces for 2- and
+        /// 4-byte elements), 8 for 1-byte ones. A misaligned row piece reads one vector more
+        /// than it holds: 128-byte `bf16` pieces (128 × 64 tiles) read nine vectors over five
+        /// sectors, and ran 2–12 points of the copy under 128 × 128 tiles on eleven of the
+        /// fifteen `bf16` permute suite cases that take them (H100, 2026-12-07; 8191 × 8193
+        /// 70.1% → 74.0–74.8%); the three others lost 1–3 points (`docs/benchmarks.md`).
         pub const fn wide(elem_bytes: u32) -> u32 {
-            if elem_bytes == 1 { 128 } else { 64 }
+            if elem_bytes <= 2 { 128 } else { 64 }
         }
 
         /// Aligned vectors per tile row (lanes per row in the load phase).

@@ -212,12 +212,18 @@ fn scratch_assembly<T>(
 ///   2 × 2) in a stack frame for the epilogue only: LLVM does not unroll its 16 rows of two
 ///   16-byte read-modify-writes, so the rows index the results at run time. The loop over `k`
 ///   keeps them in registers.
-/// - `permute_tiled_unaligned_large_u16` on sm_70: held to four blocks per SM (64 registers),
-///   ptxas 12.9 stores one 4-byte value (an 8-byte frame); sm_90 keeps it in registers. The
-///   64-bit entry runs past 2³² elements only.
+/// - the 2-byte unaligned transposes and permutation tiles (`*_unaligned_*u16`) call the read
+///   of the buffer's last, partial vector out of line (`partial_vector_apart`, so that their
+///   load loops unroll): a 16-byte call frame, used by the one tile that ends the buffer.
+/// - `transpose_unaligned_large_u16`, held to two blocks per SM (128 registers) for its
+///   128 × 128 tile, spills 264 bytes on sm_90 (404 on sm_70) where its permutation twin
+///   (`permute_tiled_unaligned_large_u16`) fits in 123 registers; at one block per SM it takes
+///   254 registers. The 64-bit entry runs past 2³² elements only.
 pub fn known_local_memory(kernel: &str, arch: &str) -> (u32, u32) {
     match (kernel, arch) {
-        ("permute_tiled_unaligned_large_u16", "sm_70") => (4, 8),
+        ("transpose_unaligned_large_u16", "sm_70") => (404, 200),
+        ("transpose_unaligned_large_u16", "sm_90") => (264, 144),
+        ("transpose_unaligned_u16" | "permute_tiled_unaligned_u16" | "permute_tiled_unaligned_large_u16", _) => (0, 16),
         ("matmul_tuned_nn_f32" | "matmul_tuned_tn_f32", "sm_70") => (20, 24),
         ("matmul_tuned_whole_nn_f32" | "matmul_tuned_whole_nt_f32" | "matmul_tuned_whole_tt_f32", "sm_70") => (32, 32),
         ("matmul_tuned_whole_nn_f32", "sm_90") => (12, 16),

@@ -239,12 +239,12 @@ fn tuned_transpose_takes_vectors_where_rows_and_columns_allow_and_falls_back_oth
         (plan.kernel.name(), plan.grid, plan.block, plan.used_shared_bytes(), plan.resident),
         ("transpose_small_streaming_u64", (32, 1, 1), (32, 4, 1), 32 * 33 * 8, None)
     );
-    // 2-byte elements of unaligned shapes take their unaligned kernel; 1-byte ones the swizzled
-    // ladder kernel.
+    // 2-byte elements of unaligned shapes take their unaligned kernel, in tiles of 128 × 128;
+    // 1-byte ones the swizzled ladder kernel.
     let plan = transpose::plan::<u16>(TransposeKernel::Tuned, n, n, odd, H100).unwrap();
     assert_eq!(
         (plan.kernel.name(), plan.grid, plan.used_shared_bytes()),
-        ("transpose_unaligned_u16", (64, 129, 1), 128 * 64 * 2)
+        ("transpose_unaligned_u16", (64, 65, 1), 128 * 128 * 2)
     );
     let plan = transpose::plan::<u16>(TransposeKernel::Tuned, h, h, huge, H100).unwrap();
     assert_eq!(plan.kernel.name(), "transpose_unaligned_large_u16");

@@ -97,7 +97,7 @@ macro_rules! tiled_unaligned {
 }
 
 tiled_unaligned!(
-    u16: permute_tiled_unaligned_u16(4), permute_tiled_unaligned_large_u16(4)(8, 4, 2),
+    u16: permute_tiled_unaligned_u16(2), permute_tiled_unaligned_large_u16(2)(8, 8, 4),
     u32: permute_tiled_unaligned_u32(3), permute_tiled_unaligned_large_u32(2)(4, 8, 1),
 );
 

@@ -130,7 +130,7 @@ macro_rules! unaligned {
 }
 
 unaligned!(
-    u16: transpose_unaligned_u16(4), transpose_unaligned_large_u16(2)(8, 4, 2),
+    u16: transpose_unaligned_u16(2), transpose_unaligned_large_u16(2)(8, 8, 4),
     u32: transpose_unaligned_u32(3), transpose_unaligned_large_u32(2)(4, 8, 1),
 );
 

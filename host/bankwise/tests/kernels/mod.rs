@@ -103,8 +103,18 @@ pub fn trials(gpu: Option<Arc<Gpu>>, target: Target) -> Vec<Trial> {
         let odd = Shape::new(46_349, 23_175);
         add(format!("{k}/bf16/{odd}/past_2^31_bytes"), Box::new(move |g| check_transpose::<bf16>(g, kernel, odd)));
         if kernel == TransposeKernel::Tuned {
-            // Past 2^32 elements on rows that do not start aligned: the unaligned kernels' 64-bit
-            // indices (`transpose_unaligned_large_*`).
+            // Past 2^32 elements on rows that do not start aligned, both sides past the skinny
+            // transposes' 63: the unaligned kernels' 64-bit indices (`transpose_unaligned_large_*`).
+            let batched = Shape::batched(4097, 1023, 1025);
+            add(
+                format!("{k}/bf16/{batched}/past_2^32_elements"),
+                Box::new(move |g| check_transpose::<bf16>(g, kernel, batched)),
+            );
+            add(
+                format!("{k}/f32/{batched}/past_2^32_elements"),
+                Box::new(move |g| check_transpose::<f32>(g, kernel, batched)),
+            );
+            // A narrow side: the skinny transposes' 64-bit row offsets.
             let huge = Shape::new(5, 858_993_461);
             add(
                 format!("{k}/bf16/{huge}/past_2^32_elements"),

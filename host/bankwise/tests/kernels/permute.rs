@@ -63,9 +63,12 @@ const CASES: &[(&[usize], &[usize])] = &[
     (&[3, 1001], &[1, 0]),
     (&[2, 1001, 7], &[0, 2, 1]),
     // Unaligned tiles: groups of one odd axis, batches of one and two axes, a short last tile
-    // both ways (`[130, 3, 2, 129]` fuses its last two axes into one of 258).
+    // both ways (`[130, 3, 2, 129]` fuses its last two axes into one of 258). Columns of 65 to
+    // 127 take them in 4-byte words only (2-byte tiles are 128 wide: the flat tile).
     (&[131, 3, 67], &[2, 1, 0]),
+    (&[131, 3, 131], &[2, 1, 0]),
     (&[129, 2, 5, 65], &[3, 2, 1, 0]),
+    (&[129, 2, 5, 129], &[3, 2, 1, 0]),
     (&[130, 3, 2, 129], &[2, 3, 1, 0]),
     (&[257, 2, 3, 131], &[1, 3, 2, 0]),
 ];

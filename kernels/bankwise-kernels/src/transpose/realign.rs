@@ -65,8 +65,10 @@ index!(u32, u64);
 /// element in rounds where every lane stores one. `N` is the rounds of loads and of whole-chunk
 /// stores, `E` the rounds of end elements, `I` the index width. Measured (H200, 2026-11-29, %
 /// of the driver's copy): 85.5–85.7% at 8191 × 8193 `f32`, ahead of cuBLAS `geam`'s 83.4%, and
-/// 69.1–69.3% for `bf16`, which the swizzled ladder kernel took at 44%; 16-byte vectors staged
-/// element by element, the kernel this replaced, ran `f32` at 77–79% (`docs/decisions.md`).
+/// 69.1–69.3% for `bf16` in 128 × 64 tiles, which the swizzled ladder kernel took at 44%;
+/// 16-byte vectors staged element by element, the kernel this replaced, ran `f32` at 77–79%
+/// (`docs/decisions.md`). `bf16` in the 128 × 128 tiles that replaced those (H100,
+/// 2026-12-07): 73.1–73.3%, and 84.8–84.9% `f32`, against `geam`'s 77.0–77.2%.
 ///
 /// # Safety
 /// As [`super::transpose_naive`], with `src` and `dst` 16-byte aligned, fewer than 2³²
@@ -148,19 +150,12 @@ pub unsafe fn realigned_tile<T: Plain, I: Index, const V: usize, const N: usize,
             // SAFETY: `x + V ≤ total`: the whole vector is inside `src`, and `x` is a multiple of
             // `V` (the callers pass aligned indices) of the 16-byte-aligned buffer.
             unsafe { load_global_v4(src.add(x.at()).cast()) }
+        } else if size == 2 {
+            // SAFETY: `x < total` (the callers read vectors that start inside `src`).
+            unsafe { partial_vector_apart::<T, I, V>(src, x, total_i) }
         } else {
-            // The buffer's last, partial vector: element by element, never past the end.
-            // SAFETY: T is Plain, so zero bytes are a valid value.
-            let mut e: [T; V] = unsafe { core::mem::zeroed() };
-            for (i, x_i) in e.iter_mut().enumerate() {
-                let at = x.plus(I::of(i as u64));
-                if at < total_i {
-                    // SAFETY: `at < total`: inside `src`.
-                    *x_i = unsafe { global::read(src.add(at.at())) };
-                }
-            }
-            // SAFETY: `[T; V]` and `[u32; 4]` are the same 16 plain bytes.
-            unsafe { core::mem::transmute_copy(&e) }
+            // SAFETY: as above.
+            unsafe { partial_vector::<T, I, V>(src, x, total_i) }
         }
     };
     // The phases in turn, written in place: as closures called once each, they were left as
@@ -299,6 +294,39 @@ pub unsafe fn realigned_tile<T: Plain, I: Index, const V: usize, const N: usize,
             }
         }
     }
+}
+
+/// The buffer's last, partial vector at element `x`: element by element, never past `total`,
+/// zeros after it.
+///
+/// # Safety
+/// `src` holds `total` elements.
+#[inline(always)]
+unsafe fn partial_vector<T: Plain, I: Index, const V: usize>(src: *const T, x: I, total: I) -> [u32; 4] {
+    // SAFETY: T is Plain, so zero bytes are a valid value.
+    let mut e: [T; V] = unsafe { core::mem::zeroed() };
+    for (i, x_i) in e.iter_mut().enumerate() {
+        let at = x.plus(I::of(i as u64));
+        if at < total {
+            // SAFETY: `at < total`: inside `src`.
+            *x_i = unsafe { global::read(src.add(at.at())) };
+        }
+    }
+    // SAFETY: `[T; V]` and `[u32; 4]` are the same 16 plain bytes.
+    unsafe { core::mem::transmute_copy(&e) }
+}
+
+/// [`partial_vector`] as a call, for 2-byte elements: inlined, its eight element reads made the
+/// edge tiles' load loop (eight rounds of 128 × 128 tiles) too large for LLVM to unroll, and the
+/// held vectors, indexed at run time, went to 256 bytes of local memory. Out of line it costs a
+/// 16-byte call frame, on the one vector of a launch that ends its buffer.
+///
+/// # Safety
+/// As [`partial_vector`].
+#[inline(never)]
+unsafe fn partial_vector_apart<T: Plain, I: Index, const V: usize>(src: *const T, x: I, total: I) -> [u32; 4] {
+    // SAFETY: this function's contract is the callee's.
+    unsafe { partial_vector::<T, I, V>(src, x, total) }
 }
 
 /// Bytes `shift .. shift + 16` of the 32 bytes of `a` then `b` (`shift < 16`): the 16-byte

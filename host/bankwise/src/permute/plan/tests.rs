@@ -321,7 +321,6 @@ fn groups_of_one_odd_axis_take_the_unaligned_tile() {
         (&[401, 409, 409][..], &[2, 1, 0][..]),
         (&[128, 316, 4, 353], &[3, 2, 0, 1]),
         (&[353, 256, 2, 371], &[1, 3, 2, 0]),
-        (&[342, 481, 6, 64], &[3, 2, 1, 0]),
     ] {
         for width in [Width::B2, Width::B4] {
             assert_eq!(tile(dims, perm, width, 16), Some(Tile::Unaligned), "{dims:?} by {perm:?}, {width:?}");
@@ -331,15 +330,19 @@ fn groups_of_one_odd_axis_take_the_unaligned_tile() {
             assert_ne!(tile(dims, perm, width, 16), Some(Tile::Unaligned), "{dims:?} by {perm:?}, {width:?}");
         }
     }
-    // Groups shorter than the tile (rows under 128, columns under 64), or of two axes, do not.
+    // Groups shorter than the tile (rows under 128, columns under 64 in 4-byte words and 128 in
+    // 2-byte ones), or of two axes, do not.
+    let (dims, perm) = (&[342, 481, 6, 64][..], &[3, 2, 1, 0][..]);
+    assert_eq!(tile(dims, perm, Width::B4, 16), Some(Tile::Unaligned));
+    assert_eq!(tile(dims, perm, Width::B2, 16), Some(Tile::Flat));
     assert_eq!(tile(&[127, 3, 401], &[2, 1, 0], Width::B4, 16), Some(Tile::Flat));
     assert_eq!(tile(&[401, 3, 63], &[2, 1, 0], Width::B4, 16), Some(Tile::Flat));
     assert_eq!(tile(&[130, 5, 7, 9], &[3, 2, 1, 0], Width::B4, 16), Some(Tile::Flat));
     // Whole vectors keep the vectorized tile.
     assert_eq!(tile(&[256, 3, 128], &[2, 1, 0], Width::B4, 16), Some(Tile::Vectorized));
     for (dims, perm) in [
-        (&[131, 3, 67][..], &[2, 1, 0][..]),
-        (&[129, 2, 5, 65], &[3, 2, 1, 0]),
+        (&[131, 3, 131][..], &[2, 1, 0][..]),
+        (&[129, 2, 5, 129], &[3, 2, 1, 0]),
         (&[130, 3, 2, 129], &[2, 3, 1, 0]),
         (&[257, 2, 3, 131], &[1, 3, 2, 0]),
     ] {
