@@ -213,8 +213,8 @@ fn scratch_assembly<T>(
 ///   16-byte read-modify-writes, so the rows index the results at run time. The loop over `k`
 ///   keeps them in registers.
 /// - the 2-byte unaligned transposes and permutation tiles (`*_unaligned_*u16`) call the read
-///   of the buffer's last, partial vector out of line (`partial_vector_apart`, so that their
-///   load loops unroll): a 16-byte call frame, used by the one tile that ends the buffer.
+///   of the buffer's last, partial vector out of line (`bankwise_partial_vector_u16`, so that
+///   their load loops unroll): a 16-byte call frame, used by the one tile that ends the buffer.
 /// - `transpose_unaligned_large_u16`, held to two blocks per SM (128 registers) for its
 ///   128 × 128 tile, spills 264 bytes on sm_90 (404 on sm_70) where its permutation twin
 ///   (`permute_tiled_unaligned_large_u16`) fits in 123 registers; at one block per SM it takes

@@ -151,8 +151,8 @@ pub unsafe fn realigned_tile<T: Plain, I: Index, const V: usize, const N: usize,
             // `V` (the callers pass aligned indices) of the 16-byte-aligned buffer.
             unsafe { load_global_v4(src.add(x.at()).cast()) }
         } else if size == 2 {
-            // SAFETY: `x < total` (the callers read vectors that start inside `src`).
-            unsafe { partial_vector_apart::<T, I, V>(src, x, total_i) }
+            // SAFETY: `src` holds `total` elements of 2 bytes.
+            unsafe { bankwise_partial_vector_u16(src.cast(), x.at() as u64, total) }
         } else {
             // SAFETY: as above.
             unsafe { partial_vector::<T, I, V>(src, x, total_i) }
@@ -316,17 +316,21 @@ unsafe fn partial_vector<T: Plain, I: Index, const V: usize>(src: *const T, x: I
     unsafe { core::mem::transmute_copy(&e) }
 }
 
-/// [`partial_vector`] as a call, for 2-byte elements: inlined, its eight element reads made the
+/// [`partial_vector`] of 2-byte elements as a call: inlined, its eight element reads made the
 /// edge tiles' load loop (eight rounds of 128 × 128 tiles) too large for LLVM to unroll, and the
 /// held vectors, indexed at run time, went to 256 bytes of local memory. Out of line it costs a
-/// 16-byte call frame, on the one vector of a launch that ends its buffer.
+/// 16-byte call frame, on the one vector of a launch that ends its buffer. One concrete function
+/// with an unmangled name, 64-bit indices for either index width: a generic one's PTX symbol
+/// carries the crate's hash, which differs between checkouts, and the shipped PTX must be what
+/// any checkout builds.
 ///
 /// # Safety
 /// As [`partial_vector`].
 #[inline(never)]
-unsafe fn partial_vector_apart<T: Plain, I: Index, const V: usize>(src: *const T, x: I, total: I) -> [u32; 4] {
+#[unsafe(no_mangle)]
+unsafe fn bankwise_partial_vector_u16(src: *const u16, x: u64, total: u64) -> [u32; 4] {
     // SAFETY: this function's contract is the callee's.
-    unsafe { partial_vector::<T, I, V>(src, x, total) }
+    unsafe { partial_vector::<u16, u64, 8>(src, x, total) }
 }
 
 /// Bytes `shift .. shift + 16` of the 32 bytes of `a` then `b` (`shift < 16`): the 16-byte
