@@ -13,7 +13,9 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
+use bankwise::half::bf16;
 use bankwise::reduce::Sum;
+use bankwise::reduce_axes::{AxesElement, AxesOperation};
 use bankwise::timing::{VersusCopy, measure, rotation, versus_copy};
 use bankwise::tuning::{GpuKey, MatmulTuning, MemoryTuning, RungRates, TileRates, Tuning};
 use bankwise::{DeviceBuffer, Gpu, ReduceKernel, Shape};
@@ -170,7 +172,7 @@ pub fn run(args: &Args) -> Result<()> {
     drop((small, large));
 
     // The tuned reduction: f32 sums of 2^24 and 2^26 elements (bytes read once).
-    let sums = [24, 26].map(|log| Singles::new(&gpu, (1 << log) / scale));
+    let sums = [24, 26].map(|log| Singles::new(&gpu, (1 << log) / scale, |x| x));
     let [small, large] = sums;
     let (small, large) = (small?, large?);
     let candidates = [4, 6, 8, 12, 16].map(Some);
@@ -203,7 +205,7 @@ pub fn run(args: &Args) -> Result<()> {
     // Reductions along axes: rows of a square and a few long rows; columns of a square and the
     // middle axis of a (B, N, D) tensor.
     let side = 8192 / scale.min(2);
-    let square = Singles::new(&gpu, side * side)?;
+    let square = Singles::new(&gpu, side * side, |x| x)?;
     let rows = vec![
         square.axes_workload(&gpu, "rows of a square", &[side, side], &[1])?,
         square.axes_workload(&gpu, "64 long rows", &[64, side * side / 64], &[1])?,
@@ -224,17 +226,22 @@ pub fn run(args: &Args) -> Result<()> {
         set: |m, c| m.axes_block_row_min = c.expect("a length"),
     };
     tuner.sweep(&mut table, choice, &[1024, 4096, 16_384, 65_536, 262_144].map(Some), rows)?;
+    // Columns in f32 and bf16: one figure serves both, and bf16's column blocks (three to an SM,
+    // eight columns a thread) favour fewer, longer chunks than f32's.
+    let halves = Singles::new(&gpu, side * side, bf16::from_f32)?;
     let columns = vec![
         square.axes_workload(&gpu, "columns of a square", &[side, side], &[0])?,
         square.axes_workload(&gpu, "(B, N, D) over N", &[side / 128, side / 8, 1024], &[1])?,
+        halves.axes_workload(&gpu, "bf16 columns of a square", &[side, side], &[0])?,
+        halves.axes_workload(&gpu, "bf16 (B, N, D) over N", &[side / 128, side / 8, 1024], &[1])?,
     ];
     let choice = Choice {
         name: "axes_column_blocks_per_sm",
         get: |m| Some(m.axes_column_blocks_per_sm),
         set: |m, c| m.axes_column_blocks_per_sm = c.expect("a count"),
     };
-    tuner.sweep(&mut table, choice, &[4, 8, 12, 16, 32, 64, 128].map(Some), columns)?;
-    drop(square);
+    tuner.sweep(&mut table, choice, &[2, 3, 4, 6, 8, 12, 16, 32, 64].map(Some), columns)?;
+    drop((square, halves));
 
     if !(args.skip_matmul || args.quick) {
         table.matmul = matmul_rates(&gpu, &table, &tuner)?;
@@ -388,21 +395,24 @@ impl<T: bankwise::Element> Pairs<T> {
     }
 }
 
-/// Rotated sources of `n` random `f32`s, for work that reads only.
-struct Singles {
-    srcs: Vec<DeviceBuffer<f32>>,
+/// Rotated sources of `n` random `T`s (`f32` or `bf16`), for work that reads only.
+struct Singles<T> {
+    srcs: Vec<DeviceBuffer<T>>,
     n: usize,
 }
 
-impl Singles {
-    fn new(gpu: &Gpu, n: usize) -> Result<Self> {
-        let sets = rotation(gpu.info().l2_bytes, n * 4);
-        // Sums of values in [-1, 1), far from overflow.
-        let host: Vec<f32> = random::<u32>(n).iter().map(|&r| (r >> 8) as f32 / (1 << 23) as f32 - 1.0).collect();
+impl<T: bankwise::Element> Singles<T> {
+    /// Values in [-1, 1), made by `from_f32`: sums far from overflow.
+    fn new(gpu: &Gpu, n: usize, from_f32: fn(f32) -> T) -> Result<Self> {
+        let sets = rotation(gpu.info().l2_bytes, n * size_of::<T>());
+        let host: Vec<T> =
+            random::<u32>(n).iter().map(|&r| from_f32((r >> 8) as f32 / (1 << 23) as f32 - 1.0)).collect();
         let srcs = (0..sets).map(|_| gpu.upload(&host)).collect::<bankwise::runtime::Result<Vec<_>>>()?;
         Ok(Singles { srcs, n })
     }
+}
 
+impl Singles<f32> {
     /// The tuned sum into an output and scratch of its own (room for `max_per_sm` blocks per
     /// SM, the most any candidate launches).
     fn reduce_workload(&self, gpu: &Gpu, name: &str, max_per_sm: u32) -> Result<Workload<'_>> {
@@ -421,12 +431,17 @@ impl Singles {
             }),
         })
     }
+}
 
+impl<T: AxesElement> Singles<T>
+where
+    Sum: AxesOperation<T>,
+{
     /// The sum of the `dims` tensor (all of a source) over `axes`, which reads it once.
     fn axes_workload(&self, gpu: &Gpu, name: &str, dims: &[usize], axes: &[usize]) -> Result<Workload<'_>> {
-        let bytes = self.n * 4;
+        let bytes = self.n * size_of::<T>();
         let kept: usize = (0..dims.len()).filter(|a| !axes.contains(a)).map(|a| dims[a]).product();
-        let mut out = gpu.alloc_zeros::<f32>(kept)?;
+        let mut out = gpu.alloc_zeros::<T>(kept)?;
         let (dims, axes) = (dims.to_vec(), axes.to_vec());
         Ok(Workload {
             name: name.into(),
