@@ -107,8 +107,8 @@ pub fn join_ncu(rows: &mut [Row], launches: &[ncu::Launch]) -> Result<()> {
             );
         }
         let suffix = match row.op {
-            Op::Load => "ld",
-            Op::Store => "st",
+            Op::Load | Op::LoadMatrix => "ld",
+            Op::Store | Op::StoreMatrix => "st",
         };
         let metric = |m: &str| launch.metrics.get(&format!("{m}_{suffix}.sum")).copied();
         let instructions = metric("smsp__sass_inst_executed_op_shared")

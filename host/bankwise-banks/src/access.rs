@@ -1,6 +1,8 @@
-//! What a warp asks of shared memory: each lane's access [`Width`], whether the warp loads or
-//! stores ([`Op`]), and the [`Access`] itself (one byte address per lane, `None` for an inactive
+//! What a warp asks of shared memory: each lane's access [`Width`], which instruction it runs
+//! ([`Op`]: loads, stores, matrix loads and stores), and the [`Access`] itself (one byte address per lane, `None` for an inactive
 //! lane).
+
+use crate::BankError;
 
 /// Number of lanes an [`Access`] can describe: one warp.
 pub const MAX_LANES: usize = 32;
@@ -45,10 +47,12 @@ impl Width {
     }
 }
 
-/// Whether a warp reads or writes shared memory. It matters only for 8- and 16-byte accesses:
-/// the half- or quarter-warps of a *load* merge under the conditions of the article "Bank
-/// conflicts and vectorized memory access in CUDA" ("Cuda 中的bank conflict 和 向量化访存"),
-/// those of a store never do (measured on an H100 with Nsight Compute: `docs/banks.md`).
+/// Which instruction a warp runs on shared memory. For `LDS`/`STS` it matters only for 8- and
+/// 16-byte accesses: the half- or quarter-warps of a *load* merge under the conditions of the
+/// article "Bank conflicts and vectorized memory access in CUDA" ("Cuda 中的bank conflict 和
+/// 向量化访存"), those of a store never do (measured on an H100 with Nsight Compute:
+/// `docs/banks.md`). The matrix instructions (`ldmatrix`, `stmatrix`) move 8×8 matrices of
+/// 16-byte rows, one matrix per phase: see [`Access::matrices`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Op {
     /// `LDS*`.
@@ -56,11 +60,25 @@ pub enum Op {
     Load,
     /// `STS*`.
     Store,
+    /// `ldmatrix` (`LDSM`, sm_75 on): lanes `8k … 8k + 7` give the 16-byte rows of matrix `k`.
+    LoadMatrix,
+    /// `stmatrix` (`STSM`, sm_90 on): addressed as [`Op::LoadMatrix`].
+    StoreMatrix,
 }
 
 impl Op {
-    /// Both, in table order.
+    /// `LDS` and `STS`, in table order: the instructions the probes measure.
     pub const ALL: [Op; 2] = [Op::Load, Op::Store];
+
+    /// Whether this is a matrix instruction (`ldmatrix`, `stmatrix`).
+    pub const fn is_matrix(self) -> bool {
+        matches!(self, Op::LoadMatrix | Op::StoreMatrix)
+    }
+
+    /// Whether it writes shared memory.
+    pub const fn is_store(self) -> bool {
+        matches!(self, Op::Store | Op::StoreMatrix)
+    }
 }
 
 impl std::fmt::Display for Op {
@@ -68,6 +86,8 @@ impl std::fmt::Display for Op {
         f.write_str(match self {
             Op::Load => "load",
             Op::Store => "store",
+            Op::LoadMatrix => "ldmatrix",
+            Op::StoreMatrix => "stmatrix",
         })
     }
 }
@@ -107,6 +127,20 @@ impl Access {
         Access::from_fn(width, u32::MAX, |i| {
             base_bytes.wrapping_add(u64::from(i).wrapping_mul(stride_elems).wrapping_mul(elem))
         })
+    }
+
+    /// An `ldmatrix` (or, with [`Access::with_op`], `stmatrix`) of `count` 8×8 matrices (1, 2
+    /// or 4: `.x1`, `.x2`, `.x4`) of 16-byte rows: lane `8k + r` gives the byte address of row
+    /// `r` of matrix `k`, `row(k, r)`; the other lanes' addresses are not read. `.trans` moves
+    /// the same rows (it transposes in the registers), so it is the same access.
+    ///
+    /// Errors: [`BankError::BadMatrixAccess`] for a `count` other than 1, 2 or 4.
+    pub fn matrices(count: u32, row: impl Fn(u32, u32) -> u64) -> Result<Access, BankError> {
+        if !matches!(count, 1 | 2 | 4) {
+            return Err(BankError::BadMatrixAccess("ldmatrix and stmatrix move 1, 2 or 4 matrices"));
+        }
+        let active = if count == 4 { u32::MAX } else { (1 << (8 * count)) - 1 };
+        Ok(Access::from_fn(Width::B16, active, |lane| row(lane / 8, lane % 8)).with_op(Op::LoadMatrix))
     }
 
     /// Deactivates the lanes not set in `mask` (lanes already inactive stay inactive).

@@ -17,6 +17,9 @@ pub(crate) const WIDE_ON_1X: &str = "on compute capability 1.x an access wider t
      read at shared[tid] is two 32-bit requests of stride 2, a 2-way conflict), and the guide says no more about \
      how they are served; analyze each 4-byte part as a 4-byte access (--width 4, twice the stride)";
 
+/// Why a matrix access is refused on the 1.x geometry.
+pub(crate) const MATRIX_ON_1X: &str = "ldmatrix exists from compute capability 7.5 and stmatrix from 9.0; the 1.x \
+     machine has neither, so a matrix access is analyzed on the modern geometry only";
 /// Why a store sharing a word on [`Broadcast::OneWordPerCycle`](crate::Broadcast::OneWordPerCycle) is refused.
 pub(crate) const SHARED_STORE_ON_1X: &str = "on compute capability 1.x the broadcast serves reads only (CUDA C \
      Programming Guide, compute capability 1.x, \"32-Bit Broadcast Access\"); of several lanes of a half-warp writing \

@@ -24,6 +24,10 @@ pub enum BankError {
         /// Lanes in the geometry's warp.
         warp_lanes: u32,
     },
+    /// A matrix access (`ldmatrix`, `stmatrix`) that the instruction cannot express: rows
+    /// other than 16 bytes, a count other than 1, 2 or 4.
+    #[error("not a matrix access: {0}")]
+    BadMatrixAccess(&'static str),
     /// The sources say nothing about how this access is served on this geometry, so the model
     /// does not guess (compute capability 1.x: wide accesses, and stores that share a word).
     #[error("not modelled: {0}")]

@@ -54,6 +54,18 @@
 //! one caveat: a 16-byte half-warp that does not merge costs two cycles of the pipe even when
 //! only one of its quarter-warps has active lanes.
 //!
+//! ## Matrix loads and stores (`ldmatrix`, `stmatrix`)
+//!
+//! `ldmatrix` (sm_75 on) and `stmatrix` (sm_90 on) move 8×8 matrices of 2-byte elements, each
+//! row 16 bytes at an address one lane gives (lanes `8k … 8k + 7` for matrix `k`;
+//! [`Access::matrices`]). The model serves each matrix as one transaction of its eight rows,
+//! never merged with another: a matrix whose rows fall in eight different groups of four banks
+//! takes 1 wavefront, and rows 128 bytes apart (a column of a row-major tile of 128-byte rows)
+//! take 8. Padding rows by 16 bytes or an XOR swizzle (`bankwise_layout::swizzle`: CUTLASS's
+//! `Swizzle<B, M, S>`, TMA's 32-, 64- and 128-byte modes) spreads them; the `ldmatrix-*`
+//! patterns of [`named_patterns`] show each. This part follows the instructions' addressing
+//! (PTX ISA, `ldmatrix`) and the usual reading of it, and has not yet been measured by a probe.
+//!
 //! ## Compute capability 1.x
 //!
 //! The old machine has 16 banks and serves each half-warp separately (lanes 0-15 and 16-31 never

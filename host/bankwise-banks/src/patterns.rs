@@ -1,8 +1,11 @@
 //! The catalogue: the worked examples of the source articles (strides, broadcasts, the 1.x
-//! half-warp cases, the LDS.64 and LDS.128 merge cases) and of the transpose tiles, each a
-//! [`NamedPattern`] with the cost the model must give it.
+//! half-warp cases, the LDS.64 and LDS.128 merge cases), of the transpose tiles, and of
+//! `ldmatrix`/`stmatrix` reading a tensor-core fragment from row-major, padded and swizzled
+//! tiles, each a [`NamedPattern`] with the cost the model must give it.
 
-use crate::{Access, Geometry, Width};
+use bankwise_layout::swizzle::{RowLayout, TmaSwizzle};
+
+use crate::{Access, Geometry, Op, Width};
 
 /// A documented access pattern with its expected cost, used by tests and examples.
 #[derive(Debug, Clone)]
@@ -34,7 +37,7 @@ pub fn named_patterns() -> Vec<NamedPattern> {
         expected_transactions,
     };
     let all = u32::MAX;
-    vec![
+    let mut out = vec![
         p("stride-1", "float x = s[tid]: one word per bank", Access::strided(Width::B4, 0, 1), m, 1, 1),
         p("stride-2", "float x = s[2*tid]: two lanes per bank, 2-way", Access::strided(Width::B4, 0, 2), m, 2, 1),
         p("row", "mem[tid]: consecutive words, conflict-free", Access::strided(Width::B4, 0, 1), m, 1, 1),
@@ -188,6 +191,89 @@ pub fn named_patterns() -> Vec<NamedPattern> {
             1,
             1,
         ),
+    ];
+    out.extend(matrix_patterns());
+    out
+}
+
+/// `ldmatrix.x4` of a 16×16 tile of 2-byte elements (an `mma.sync` A fragment) at the tile's
+/// top left: matrix `k` holds rows `8·(k % 2) …` and columns `8·(k / 2) …`, so each of its
+/// eight row addresses is 16 bytes of one row. Rows of 128 bytes put all eight in one group of
+/// four banks (8 wavefronts a matrix); 16 bytes of padding per row, or TMA's 128-byte swizzle,
+/// spread them over all 32 (1 each: 4 in all, the floor). Narrower rows repeat every 2 (64 B)
+/// or 4 (32 B) rows, 4- or 2-way, and their own swizzle modes fix them.
+fn matrix_patterns() -> Vec<NamedPattern> {
+    let fragment = |layout: RowLayout, row_bytes: u64| {
+        Access::matrices(4, |k, r| layout.offset(u64::from(8 * (k % 2) + r), u64::from(16 * (k / 2)), row_bytes))
+            .expect("four matrices")
+    };
+    let swizzled = |mode: TmaSwizzle| RowLayout::Swizzled(mode.swizzle().expect("a swizzle mode"));
+    let m = Geometry::MODERN;
+    let p = |name, description, access, expected_wavefronts| NamedPattern {
+        name,
+        description,
+        access,
+        geometry: m,
+        expected_wavefronts,
+        expected_transactions: 4,
+    };
+    vec![
+        p(
+            "ldmatrix-row-major-128B",
+            "ldmatrix.x4 from a row-major tile of 128-byte rows: each matrix's 8 rows in the same 4 banks, 8-way",
+            fragment(RowLayout::RowMajor, 128),
+            32,
+        ),
+        p(
+            "ldmatrix-padded-128B",
+            "ldmatrix.x4, 128-byte rows padded by 16 bytes: row r starts 4r banks on, conflict-free",
+            fragment(RowLayout::Padded { pad: 16 }, 128),
+            4,
+        ),
+        p(
+            "ldmatrix-swizzled-128B",
+            "ldmatrix.x4, 128-byte rows in TMA's 128-byte swizzle (Swizzle<3,4,3> on bytes): conflict-free",
+            fragment(swizzled(TmaSwizzle::B128), 128),
+            4,
+        ),
+        p(
+            "ldmatrix-row-major-64B",
+            "ldmatrix.x4 from 64-byte rows: rows r and r+2 share banks, 4-way",
+            fragment(RowLayout::RowMajor, 64),
+            16,
+        ),
+        p(
+            "ldmatrix-swizzled-64B",
+            "ldmatrix.x4, 64-byte rows in TMA's 64-byte swizzle (Swizzle<2,4,3>): conflict-free",
+            fragment(swizzled(TmaSwizzle::B64), 64),
+            4,
+        ),
+        p(
+            "ldmatrix-row-major-32B",
+            "ldmatrix.x4 from 32-byte rows: rows r and r+4 share banks, 2-way",
+            fragment(RowLayout::RowMajor, 32),
+            8,
+        ),
+        p(
+            "ldmatrix-swizzled-32B",
+            "ldmatrix.x4, 32-byte rows in TMA's 32-byte swizzle (Swizzle<1,4,3>): conflict-free",
+            fragment(swizzled(TmaSwizzle::B32), 32),
+            4,
+        ),
+        p(
+            "stmatrix-row-major-128B",
+            "stmatrix.x4 into 128-byte rows: addressed as ldmatrix, the same 8-way conflict",
+            fragment(RowLayout::RowMajor, 128).with_op(Op::StoreMatrix),
+            32,
+        ),
+        NamedPattern {
+            name: "ldmatrix-x1-row-major-128B",
+            description: "ldmatrix.x1 (lanes 0-7 give the rows) from 128-byte rows: one matrix, 8-way",
+            access: Access::matrices(1, |_, r| 128 * u64::from(r)).expect("one matrix"),
+            geometry: m,
+            expected_wavefronts: 8,
+            expected_transactions: 1,
+        },
     ]
 }
 

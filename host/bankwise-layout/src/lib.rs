@@ -10,6 +10,7 @@ pub mod copy;
 pub mod matmul;
 pub mod probe;
 pub mod reduce;
+pub mod swizzle;
 pub mod transpose;
 
 #[cfg(test)]

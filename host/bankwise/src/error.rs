@@ -180,6 +180,13 @@ pub enum Error {
         /// The GPU's.
         has: (i32, i32),
     },
+    /// A probe of an instruction no probe kernel runs (the matrix loads and stores: the model
+    /// analyzes them, the probes measure `LDS`/`STS` only).
+    #[error("no probe kernel runs {op}: the probes measure shared loads and stores (LDS, STS)")]
+    ProbeUnsupportedOp {
+        /// The instruction asked for.
+        op: crate::banks::Op,
+    },
     /// A bank-conflict probe's mask selects no lane.
     #[error("probe mask selects no active lane; at least one of the 32 lanes must access")]
     ProbeNoActiveLane,

@@ -302,10 +302,8 @@ mod insight {
                 let want = probe::predict(&p.access, op).map_err(|e| e.to_string())?.wavefronts();
                 let plan = probe::plan(&p.access, op, 1)?;
                 let sites: Vec<_> = reports(gpu).into_iter().flat_map(|r| r.report.sites).collect();
-                let emulated_op = match op {
-                    probe::Op::Load => AccessOp::Load,
-                    probe::Op::Store => AccessOp::Store,
-                };
+                // The probe patterns are loads and stores: `probe::plan` refuses matrix ops.
+                let emulated_op = if op.is_store() { AccessOp::Store } else { AccessOp::Load };
                 match &sites[..] {
                     [s] if s.op == emulated_op
                         && s.requests == plan.warp_instructions()

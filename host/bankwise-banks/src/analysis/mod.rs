@@ -11,8 +11,8 @@ mod wide;
 
 use std::collections::BTreeMap;
 
-use crate::cc1x::{self, SHARED_STORE_ON_1X, WIDE_ON_1X};
-use crate::{Access, BankError, Broadcast, Geometry, MAX_LANES, Op, Width};
+use crate::cc1x::{self, MATRIX_ON_1X, SHARED_STORE_ON_1X, WIDE_ON_1X};
+use crate::{Access, BankError, Broadcast, Geometry, MAX_LANES, Width};
 
 /// One bank's work in one wavefront: the word it delivers and the lanes that receive it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -126,6 +126,14 @@ pub fn analyze(access: &Access, geometry: &Geometry) -> Result<Analysis, BankErr
     let g = geometry;
     let width = access.width.bytes();
     let one_word = g.broadcast == Broadcast::OneWordPerCycle;
+    if access.op.is_matrix() {
+        if one_word {
+            return Err(BankError::NotModelled(MATRIX_ON_1X));
+        }
+        if access.width != Width::B16 {
+            return Err(BankError::BadMatrixAccess("ldmatrix and stmatrix rows are 16 bytes"));
+        }
+    }
     if one_word && width > g.bank_bytes && access.active_lanes() > 0 {
         return Err(BankError::NotModelled(WIDE_ON_1X));
     }
@@ -149,7 +157,7 @@ pub fn analyze(access: &Access, geometry: &Geometry) -> Result<Analysis, BankErr
         let words = (0..words_per_lane).map(|k| first.saturating_add(k)).collect();
         lane_words[i] = Some((addr, words));
     }
-    if one_word && access.op == Op::Store {
+    if one_word && access.op.is_store() {
         // Two lanes of one request on one word: the 1.x guide does not say how that is written.
         for chunk in lane_words.chunks(g.request_lanes as usize) {
             let mut words: Vec<u64> = chunk.iter().flatten().flat_map(|(_, ws)| ws.iter().copied()).collect();

@@ -1,8 +1,12 @@
 //! Wide accesses (LDS.64 / LDS.128): how a warp's 8- or 16-byte request is cut into pieces of at
 //! most one bank row, and when neighbouring pieces of a load merge back (the article's
-//! conditions A and B over the whole warp; stores never merge, as measured on an H100).
+//! conditions A and B over the whole warp; stores never merge, as measured on an H100); and the
+//! matrix instructions, one 8-row matrix per piece.
 
 use crate::{Access, Geometry, MAX_LANES, Op};
+
+/// Rows of one `ldmatrix`/`stmatrix` matrix: the lanes that address it.
+const MATRIX_ROWS: u64 = 8;
 
 /// Lanes per transaction for `access` on `g`, and whether neighbouring pieces merged.
 ///
@@ -17,6 +21,11 @@ pub(super) fn piece_lanes(access: &Access, g: &Geometry) -> (u64, bool) {
     let row_bytes = u64::from(g.banks) * u64::from(g.bank_bytes);
     let mut piece = u64::from(g.request_lanes);
     let mut merged = false;
+    if access.op.is_matrix() {
+        // One 8×8 matrix per phase: its eight 16-byte rows, one bank row if they miss each
+        // other's banks. Phases never merge.
+        return (MATRIX_ROWS.min(piece), false);
+    }
     if width > g.bank_bytes {
         piece = (row_bytes / u64::from(width)).clamp(1, u64::from(g.request_lanes));
         if piece < u64::from(g.request_lanes) {
@@ -146,5 +155,48 @@ mod tests {
         assert!(c5.waves[1].is_conflict());
         // Each of the 8 busy banks of wave 0 serves one word to 4 lanes: all broadcast.
         assert_eq!(c5.waves[0].broadcast_lanes, c5.waves[0].lanes);
+    }
+
+    /// `ldmatrix`/`stmatrix`: each matrix is one phase of its 8 lanes' 16-byte rows, never
+    /// merged with another; its wavefronts are the most distinct rows that share a group of
+    /// four banks (rows 128 bytes apart collide, equal rows broadcast).
+    #[test]
+    fn matrices_take_one_phase_each() {
+        use crate::BankError;
+        let m = Geometry::MODERN;
+        // Rows of 16 bytes in a row: 1 wavefront a matrix, however many matrices.
+        for count in [1, 2, 4] {
+            let a = run(&Access::matrices(count, |k, r| 128 * u64::from(k) + 16 * u64::from(r)).unwrap(), &m);
+            assert_eq!((a.transactions(), a.wavefronts(), a.merged), (count, count, false));
+            assert_eq!(a.transactions[0].lanes, (0..8).collect::<Vec<_>>());
+        }
+        // The same rows as LDS.128 with lanes i, i^1 sharing merge into half-warps; as a matrix
+        // load they do not.
+        let shared = |k: u32, r: u32| 16 * u64::from(8 * k + r / 2);
+        let lds = run(&Access::from_fn(Width::B16, u32::MAX, |l| shared(l / 8, l % 8)), &m);
+        let ldsm = run(&Access::matrices(4, shared).unwrap(), &m);
+        assert_eq!((lds.transactions(), ldsm.transactions(), ldsm.wavefronts()), (2, 4, 4));
+        // Every matrix's wavefronts: the busiest 4-bank group's distinct rows, for rows spread
+        // over a 1 KiB tile by an arbitrary rule.
+        for seed in 0..200u64 {
+            let row = |k: u32, r: u32| 16 * ((seed * 7919 + u64::from(k) * 131 + u64::from(r) * (seed % 13 + 1)) % 64);
+            let a = run(&Access::matrices(4, row).unwrap(), &m);
+            for k in 0..4 {
+                let mut groups = std::collections::HashMap::<u64, std::collections::HashSet<u64>>::new();
+                for r in 0..8 {
+                    groups.entry(row(k, r) / 16 % 8).or_default().insert(row(k, r));
+                }
+                let busiest = groups.values().map(|g| g.len() as u32).max().unwrap();
+                assert_eq!(a.transactions[k as usize].wavefronts, busiest, "seed {seed}, matrix {k}");
+            }
+        }
+        // Refused: the 1.x machine, rows of another width, a count ldmatrix has not.
+        let x4 = Access::matrices(4, |k, r| 16 * u64::from(8 * k + r)).unwrap();
+        assert!(matches!(analyze(&x4, &Geometry::HALF_WARP_16), Err(BankError::NotModelled(_))));
+        let narrow = Access { width: Width::B8, ..x4 };
+        assert!(matches!(analyze(&narrow, &m), Err(BankError::BadMatrixAccess(_))));
+        assert!(matches!(Access::matrices(3, |_, _| 0), Err(BankError::BadMatrixAccess(_))));
+        assert_eq!(Op::StoreMatrix.to_string(), "stmatrix");
+        assert!(Op::StoreMatrix.is_store() && Op::StoreMatrix.is_matrix() && !Op::Load.is_matrix());
     }
 }
