@@ -1,6 +1,6 @@
 //! What a warp asks of shared memory: each lane's access [`Width`], which instruction it runs
-//! ([`Op`]: loads, stores, matrix loads and stores), and the [`Access`] itself (one byte address per lane, `None` for an inactive
-//! lane).
+//! ([`Op`]: loads, stores, matrix loads and stores), and the [`Access`] itself (one byte address
+//! per lane, `None` for an inactive lane).
 
 use crate::BankError;
 
