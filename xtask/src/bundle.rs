@@ -1,7 +1,7 @@
 //! `cargo xtask bundle DIR`: the executables a GPU machine without Rust needs, and a `run.sh`
 //! that runs them: the GPU tests of the library, the runtime and the device primitives, the
-//! examples, the exercises' reference solutions, the `bankwise` command and the criterion
-//! benches.
+//! examples, the exercises' reference solutions, the `bankwise` command, the criterion
+//! benches and the PyTorch peer scripts (`benches/peers/`, into `peers/`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -23,6 +23,9 @@ const EXAMPLES: &[(&str, &str)] = &[
     ("histogram", "histogram"),
     ("cudarc-interop", "cudarc-interop"),
 ];
+
+/// The peers' scripts `./run.sh tensors` runs beside bankwise (`benches/peers/`).
+const PEERS: &[&str] = &["permute_torch.py", "axes_torch.py"];
 
 /// Builds the bundle into `dir` (the caller has run `setup`: the builds need ptxas).
 pub fn run(root: &Path, dir: &Path) -> Result<()> {
@@ -55,6 +58,7 @@ pub fn run(root: &Path, dir: &Path) -> Result<()> {
     for (from, to) in files {
         std::fs::copy(&from, dir.join(&to)).with_context(|| format!("copying {}", from.display()))?;
     }
+    copy_peers(root, dir)?;
     let script = dir.join("run.sh");
     std::fs::write(&script, RUN_SH)?;
     #[cfg(unix)]
@@ -63,6 +67,17 @@ pub fn run(root: &Path, dir: &Path) -> Result<()> {
         std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755))?;
     }
     println!("bundle ready in {}: copy it to a GPU machine and run ./run.sh", dir.display());
+    Ok(())
+}
+
+/// Copies the peers' scripts ([`PEERS`]) into `dir/peers`.
+fn copy_peers(root: &Path, dir: &Path) -> Result<()> {
+    let peers = dir.join("peers");
+    std::fs::create_dir_all(&peers)?;
+    for script in PEERS {
+        let from = root.join("benches/peers").join(script);
+        std::fs::copy(&from, peers.join(script)).with_context(|| format!("copying {}", from.display()))?;
+    }
     Ok(())
 }
 
@@ -101,6 +116,8 @@ const RUN_SH: &str = r#"#!/usr/bin/env bash
 #   ./run.sh bench [ARGS]      the benchmark table (ARGS: copy, transpose, --quick, --markdown FILE)
 #   ./run.sh criterion [ARGS]  the criterion benchmarks
 #   ./run.sh probe [ARGS]      the bank-conflict probe table (ARGS: --markdown FILE, --once, --ncu-csv FILE)
+#   ./run.sh tensors [DIR]     the tensors' figures in one go: the permute suite and the axis reductions
+#                              beside PyTorch, transposes beside cuBLAS, copy, reduce (tables into DIR)
 #   ./run.sh all               test, toolkit, sanitize, sanitize-toolkit, startup, bench
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -158,6 +175,17 @@ startup() {
   for i in $(seq "$runs"); do CUDA_CACHE_DISABLE=1 ./bankwise startup --split; done
   for i in $(seq "$runs"); do ./bankwise startup; done
 }
+tensors() {
+  # Each peer beside bankwise's table of the same cases, in one call of a lent GPU; the
+  # Markdown tables go to DIR for the docs.
+  local out="${1:-.}"
+  mkdir -p "$out"
+  ./bankwise bench permute --permute-cases "$out/cases.txt" --markdown "$out/permute.md"
+  python3 peers/permute_torch.py "$out/cases.txt" | tee "$out/permute-torch.txt"
+  ./bankwise bench transpose copy reduce axes --markdown "$out/others.md" \
+    --shape 4096x4096 --shape 8192x8192 --shape 16384x16384 --shape 8191x8193 --shape 4095x4097
+  python3 peers/axes_torch.py | tee "$out/axes-torch.txt"
+}
 case "$mode" in
   test) ./gpu-tests "$@" ;;
   toolkit) toolkit ;;
@@ -168,7 +196,25 @@ case "$mode" in
   bench) ./bankwise bench "$@" ;;
   criterion) ./criterion-benches --bench "$@" ;;
   probe) ./bankwise probe "$@" ;;
+  tensors) tensors "$@" ;;
   all) ./gpu-tests; toolkit; sanitize --skip past_2; sanitize_toolkit; exercises; startup; ./bankwise bench ;;
-  *) echo "usage: ./run.sh [test|toolkit|sanitize|sanitize-toolkit|exercises|startup|bench|criterion|probe|all] [ARGS]" >&2; exit 2 ;;
+  *) echo "usage: ./run.sh [test|toolkit|sanitize|sanitize-toolkit|exercises|startup|bench|criterion|probe|tensors|all] [ARGS]" >&2; exit 2 ;;
 esac
 "#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bundle_carries_the_peer_scripts_its_run_sh_calls() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("the workspace");
+        let dir = std::env::temp_dir().join(format!("bankwise-bundle-peers-{}", std::process::id()));
+        copy_peers(root, &dir).expect("the peer scripts exist");
+        for script in PEERS {
+            assert!(dir.join("peers").join(script).is_file(), "{script} copied");
+            assert!(RUN_SH.contains(&format!("peers/{script}")), "run.sh calls {script}");
+        }
+        std::fs::remove_dir_all(&dir).expect("a temporary folder");
+    }
+}
