@@ -10,6 +10,7 @@ use anyhow::{Context, Result, bail};
 use bankwise::banks::{self, Access, Geometry, Width};
 use bankwise::probe::{TileAccess, tile_access, tile_kernel_name};
 use bankwise_layout::reduce::{self as tree, THREADS};
+use bankwise_layout::swizzle::{RowLayout, Swizzle};
 use bankwise_layout::transpose::TileLayout;
 
 #[derive(clap::Args, Debug, Default)]
@@ -57,6 +58,18 @@ pub struct Args {
     /// combines): warp 0's read of the second one is drawn [default: 1].
     #[arg(long, requires = "kernel", conflicts_with = "emulated")]
     step: Option<u32>,
+    /// An `ldmatrix.x4` of a 16×16 block of 2-byte elements (an `mma.sync` A fragment) from a
+    /// tile of rows this many bytes long (a multiple of 16, at least 32): row-major, or with
+    /// --pad or --swizzle.
+    #[arg(long, value_name = "ROW_BYTES", conflicts_with_all = ["stride", "pattern", "kernel"])]
+    ldmatrix: Option<u64>,
+    /// Bytes of padding after each --ldmatrix row (a multiple of 16).
+    #[arg(long, requires = "ldmatrix", conflicts_with = "swizzle")]
+    pad: Option<u64>,
+    /// An XOR swizzle of the --ldmatrix tile's byte offsets, CUTLASS's Swizzle<B, M, S> as
+    /// `B,M,S` (TMA's 128-, 64- and 32-byte modes: 3,4,3, 2,4,3 and 1,4,3).
+    #[arg(long, requires = "ldmatrix", value_parser = parse_swizzle)]
+    swizzle: Option<Swizzle>,
     /// Also write the bank map as SVG to this file.
     #[arg(long, conflicts_with = "emulated")]
     svg: Option<PathBuf>,
@@ -162,6 +175,21 @@ fn parse_mask(s: &str) -> Result<u32, String> {
     u32::from_str_radix(&digits, 16).map_err(|e| format!("{s:?} is not a 32-bit hexadecimal mask: {e}"))
 }
 
+/// `B,M,S` as a [`Swizzle`]: the bits read must lie above those changed (`S ≥ B`), within 64.
+fn parse_swizzle(text: &str) -> Result<Swizzle, String> {
+    let parts: Vec<u32> = text
+        .split(',')
+        .map(|p| p.trim().parse::<u32>().map_err(|e| format!("{p:?}: {e}")))
+        .collect::<Result<_, _>>()?;
+    let [bits, base, shift] = parts[..] else {
+        return Err(format!("a swizzle is B,M,S (three numbers, such as 3,4,3), not {text:?}"));
+    };
+    if shift < bits || base + shift + bits > 64 {
+        return Err(format!("Swizzle<{bits}, {base}, {shift}> needs S ≥ B and M + S + B ≤ 64"));
+    }
+    Ok(Swizzle::new(bits, base, shift))
+}
+
 /// The access to draw, its geometry and a title.
 #[derive(Debug)]
 pub struct Built {
@@ -183,6 +211,16 @@ pub fn build(args: &Args) -> Result<Built> {
         };
         let title = format!("{}: {}", p.name, p.description);
         return Ok(Built { access: p.access.with_mask(mask), geometry: p.geometry, title });
+    }
+    if let Some(row_bytes) = args.ldmatrix {
+        let (layout, how) = match (args.pad, args.swizzle) {
+            (Some(pad), _) => (RowLayout::Padded { pad }, format!("padded by {pad} bytes")),
+            (_, Some(s)) => (RowLayout::Swizzled(s), format!("Swizzle<{}, {}, {}> on bytes", s.bits, s.base, s.shift)),
+            _ => (RowLayout::RowMajor, "row-major".to_string()),
+        };
+        let access = banks::ldmatrix_fragment(layout, row_bytes)?.with_mask(mask);
+        let title = format!("ldmatrix.x4 of a 16×16 block of 2-byte elements, rows of {row_bytes} bytes, {how}");
+        return Ok(Built { access, geometry, title });
     }
     if let Some(name) = &args.kernel {
         let Ok(kernel) = <KernelArg as clap::ValueEnum>::from_str(name, false) else {
@@ -293,6 +331,22 @@ mod tests {
         assert!(b.title.starts_with("half-warp-stride-4: "));
         assert!(build(&Args { pattern: Some("nope".into()), ..Args::default() }).is_err());
         assert!(list().lines().any(|l| l.starts_with("lds128-case5")));
+    }
+
+    #[test]
+    fn ldmatrix_tiles_row_major_padded_and_swizzled() {
+        let wavefronts = |args: Args| {
+            let b = build(&Args { ldmatrix: Some(128), ..args }).unwrap();
+            banks::analyze(&b.access, &b.geometry).unwrap().wavefronts()
+        };
+        assert_eq!(wavefronts(Args::default()), 32);
+        assert_eq!(wavefronts(Args { pad: Some(16), ..Args::default() }), 4);
+        assert_eq!(wavefronts(Args { swizzle: Some(parse_swizzle("3,4,3").unwrap()), ..Args::default() }), 4);
+        // Two bits of XOR leave pairs of rows in each group: 2-way.
+        assert_eq!(wavefronts(Args { swizzle: Some(parse_swizzle("2,4,3").unwrap()), ..Args::default() }), 8);
+        assert!(build(&Args { ldmatrix: Some(24), ..Args::default() }).is_err());
+        assert!(build(&Args { ldmatrix: Some(128), pad: Some(4), ..Args::default() }).is_err());
+        assert!(parse_swizzle("3,4").is_err() && parse_swizzle("3,4,2").is_err() && parse_swizzle("a,b,c").is_err());
     }
 
     #[test]

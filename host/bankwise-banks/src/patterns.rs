@@ -5,7 +5,7 @@
 
 use bankwise_layout::swizzle::{RowLayout, TmaSwizzle};
 
-use crate::{Access, Geometry, Op, Width};
+use crate::{Access, BankError, Geometry, Op, Width};
 
 /// A documented access pattern with its expected cost, used by tests and examples.
 #[derive(Debug, Clone)]
@@ -196,17 +196,34 @@ pub fn named_patterns() -> Vec<NamedPattern> {
     out
 }
 
-/// `ldmatrix.x4` of a 16×16 tile of 2-byte elements (an `mma.sync` A fragment) at the tile's
-/// top left: matrix `k` holds rows `8·(k % 2) …` and columns `8·(k / 2) …`, so each of its
-/// eight row addresses is 16 bytes of one row. Rows of 128 bytes put all eight in one group of
-/// four banks (8 wavefronts a matrix); 16 bytes of padding per row, or TMA's 128-byte swizzle,
-/// spread them over all 32 (1 each: 4 in all, the floor). Narrower rows repeat every 2 (64 B)
-/// or 4 (32 B) rows, 4- or 2-way, and their own swizzle modes fix them.
-fn matrix_patterns() -> Vec<NamedPattern> {
-    let fragment = |layout: RowLayout, row_bytes: u64| {
-        Access::matrices(4, |k, r| layout.offset(u64::from(8 * (k % 2) + r), u64::from(16 * (k / 2)), row_bytes))
-            .expect("four matrices")
+/// `ldmatrix.x4` of the 16×16 block of 2-byte elements (an `mma.sync` A fragment) at the top
+/// left of a tile of `row_bytes`-byte rows laid out by `layout`: matrix `k` holds rows
+/// `8·(k % 2) …` and columns `8·(k / 2) …`, so each of its eight row addresses is 16 bytes of
+/// one row.
+///
+/// Errors: [`BankError::BadMatrixAccess`] where `row_bytes` is not a multiple of 16 of at
+/// least 32 (the block's two 16-byte pieces a row).
+pub fn ldmatrix_fragment(layout: RowLayout, row_bytes: u64) -> Result<Access, BankError> {
+    if row_bytes < 32 || !row_bytes.is_multiple_of(16) {
+        return Err(BankError::BadMatrixAccess("a 16 × 16 block of 2-byte elements needs rows of 32, 48, 64, … bytes"));
+    }
+    let pad_ok = match layout {
+        RowLayout::Padded { pad } => pad.is_multiple_of(16),
+        _ => true,
     };
+    if !pad_ok {
+        return Err(BankError::BadMatrixAccess("padding must keep every row on 16 bytes"));
+    }
+    Access::matrices(4, |k, r| layout.offset(u64::from(8 * (k % 2) + r), u64::from(16 * (k / 2)), row_bytes))
+}
+
+/// The named `ldmatrix`/`stmatrix` patterns, [`ldmatrix_fragment`]s: rows of 128 bytes put all
+/// eight rows of a matrix in one group of four banks (8 wavefronts a matrix); 16 bytes of
+/// padding per row, or TMA's 128-byte swizzle, spread them over all 32 (1 each: 4 in all, the
+/// floor). Narrower rows repeat every 2 (64 B) or 4 (32 B) rows, 4- or 2-way, and their own
+/// swizzle modes fix them.
+fn matrix_patterns() -> Vec<NamedPattern> {
+    let fragment = |layout, row_bytes| ldmatrix_fragment(layout, row_bytes).expect("rows of at least 32 bytes");
     let swizzled = |mode: TmaSwizzle| RowLayout::Swizzled(mode.swizzle().expect("a swizzle mode"));
     let m = Geometry::MODERN;
     let p = |name, description, access, expected_wavefronts| NamedPattern {
