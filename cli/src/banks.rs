@@ -19,10 +19,10 @@ pub struct Args {
     #[arg(long)]
     stride: Option<u64>,
     /// Access width in bytes: 1, 2, 4, 8 or 16.
-    #[arg(long, default_value_t = 4, conflicts_with_all = ["pattern", "kernel"])]
+    #[arg(long, default_value_t = 4, conflicts_with_all = ["pattern", "kernel", "ldmatrix"])]
     width: u32,
     /// Byte offset of lane 0's access.
-    #[arg(long, default_value_t = 0, conflicts_with_all = ["pattern", "kernel"])]
+    #[arg(long, default_value_t = 0, conflicts_with_all = ["pattern", "kernel", "ldmatrix"])]
     offset: u64,
     /// Active lanes as a hexadecimal mask (bit i = lane i), e.g. 0xFFFF.
     #[arg(long, value_parser = parse_mask, conflicts_with = "emulated")]
@@ -175,7 +175,7 @@ fn parse_mask(s: &str) -> Result<u32, String> {
     u32::from_str_radix(&digits, 16).map_err(|e| format!("{s:?} is not a 32-bit hexadecimal mask: {e}"))
 }
 
-/// `B,M,S` as a [`Swizzle`]: the bits read must lie above those changed (`S ≥ B`), within 64.
+/// `B,M,S` as a [`Swizzle`]: the bits read must lie above those changed (`S ≥ B`), under bit 64.
 fn parse_swizzle(text: &str) -> Result<Swizzle, String> {
     let parts: Vec<u32> = text
         .split(',')
@@ -184,10 +184,8 @@ fn parse_swizzle(text: &str) -> Result<Swizzle, String> {
     let [bits, base, shift] = parts[..] else {
         return Err(format!("a swizzle is B,M,S (three numbers, such as 3,4,3), not {text:?}"));
     };
-    if shift < bits || base + shift + bits > 64 {
-        return Err(format!("Swizzle<{bits}, {base}, {shift}> needs S ≥ B and M + S + B ≤ 64"));
-    }
-    Ok(Swizzle::new(bits, base, shift))
+    Swizzle::try_new(bits, base, shift)
+        .ok_or_else(|| format!("Swizzle<{bits}, {base}, {shift}> needs S ≥ B and M + S + B ≤ 63"))
 }
 
 /// The access to draw, its geometry and a title.
@@ -215,7 +213,9 @@ pub fn build(args: &Args) -> Result<Built> {
     if let Some(row_bytes) = args.ldmatrix {
         let (layout, how) = match (args.pad, args.swizzle) {
             (Some(pad), _) => (RowLayout::Padded { pad }, format!("padded by {pad} bytes")),
-            (_, Some(s)) => (RowLayout::Swizzled(s), format!("Swizzle<{}, {}, {}> on bytes", s.bits, s.base, s.shift)),
+            (_, Some(s)) => {
+                (RowLayout::Swizzled(s), format!("Swizzle<{}, {}, {}> on bytes", s.bits(), s.base(), s.shift()))
+            }
             _ => (RowLayout::RowMajor, "row-major".to_string()),
         };
         let access = banks::ldmatrix_fragment(layout, row_bytes)?.with_mask(mask);
@@ -347,6 +347,9 @@ mod tests {
         assert!(build(&Args { ldmatrix: Some(24), ..Args::default() }).is_err());
         assert!(build(&Args { ldmatrix: Some(128), pad: Some(4), ..Args::default() }).is_err());
         assert!(parse_swizzle("3,4").is_err() && parse_swizzle("3,4,2").is_err() && parse_swizzle("a,b,c").is_err());
+        assert!(parse_swizzle("1,4294967295,1").is_err() && parse_swizzle("0,0,64").is_err());
+        assert!(build(&Args { ldmatrix: Some(u64::MAX - 15), ..Args::default() }).is_err());
+        assert!(build(&Args { ldmatrix: Some(1 << 20), ..Args::default() }).is_err());
     }
 
     #[test]

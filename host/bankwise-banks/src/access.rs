@@ -60,7 +60,8 @@ pub enum Op {
     Load,
     /// `STS*`.
     Store,
-    /// `ldmatrix` (`LDSM`, sm_75 on): lanes `8k … 8k + 7` give the 16-byte rows of matrix `k`.
+    /// `ldmatrix` (`LDSM`, sm_75 on), its `.m8n8.b16` forms: lanes `8k … 8k + 7` give the
+    /// 16-byte rows of matrix `k`.
     LoadMatrix,
     /// `stmatrix` (`STSM`, sm_90 on): addressed as [`Op::LoadMatrix`].
     StoreMatrix,
@@ -129,10 +130,12 @@ impl Access {
         })
     }
 
-    /// An `ldmatrix` (or, with [`Access::with_op`], `stmatrix`) of `count` 8×8 matrices (1, 2
-    /// or 4: `.x1`, `.x2`, `.x4`) of 16-byte rows: lane `8k + r` gives the byte address of row
-    /// `r` of matrix `k`, `row(k, r)`; the other lanes' addresses are not read. `.trans` moves
-    /// the same rows (it transposes in the registers), so it is the same access.
+    /// An `ldmatrix` (or, with [`Access::with_op`], `stmatrix`) of `count` 8×8 matrices of 2-byte
+    /// elements (`.m8n8.b16`; 1, 2 or 4: `.x1`, `.x2`, `.x4`), each row 16 bytes: lane `8k + r`
+    /// gives the byte address of row `r` of matrix `k`, `row(k, r)`; the model reads no other
+    /// lane's address (PTX asks every lane for a valid one on sm_75 and earlier). `.trans`
+    /// moves the same rows (it transposes in the registers), so it is the same access. The 8-bit
+    /// forms of later GPUs (`.m16n16.b8`, …) map lanes to rows otherwise and are not modelled.
     ///
     /// Errors: [`BankError::BadMatrixAccess`] for a `count` other than 1, 2 or 4.
     pub fn matrices(count: u32, row: impl Fn(u32, u32) -> u64) -> Result<Access, BankError> {

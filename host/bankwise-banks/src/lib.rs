@@ -56,9 +56,9 @@
 //!
 //! ## Matrix loads and stores (`ldmatrix`, `stmatrix`)
 //!
-//! `ldmatrix` (sm_75 on) and `stmatrix` (sm_90 on) move 8×8 matrices of 2-byte elements, each
-//! row 16 bytes at an address one lane gives (lanes `8k … 8k + 7` for matrix `k`;
-//! [`Access::matrices`]). The model serves each matrix as one transaction of its eight rows,
+//! `ldmatrix` (sm_75 on) and `stmatrix` (sm_90 on), in their `.m8n8.b16` forms, move 8×8
+//! matrices of 2-byte elements, each row 16 bytes at an address one lane gives (lanes
+//! `8k … 8k + 7` for matrix `k`; [`Access::matrices`]). The model serves each matrix as one transaction of its eight rows,
 //! never merged with another: a matrix whose rows fall in eight different groups of four banks
 //! takes 1 wavefront, and rows 128 bytes apart (a column of a row-major tile of 128-byte rows)
 //! take 8. Padding rows by 16 bytes or an XOR swizzle (`bankwise_layout::swizzle`: CUTLASS's
@@ -127,7 +127,7 @@ pub use access::{Access, MAX_LANES, Op, Width};
 pub use analysis::{Analysis, BankCell, Transaction, Wavefront, analyze};
 pub use error::BankError;
 pub use geometry::{Broadcast, Geometry};
-pub use patterns::{NamedPattern, ldmatrix_fragment, named_patterns};
+pub use patterns::{MAX_SHARED_BYTES, NamedPattern, ldmatrix_fragment, named_patterns};
 pub use render::concepts::{ConceptPicture, concept_pictures};
 pub use render::summary;
 pub use render::svg::render_svg;

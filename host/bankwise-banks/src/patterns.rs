@@ -196,26 +196,35 @@ pub fn named_patterns() -> Vec<NamedPattern> {
     out
 }
 
-/// `ldmatrix.x4` of the 16×16 block of 2-byte elements (an `mma.sync` A fragment) at the top
-/// left of a tile of `row_bytes`-byte rows laid out by `layout`: matrix `k` holds rows
-/// `8·(k % 2) …` and columns `8·(k / 2) …`, so each of its eight row addresses is 16 bytes of
-/// one row.
+/// `ldmatrix.x4` (`.m8n8.b16`) of the 16×16 block of 2-byte elements (an `mma.sync` A
+/// fragment) at the top left of a tile of `row_bytes`-byte rows laid out by `layout`: matrix
+/// `k` holds rows `8·(k % 2) …` and columns `8·(k / 2) …`, so each of its eight row addresses
+/// is 16 bytes of one row.
 ///
 /// Errors: [`BankError::BadMatrixAccess`] where `row_bytes` is not a multiple of 16 of at
-/// least 32 (the block's two 16-byte pieces a row).
+/// least 32 (the block's two 16-byte pieces a row), padding is not a multiple of 16, or the
+/// block's 16 rows do not fit in a block's shared memory ([`MAX_SHARED_BYTES`]).
 pub fn ldmatrix_fragment(layout: RowLayout, row_bytes: u64) -> Result<Access, BankError> {
     if row_bytes < 32 || !row_bytes.is_multiple_of(16) {
         return Err(BankError::BadMatrixAccess("a 16 × 16 block of 2-byte elements needs rows of 32, 48, 64, … bytes"));
     }
-    let pad_ok = match layout {
-        RowLayout::Padded { pad } => pad.is_multiple_of(16),
-        _ => true,
+    let pad = match layout {
+        RowLayout::Padded { pad } => pad,
+        _ => 0,
     };
-    if !pad_ok {
+    if !pad.is_multiple_of(16) {
         return Err(BankError::BadMatrixAccess("padding must keep every row on 16 bytes"));
+    }
+    let fits =
+        row_bytes.checked_add(pad).and_then(|pitch| pitch.checked_mul(16)).is_some_and(|b| b <= MAX_SHARED_BYTES);
+    if !fits {
+        return Err(BankError::BadMatrixAccess("the block's 16 rows must fit in a block's shared memory (227 KiB)"));
     }
     Access::matrices(4, |k, r| layout.offset(u64::from(8 * (k % 2) + r), u64::from(16 * (k / 2)), row_bytes))
 }
+
+/// The most shared memory one block can have (227 KiB, compute capability 9.0).
+pub const MAX_SHARED_BYTES: u64 = 227 * 1024;
 
 /// The named `ldmatrix`/`stmatrix` patterns, [`ldmatrix_fragment`]s: rows of 128 bytes put all
 /// eight rows of a matrix in one group of four banks (8 wavefronts a matrix); 16 bytes of

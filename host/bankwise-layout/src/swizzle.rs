@@ -16,21 +16,51 @@
 /// `2^B` rows running.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Swizzle {
-    /// `B`: how many bits are XORed (the pattern repeats every `2^B` rows).
-    pub bits: u32,
-    /// `M`: the lowest bit that changes (`2^M` units move as one piece).
-    pub base: u32,
-    /// `S`: how far above `M` the bits read lie (a row is `2^(M + S)` units).
-    pub shift: u32,
+    bits: u32,
+    base: u32,
+    shift: u32,
 }
 
 impl Swizzle {
-    /// `Swizzle<bits, base, shift>`. The bits read must lie above those changed (`shift >=
-    /// bits`), as in every swizzle CUTLASS and TMA use, so that applying it twice restores the
-    /// offset.
+    /// `Swizzle<bits, base, shift>`, where the bits read lie above those changed (`shift >=
+    /// bits`, as in every swizzle CUTLASS and TMA use, so that applying it twice restores the
+    /// offset) and the highest bit read is under 64 (`base + shift + bits <= 63`); `None`
+    /// otherwise.
+    pub const fn try_new(bits: u32, base: u32, shift: u32) -> Option<Swizzle> {
+        let top = match base.checked_add(shift) {
+            Some(m) => m.checked_add(bits),
+            None => None,
+        };
+        match top {
+            Some(top) if top <= 63 && shift >= bits => Some(Swizzle { bits, base, shift }),
+            _ => None,
+        }
+    }
+
+    /// [`Swizzle::try_new`] for constants.
+    ///
+    /// # Panics
+    /// Where `try_new` gives `None` (at compile time, in a constant).
     pub const fn new(bits: u32, base: u32, shift: u32) -> Swizzle {
-        assert!(shift >= bits && base + shift + bits <= 64, "Swizzle<B, M, S> needs S >= B and M + S + B <= 64");
-        Swizzle { bits, base, shift }
+        match Swizzle::try_new(bits, base, shift) {
+            Some(s) => s,
+            None => panic!("Swizzle<B, M, S> needs S >= B and M + S + B <= 63"),
+        }
+    }
+
+    /// `B`: how many bits are XORed (the pattern repeats every `2^B` rows).
+    pub const fn bits(self) -> u32 {
+        self.bits
+    }
+
+    /// `M`: the lowest bit that changes (`2^M` units move as one piece).
+    pub const fn base(self) -> u32 {
+        self.base
+    }
+
+    /// `S`: how far above `M` the bits read lie (a row is `2^(M + S)` units).
+    pub const fn shift(self) -> u32 {
+        self.shift
     }
 
     /// The swizzled offset: `offset ^ ((offset >> S) & (2^B − 1) << M)`. A permutation of every
@@ -47,8 +77,10 @@ impl Swizzle {
 }
 
 /// The swizzle modes of a TMA tensor map (`CU_TENSOR_MAP_SWIZZLE_*`) and of `wgmma`'s
-/// shared-memory descriptors, over byte offsets: 16-byte pieces permuted within a span of 32,
-/// 64 or 128 bytes by the index of that span's row in a repeating group (of 2, 4 or 8 rows).
+/// shared-memory descriptors, over byte offsets: the 16-byte pieces of each span of 32, 64 or
+/// 128 bytes are permuted by the bits of the offset just above a 128-byte line's (bits 7 to
+/// 9). The hardware swizzles address bits, so these offsets are the hardware's only where the
+/// tile starts on a multiple of 256, 512 or 1024 bytes (the modes' periods).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TmaSwizzle {
     /// No swizzle: row-major.
@@ -83,8 +115,8 @@ impl TmaSwizzle {
         }
     }
 
-    /// The mode's span in bytes: the inner dimension of a box in this mode is at most this
-    /// long (32, 64 or 128; 16 for `None`, whose unit is one 16-byte piece).
+    /// The span whose 16-byte pieces the mode permutes: 32, 64 or 128 bytes (in these modes a
+    /// box's inner dimension is at most this long); 16 for `None`, which moves no piece.
     pub const fn span_bytes(self) -> u64 {
         match self {
             TmaSwizzle::None => 16,
@@ -171,6 +203,12 @@ mod tests {
                 assert_eq!(TmaSwizzle::B64.apply(r * 64 + p * 16), r * 64 + (p ^ ((r >> 1) & 3)) * 16);
             }
         }
+        // Out of range: bits read below those changed, or past bit 63.
+        assert_eq!(Swizzle::try_new(3, 4, 2), None);
+        assert_eq!(Swizzle::try_new(1, 62, 1), None);
+        assert_eq!(Swizzle::try_new(1, u32::MAX, 1), None);
+        let s = Swizzle::try_new(3, 4, 3).expect("valid");
+        assert_eq!((s.bits(), s.base(), s.shift(), s.period()), (3, 4, 3, 1024));
         assert_eq!(TmaSwizzle::ALL.map(TmaSwizzle::span_bytes), [16, 32, 64, 128]);
     }
 
