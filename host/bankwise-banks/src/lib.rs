@@ -127,7 +127,7 @@ pub use access::{Access, MAX_LANES, Op, Width};
 pub use analysis::{Analysis, BankCell, Transaction, Wavefront, analyze};
 pub use error::BankError;
 pub use geometry::{Broadcast, Geometry};
-pub use patterns::{MAX_SHARED_BYTES, NamedPattern, ldmatrix_fragment, named_patterns};
+pub use patterns::{NamedPattern, ldmatrix_fragment, named_patterns};
 pub use render::concepts::{ConceptPicture, concept_pictures};
 pub use render::summary;
 pub use render::svg::render_svg;

@@ -203,7 +203,7 @@ pub fn named_patterns() -> Vec<NamedPattern> {
 ///
 /// Errors: [`BankError::BadMatrixAccess`] where `row_bytes` is not a multiple of 16 of at
 /// least 32 (the block's two 16-byte pieces a row), padding is not a multiple of 16, or the
-/// block's 16 rows do not fit in a block's shared memory ([`MAX_SHARED_BYTES`]).
+/// block's 16 rows do not fit in a block's shared memory (227 KiB on compute capability 9.0).
 pub fn ldmatrix_fragment(layout: RowLayout, row_bytes: u64) -> Result<Access, BankError> {
     if row_bytes < 32 || !row_bytes.is_multiple_of(16) {
         return Err(BankError::BadMatrixAccess("a 16 × 16 block of 2-byte elements needs rows of 32, 48, 64, … bytes"));
@@ -216,15 +216,16 @@ pub fn ldmatrix_fragment(layout: RowLayout, row_bytes: u64) -> Result<Access, Ba
         return Err(BankError::BadMatrixAccess("padding must keep every row on 16 bytes"));
     }
     let fits =
-        row_bytes.checked_add(pad).and_then(|pitch| pitch.checked_mul(16)).is_some_and(|b| b <= MAX_SHARED_BYTES);
+        row_bytes.checked_add(pad).and_then(|pitch| pitch.checked_mul(16)).is_some_and(|b| b <= BLOCK_SHARED_BYTES);
     if !fits {
         return Err(BankError::BadMatrixAccess("the block's 16 rows must fit in a block's shared memory (227 KiB)"));
     }
     Access::matrices(4, |k, r| layout.offset(u64::from(8 * (k % 2) + r), u64::from(16 * (k / 2)), row_bytes))
 }
 
-/// The most shared memory one block can have (227 KiB, compute capability 9.0).
-pub const MAX_SHARED_BYTES: u64 = 227 * 1024;
+/// The most shared memory one block can have (227 KiB, compute capability 9.0): a bound on the
+/// tiles [`ldmatrix_fragment`] describes, not the probes' limit (`bankwise_layout::probe`).
+const BLOCK_SHARED_BYTES: u64 = 227 * 1024;
 
 /// The named `ldmatrix`/`stmatrix` patterns, [`ldmatrix_fragment`]s: rows of 128 bytes put all
 /// eight rows of a matrix in one group of four banks (8 wavefronts a matrix); 16 bytes of
@@ -243,49 +244,65 @@ fn matrix_patterns() -> Vec<NamedPattern> {
         expected_wavefronts,
         expected_transactions: 4,
     };
-    vec![
-        p(
+    // ldmatrix.x4 of the block: (name, description, layout, row bytes, wavefronts).
+    let x4 = [
+        (
             "ldmatrix-row-major-128B",
             "ldmatrix.x4 from a row-major tile of 128-byte rows: each matrix's 8 rows in the same 4 banks, 8-way",
-            fragment(RowLayout::RowMajor, 128),
+            RowLayout::RowMajor,
+            128,
             32,
         ),
-        p(
+        (
             "ldmatrix-padded-128B",
             "ldmatrix.x4, 128-byte rows padded by 16 bytes: row r starts 4r banks on, conflict-free",
-            fragment(RowLayout::Padded { pad: 16 }, 128),
+            RowLayout::Padded { pad: 16 },
+            128,
             4,
         ),
-        p(
+        (
             "ldmatrix-swizzled-128B",
             "ldmatrix.x4, 128-byte rows in TMA's 128-byte swizzle (Swizzle<3,4,3> on bytes): conflict-free",
-            fragment(swizzled(TmaSwizzle::B128), 128),
+            swizzled(TmaSwizzle::B128),
+            128,
             4,
         ),
-        p(
+        (
             "ldmatrix-row-major-64B",
             "ldmatrix.x4 from 64-byte rows: rows r and r+2 share banks, 4-way",
-            fragment(RowLayout::RowMajor, 64),
+            RowLayout::RowMajor,
+            64,
             16,
         ),
-        p(
+        (
             "ldmatrix-swizzled-64B",
             "ldmatrix.x4, 64-byte rows in TMA's 64-byte swizzle (Swizzle<2,4,3>): conflict-free",
-            fragment(swizzled(TmaSwizzle::B64), 64),
+            swizzled(TmaSwizzle::B64),
+            64,
             4,
         ),
-        p(
+        (
             "ldmatrix-row-major-32B",
             "ldmatrix.x4 from 32-byte rows: rows r and r+4 share banks, 2-way",
-            fragment(RowLayout::RowMajor, 32),
+            RowLayout::RowMajor,
+            32,
             8,
         ),
-        p(
+        (
             "ldmatrix-swizzled-32B",
             "ldmatrix.x4, 32-byte rows in TMA's 32-byte swizzle (Swizzle<1,4,3>): conflict-free",
-            fragment(swizzled(TmaSwizzle::B32), 32),
+            swizzled(TmaSwizzle::B32),
+            32,
             4,
         ),
+    ];
+    let mut out: Vec<NamedPattern> = x4
+        .into_iter()
+        .map(|(name, description, layout, row_bytes, wavefronts)| {
+            p(name, description, fragment(layout, row_bytes), wavefronts)
+        })
+        .collect();
+    out.extend([
         p(
             "stmatrix-row-major-128B",
             "stmatrix.x4 into 128-byte rows: addressed as ldmatrix, the same 8-way conflict",
@@ -300,7 +317,8 @@ fn matrix_patterns() -> Vec<NamedPattern> {
             expected_wavefronts: 8,
             expected_transactions: 1,
         },
-    ]
+    ]);
+    out
 }
 
 /// The article "The CUDA Programming Guide on shared memory bank conflicts" ("CUDA Programming
