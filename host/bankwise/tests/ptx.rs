@@ -380,6 +380,21 @@ fn tuned_transpose_moves_16_byte_vectors_through_shared_memory() {
     }
 }
 
+#[test]
+fn permutation_flat_tiles_of_vectors_move_16_byte_words_everywhere() {
+    // Runs of 16 bytes that stay innermost: 16-byte vectors on both global sides and in the
+    // tile (a plain copy of a 16-byte struct would take two 8-byte accesses on each).
+    for name in ["permute_tiled_flat_v4", "permute_tiled_flat_large_v4"] {
+        let sass = sass_of(name);
+        for op in ["LDG.E.128", "STG.E.128", "LDS.128", "STS.128", "BAR.SYNC"] {
+            assert!(sass.contains(op), "{name} must use {op}:\n{sass}");
+        }
+        for op in ["LDS.64", "STS.64", "LDG.E.64", "STG.E.64"] {
+            assert_eq!(count_op(&sass, op, ""), 0, "{name} must not use {op}:\n{sass}");
+        }
+    }
+}
+
 /// The SASS mnemonic each probe width must compile to, load and store.
 const PROBE_SASS: [(&str, &str); 5] = [("u8", ".U8"), ("u16", ".U16"), ("u32", ""), ("u64", ".64"), ("u128", ".128")];
 

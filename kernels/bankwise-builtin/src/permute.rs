@@ -7,8 +7,8 @@ pub use bankwise_kernels::permute::{
     SKINNY_MAX_NARROW, Skinny, Tiled, flat_pitch, flat_shared_bytes, skinny_per_thread,
 };
 use bankwise_kernels::permute::{
-    permute_rows, permute_rows_vectors, permute_skinny, permute_tiled_flat, permute_tiled_unaligned,
-    permute_tiled_vectorized,
+    permute_rows, permute_rows_vectors, permute_skinny, permute_tiled_flat, permute_tiled_flat_vectors,
+    permute_tiled_unaligned, permute_tiled_vectorized,
 };
 use bankwise_layout::transpose::tuned as layout;
 
@@ -148,13 +148,31 @@ skinny! {
     u64, 8: permute_interleave_8b_u64, permute_deinterleave_8b_u64;
 }
 
-/// Elements each thread of `permute_tiled_flat_*` moves, by element bytes (1, 2, 4, 8): the
-/// `K` each is instantiated with above, for the host's choice of tile. Sixteen of every width
-/// take 48 to 64 registers on sm_90 (four blocks of 256 per SM, 16 KiB of `f32` loads in
-/// flight per block), with the interior tiles' offsets stepped (one multiply-add a slot);
-/// computed slot by slot, sixteen 4-byte elements took 89 registers (two blocks).
-pub const fn flat_per_thread(_bytes: u32) -> u32 {
-    16
+/// Elements each thread of `permute_tiled_flat_*` moves, by element bytes (1, 2, 4, 8, and 16
+/// for `permute_tiled_flat_v4`): the `K` each is instantiated with, for the host's choice of
+/// tile. Sixteen of every width up to 8 bytes take 48 to 64 registers on sm_90 (four blocks of
+/// 256 per SM, 16 KiB of `f32` loads in flight per block), with the interior tiles' offsets
+/// stepped (one multiply-add a slot); computed slot by slot, sixteen 4-byte elements took 89
+/// registers (two blocks). Four vectors hold the same 16 KiB a block.
+pub const fn flat_per_thread(bytes: u32) -> u32 {
+    if bytes >= 16 { 4 } else { 16 }
+}
+
+/// # Safety
+/// As `bankwise_kernels::permute::permute_tiled_flat_vectors`, for tensors of fewer than 2³²
+/// vectors.
+#[kernel(launch_bounds(layout::THREADS, 4))]
+pub unsafe fn permute_tiled_flat_v4(dst: *mut u32, src: *const u32, p: Tiled) {
+    // SAFETY: this entry's contract (its `# Safety`, which the launch keeps) is the callee's.
+    unsafe { permute_tiled_flat_vectors::<{ flat_per_thread(16) as usize }, true>(dst, src, &p) }
+}
+
+/// # Safety
+/// As `bankwise_kernels::permute::permute_tiled_flat_vectors`.
+#[kernel]
+pub unsafe fn permute_tiled_flat_large_v4(dst: *mut u32, src: *const u32, p: Tiled) {
+    // SAFETY: this entry's contract (its `# Safety`, which the launch keeps) is the callee's.
+    unsafe { permute_tiled_flat_vectors::<{ flat_per_thread(16) as usize }, false>(dst, src, &p) }
 }
 
 /// # Safety

@@ -21,7 +21,8 @@
 //!   narrow side.
 //! - [`Rows`], where the innermost axis stays: `dst` is a gather of whole rows of `src`, copied
 //!   along both sides ([`permute_rows`]). Rows of 2, 4 or 8 bytes never get here: the host moves
-//!   them as one wider element and plans the rest again.
+//!   them as one wider element and plans the rest again; rows of 16 bytes (in tensors on 16
+//!   bytes) it moves as vectors through the flat tile ([`permute_tiled_flat_vectors`]).
 //!
 //! Both kernels take one block per tile (or per chunk of rows) from a one-dimensional grid, so
 //! any shape fits the grid's limits (the host splits launches past 2³¹ − 1 blocks).
@@ -343,21 +344,25 @@ impl Tiled {
 }
 
 /// The flat kernel's pitch, in elements, for a tile of `tall` × `wide` elements (powers of
-/// two) of `bytes` each, chosen so that the column walk of the stores meets distinct banks:
-/// - `tall ≥ 32` (a warp takes 32 rows of one column): rows a whole odd number of 4-byte
-///   words apart (8-byte units for 8-byte elements), so 32 consecutive rows start on 32
-///   distinct banks (16 distinct pairs for 8-byte elements: the 2 wavefronts a warp's 256
-///   bytes need anyway);
-/// - `tall < 32` (a warp takes `32 / tall` columns of every row; `wide · bytes` is then 128
+/// two) of `bytes` each, chosen so that the column walk of the stores meets distinct banks.
+/// The lanes one wavefront serves together are a warp's 32 for elements of up to 8 bytes, and
+/// 8 (a quarter warp, 128 bytes) for 16-byte vectors:
+/// - `tall` at least those lanes (they take consecutive rows of one column): rows a whole odd
+///   number of 4-byte words apart (units of the element from 8 bytes up), so 32 consecutive
+///   rows start on 32 distinct banks (16 distinct pairs for 8-byte elements, 8 distinct
+///   16-byte groups for vectors: the 2 or 4 wavefronts a warp's 256 or 512 bytes need anyway);
+/// - fewer rows (the lanes take `lanes / tall` columns of every row; `wide · bytes` is then 128
 ///   bytes or more, so every row would start on bank 0): rows shifted by the bytes those
 ///   columns span, at least a word, so the rows' pieces tile the 32 banks.
 ///
 /// The row-major writes of the load phase are contiguous within a row and conflict-free where
-/// `wide ≥ 32`; narrower tiles (a few columns: `32 / wide` rows a warp) take 2 wavefronts,
-/// as no pitch serves both walks there (the rows would have to start `wide` words apart).
+/// a row holds the lanes' elements (`wide ≥ 32`, 8 for vectors); narrower tiles (a few
+/// columns, several rows a wavefront) take 2 wavefronts, as no pitch serves both walks there
+/// (the rows would have to start `wide` words apart).
 pub const fn flat_pitch(tall: u32, wide: u32, bytes: u32) -> u32 {
-    let pitch_bytes = if tall < 32 {
-        let shift = bytes * (32 / tall);
+    let lanes = if bytes >= 16 { 8 } else { 32 };
+    let pitch_bytes = if tall < lanes {
+        let shift = bytes * (lanes / tall);
         wide * bytes + if shift < 4 { 4 } else { shift }
     } else {
         let unit = if bytes < 4 { 4 } else { bytes };
@@ -405,6 +410,72 @@ fn flat_offsets_tables<T: Plain, const SMALL: bool>(
             columns.map(|at| shared::SharedSlice::new_unchecked(at, 1 << p.col_shift)),
             rows.map(|at| shared::SharedSlice::new_unchecked(at, 1 << p.row_shift)),
         )
+    }
+}
+
+/// The words [`permute_tiled_flat`] moves, with their accesses: elements of 1 to 8 bytes as
+/// themselves, and 16-byte vectors as `ld.global.v4.u32`/`st.global.v4.u32` and four `u32`s
+/// of shared memory that the compiler merges into `STS.128`/`LDS.128`. A plain copy of a
+/// 16-byte struct lowers to two 8-byte accesses, and on shared memory two `LDS.64` of a
+/// quarter warp's rows meet twice the bank groups one `LDS.128` does.
+pub trait FlatWord: Plain {
+    /// Reads the word at global address `p`.
+    ///
+    /// # Safety
+    /// As [`global::read`].
+    #[inline(always)]
+    unsafe fn load(p: *const Self) -> Self {
+        // SAFETY: this function's contract.
+        unsafe { global::read(p) }
+    }
+
+    /// Writes `v` to global address `p`.
+    ///
+    /// # Safety
+    /// As [`global::write`].
+    #[inline(always)]
+    unsafe fn store(p: *mut Self, v: Self) {
+        // SAFETY: this function's contract.
+        unsafe { global::write(p, v) }
+    }
+
+    /// Reads word `i` of the tile.
+    ///
+    /// # Safety
+    /// As [`shared::SharedSlice::read`].
+    #[inline(always)]
+    unsafe fn read_tile(tile: shared::SharedSlice<Self>, i: usize) -> Self {
+        // SAFETY: this function's contract.
+        unsafe { tile.read(i) }
+    }
+
+    /// Writes `v` to word `i` of the tile.
+    ///
+    /// # Safety
+    /// As [`shared::SharedSlice::write`].
+    #[inline(always)]
+    unsafe fn write_tile(tile: shared::SharedSlice<Self>, i: usize, v: Self) {
+        // SAFETY: this function's contract.
+        unsafe { tile.write(i, v) }
+    }
+}
+
+impl FlatWord for u8 {}
+impl FlatWord for u16 {}
+impl FlatWord for u32 {}
+impl FlatWord for u64 {}
+
+impl FlatWord for Vector {
+    #[inline(always)]
+    unsafe fn load(p: *const Vector) -> Vector {
+        // SAFETY: the contract (`global::read`'s), with `p` 16-byte aligned as a `Vector` is.
+        Vector(unsafe { load_global_v4(p.cast()) })
+    }
+
+    #[inline(always)]
+    unsafe fn store(p: *mut Vector, v: Vector) {
+        // SAFETY: as in `load`.
+        unsafe { store_global_v4(p.cast(), v.0) }
     }
 }
 
@@ -572,7 +643,11 @@ pub unsafe fn permute_tiled_unaligned<T: Plain, I: Index, const V: usize, const 
 /// most `p.tiles() - p.first_tile` blocks for tiles of that shape, and
 /// [`flat_shared_bytes`]`(p, size_of::<T>(), SMALL)` bytes of dynamic shared memory.
 #[inline(always)]
-pub unsafe fn permute_tiled_flat<T: Plain, const K: usize, const SMALL: bool>(dst: *mut T, src: *const T, p: &Tiled) {
+pub unsafe fn permute_tiled_flat<T: FlatWord, const K: usize, const SMALL: bool>(
+    dst: *mut T,
+    src: *const T,
+    p: &Tiled,
+) {
     let (rs, cs, pitch) = (p.row_shift, p.col_shift, p.pitch);
     let (tall, wide) = (1u32 << rs, 1u32 << cs);
     let tile = shared::dynamic::<T>();
@@ -624,7 +699,7 @@ pub unsafe fn permute_tiled_flat<T: Plain, const K: usize, const SMALL: bool>(ds
                 // SAFETY: row `r0 + r < rows` had its entry written before the barrier.
                 let at = (bs as u32).wrapping_add(unsafe { offsets.read(r as usize) }).wrapping_add(c as u32);
                 // SAFETY: `(r0 + r, c)` lies inside the groups, so the element is inside `src`.
-                *h = unsafe { global::read(src.add(at as usize)) };
+                *h = unsafe { T::load(src.add(at as usize)) };
             }
         }
     } else if SMALL && interior && p.rows.dims == 1 && slots == K as u32 * THREADS {
@@ -646,7 +721,7 @@ pub unsafe fn permute_tiled_flat<T: Plain, const K: usize, const SMALL: bool>(ds
                 first.wrapping_add((k / per_row).wrapping_mul(stride)).wrapping_add((k % per_row) * step)
             };
             // SAFETY: an interior tile: every element of it is inside `src`.
-            *h = unsafe { global::read(src.add(off as usize)) };
+            *h = unsafe { T::load(src.add(off as usize)) };
         }
     } else {
         for (k, h) in held.iter_mut().enumerate() {
@@ -654,7 +729,7 @@ pub unsafe fn permute_tiled_flat<T: Plain, const K: usize, const SMALL: bool>(ds
             let (r, c) = (r0 + (i >> cs) as u64, c0 + (i & (wide - 1)) as u64);
             if i < slots && (interior || (r < rows && c < cols)) {
                 // SAFETY: `(r, c)` lies inside the groups, so the element is inside `src`.
-                *h = unsafe { global::read(src.add(src_at(r, c))) };
+                *h = unsafe { T::load(src.add(src_at(r, c))) };
             }
         }
     }
@@ -663,7 +738,7 @@ pub unsafe fn permute_tiled_flat<T: Plain, const K: usize, const SMALL: bool>(ds
         if i < slots {
             // SAFETY: row `i >> cs < tall` and column `< wide ≤ pitch`: inside the launch's
             // `tall · pitch` elements; one writer per slot, ordered before the reads by the barrier.
-            unsafe { tile.write(((i >> cs) * pitch + (i & (wide - 1))) as usize, h) };
+            unsafe { T::write_tile(tile, ((i >> cs) * pitch + (i & (wide - 1))) as usize, h) };
         }
     }
     if let Some(offsets) = column_table {
@@ -688,14 +763,14 @@ pub unsafe fn permute_tiled_flat<T: Plain, const K: usize, const SMALL: bool>(ds
             let (r, c) = (j & (tall - 1), j >> rs);
             // Read whether or not the element is stored, as below.
             // SAFETY: `(r, c)` is inside the tile; what it holds was written before the barrier.
-            let v = unsafe { tile.read((r * pitch + c) as usize) };
+            let v = unsafe { T::read_tile(tile, (r * pitch + c) as usize) };
             let (out_row, out_col) = (c0 + c as u64, r0 + r as u64);
             if interior || (out_row < cols && out_col < rows) {
                 // SAFETY: column `out_row < cols` had its entry written before the barrier.
                 let at = (bd as u32).wrapping_add(unsafe { offsets.read(c as usize) }).wrapping_add(out_col as u32);
                 // SAFETY: the output element is inside `dst` (fewer than 2³² elements, so its
                 // offset fits 32 bits), and one thread writes it.
-                unsafe { global::write(dst.add(at as usize), v) };
+                unsafe { T::store(dst.add(at as usize), v) };
             }
         }
         return;
@@ -720,7 +795,7 @@ pub unsafe fn permute_tiled_flat<T: Plain, const K: usize, const SMALL: bool>(ds
             };
             // SAFETY: the slot is inside the tile, written before the barrier; an interior tile's
             // output elements are all inside `dst`, and one thread writes each.
-            unsafe { global::write(dst.add(off as usize), tile.read(cell as usize)) };
+            unsafe { T::store(dst.add(off as usize), T::read_tile(tile, cell as usize)) };
         }
         return;
     }
@@ -734,10 +809,10 @@ pub unsafe fn permute_tiled_flat<T: Plain, const K: usize, const SMALL: bool>(ds
         // Read whether or not the element is stored, so that every lane of a warp reads the
         // tile together (a value no thread wrote is unspecified, and unused).
         // SAFETY: `(r, c)` is inside the tile; what it holds was written before the barrier.
-        let v = unsafe { tile.read((r * pitch + c) as usize) };
+        let v = unsafe { T::read_tile(tile, (r * pitch + c) as usize) };
         if interior || (out_row < cols && out_col < rows) {
             // SAFETY: the output element is inside `dst`, and one thread writes it.
-            unsafe { global::write(dst.add(dst_at(out_row, out_col)), v) };
+            unsafe { T::store(dst.add(dst_at(out_row, out_col)), v) };
         }
     }
 }
@@ -829,6 +904,21 @@ fn rows_with<H: Copy>(p: &Rows, zero: H, load: impl Fn(u64) -> H, store: impl Fn
         }
         x += ROWS_UNROLL as u32 * ROWS_THREADS;
     }
+}
+
+/// [`permute_tiled_flat`] moving 16-byte vectors, where the innermost axis stays as a run of
+/// exactly 16 bytes (four `f32`, eight `bf16`): `p` counts vectors. A gather of such rows
+/// ([`permute_rows_vectors`]) reads one 16-byte piece of each 32-byte sector it touches, as
+/// consecutive `dst` rows come from distant `src` rows; the tile reads and writes whole rows of
+/// vectors on both sides. The pitch ([`flat_pitch`]) puts the 8 rows a quarter warp reads on 8
+/// distinct 16-byte groups of banks.
+///
+/// # Safety
+/// As [`permute_tiled_flat`] for 16-byte elements, with `src` and `dst` 16-byte aligned.
+#[inline(always)]
+pub unsafe fn permute_tiled_flat_vectors<const K: usize, const SMALL: bool>(dst: *mut u32, src: *const u32, p: &Tiled) {
+    // SAFETY: this function's contract, with the vectors 16-byte aligned as `Vector` is.
+    unsafe { permute_tiled_flat::<Vector, K, SMALL>(dst.cast(), src.cast(), p) }
 }
 
 /// [`permute_rows`] moving 16-byte vectors: `row_len` (and the other counts of `p`) counted in

@@ -26,7 +26,11 @@
 //!   segments in one tensor and interleaved span in the other both move in whole words of 16,
 //!   8, 4 or 2 bytes (`permute_interleave_*`, `permute_deinterleave_*`);
 //! - where it stays, a run of it that is 2, 4 or 8 bytes long moves as one wider element (and
-//!   the rest is planned again), and a longer one as a gather of rows, copied along both sides;
+//!   the rest is planned again); one of 16 bytes (four `f32`, eight `bf16`) as a 16-byte
+//!   vector through the flat tile (`permute_tiled_flat_v4`: 16-byte accesses everywhere, a
+//!   pitch that puts a quarter warp's eight rows on distinct bank groups), since a gather of
+//!   one-vector rows reads half of each 32-byte sector it touches; and a longer one as a
+//!   gather of rows, copied along both sides;
 //! - the identity, a copy; an empty tensor, nothing.
 
 pub mod plan;
@@ -155,10 +159,11 @@ impl Gpu {
                 }
             }
             Work::Tiled { params, tile, width } => match width {
-                Width::B1 => self.permute_tiled::<u8>(params, *tile, as_words::<T, u8>(from), as_words_mut(to)),
-                Width::B2 => self.permute_tiled::<u16>(params, *tile, as_words::<T, u16>(from), as_words_mut(to)),
-                Width::B4 => self.permute_tiled::<u32>(params, *tile, as_words::<T, u32>(from), as_words_mut(to)),
-                Width::B8 => self.permute_tiled::<u64>(params, *tile, as_words::<T, u64>(from), as_words_mut(to)),
+                Some(Width::B1) => self.permute_tiled::<u8>(params, *tile, as_words::<T, u8>(from), as_words_mut(to)),
+                Some(Width::B2) => self.permute_tiled::<u16>(params, *tile, as_words::<T, u16>(from), as_words_mut(to)),
+                Some(Width::B4) => self.permute_tiled::<u32>(params, *tile, as_words::<T, u32>(from), as_words_mut(to)),
+                Some(Width::B8) => self.permute_tiled::<u64>(params, *tile, as_words::<T, u64>(from), as_words_mut(to)),
+                None => self.permute_tiled_vectors(params, *tile, as_words::<T, u32>(from), as_words_mut(to)),
             },
             Work::Rows { params, width } => match width {
                 Some(Width::B1) => self.permute_rows(params, as_words::<T, u8>(from), as_words_mut(to), <u8>::ROWS),
@@ -208,6 +213,37 @@ impl Gpu {
             // span whole vectors, the unaligned ones only for groups of one axis, and the slices
             // start where their buffers do (16-byte aligned: the plan was made for their
             // alignment).
+            unsafe { self.launch(launch, (dst.slice_mut(..)?, src, p)) }
+        })
+    }
+
+    /// The flat tile of 16-byte vectors (a plan's `width: None`), the slices as `u32`s.
+    fn permute_tiled_vectors(
+        &self,
+        params: &bankwise_builtin::permute::Tiled,
+        tile: Tile,
+        src: DeviceSlice<'_, u32>,
+        mut dst: DeviceSliceMut<'_, u32>,
+    ) -> Result<()> {
+        if tile != Tile::Flat {
+            return Err(Error::PermutePlanUnfit { what: format!("no {tile:?} tiles of 16-byte vectors") });
+        }
+        // 32-bit offsets where every one fits: fewer than 2³² vectors.
+        let small = src.len() / 4 < 1 << 32;
+        let kernel = if small {
+            crate::builtin::permute::permute_tiled_flat_v4
+        } else {
+            crate::builtin::permute::permute_tiled_flat_large_v4
+        };
+        let shared_bytes = bankwise_builtin::permute::flat_shared_bytes(params, 16, small);
+        in_launches(params.tiles(), |first, blocks| {
+            let launch = Launch { shared_bytes, ..Launch::new(kernel, (blocks, 1, 1), (tuned::THREADS, 1, 1)) };
+            let p = bankwise_builtin::permute::Tiled { first_tile: first, ..*params };
+            // Safety: the plan's groups and batch span exactly the tensor in vectors, which both
+            // slices hold (checked against the plan's element count: four `u32`s a vector); the
+            // launch takes tiles `first .. first + blocks` of them with the shared memory their
+            // shape needs; the slices start where their buffers do, 16-byte aligned (vectors are
+            // planned only for that alignment).
             unsafe { self.launch(launch, (dst.slice_mut(..)?, src, p)) }
         })
     }

@@ -71,6 +71,15 @@ const CASES: &[(&[usize], &[usize])] = &[
     (&[129, 2, 5, 129], &[3, 2, 1, 0]),
     (&[130, 3, 2, 129], &[2, 3, 1, 0]),
     (&[257, 2, 3, 131], &[1, 3, 2, 0]),
+    // Runs of 16 bytes that stay innermost: the flat tile of vectors in `f32` (runs of 4),
+    // `bf16` (8), `u8` (16) and `f64` (2): square tiles with short edges, rows of several axes,
+    // tiles of 4 rows (under the 8 a quarter warp reads) and of 4 columns.
+    (&[37, 5, 41, 4], &[2, 1, 0, 3]),
+    (&[33, 3, 37, 8], &[2, 1, 0, 3]),
+    (&[3, 5, 7, 11, 4], &[3, 2, 1, 0, 4]),
+    (&[9, 70, 16], &[1, 0, 2]),
+    (&[3, 300, 2], &[1, 0, 2]),
+    (&[300, 3, 4], &[1, 0, 2]),
 ];
 
 /// Larger cases for a GPU: the suite shapes (2^26 elements), primes and 2^31.
@@ -109,6 +118,10 @@ const GPU_CASES: &[(&[usize], &[usize])] = &[
     (&[4, 291, 33, 4, 367], &[1, 3, 2, 4, 0]),
     (&[177, 23696, 8, 2], &[3, 2, 1, 0]),
     (&[5, 1031, 13, 1009], &[3, 1, 2, 0]),
+    // The flat tile of vectors: the suite's `133x357x307x4 by 2,1,0,3` (`f32`), and its `bf16`
+    // kin with runs of 8.
+    (&[133, 357, 307, 4], &[2, 1, 0, 3]),
+    (&[133, 357, 307, 8], &[2, 1, 0, 3]),
 ];
 
 pub fn trials(add: &mut AddTrial<'_>, target: Target) {
@@ -290,6 +303,21 @@ fn tiles_are_conflict_free() -> Check {
     one::<bf16>(&[129, 3, 131], &[2, 1, 0], Tile::Unaligned, 1)?;
     one::<f32>(&[129, 3, 131], &[2, 1, 0], Tile::Unaligned, 1)?;
     one::<f32>(&[257, 2, 3, 131], &[1, 3, 2, 0], Tile::Unaligned, 1)?;
+    // The flat tile of 16-byte vectors (runs of 16 bytes that stay innermost): 32 × 32 tiles,
+    // tiles of 8 rows and of 4 (the pitch puts the 8 lanes of a wavefront on distinct 16-byte
+    // bank groups), and tiles of 4 columns (two rows a wavefront in the load phase).
+    fn vectors<T: Element>(dims: &[usize], perm: &[usize], slack: u32) -> Check {
+        let plan = PermutePlan::new(dims, perm, T::WIDTH)?;
+        if !matches!(plan.work, Work::Tiled { width: None, .. }) {
+            return Err(format!("{plan}: not the tile of vectors").into());
+        }
+        one::<T>(dims, perm, Tile::Flat, slack)
+    }
+    vectors::<f32>(&[129, 3, 131, 4], &[2, 1, 0, 3], 1)?;
+    vectors::<bf16>(&[5, 7, 300, 8], &[2, 1, 0, 3], 1)?;
+    vectors::<f64>(&[3, 300, 2], &[1, 0, 2], 1)?;
+    vectors::<u8>(&[9, 70, 16], &[1, 0, 2], 1)?;
+    vectors::<f32>(&[300, 3, 4], &[1, 0, 2], 2)?;
     Ok(())
 }
 

@@ -59,7 +59,7 @@ fn the_issues_cases_get_the_work_the_module_promises() {
         Work::Transpose { shape: Shape::batched(64, 8192, 128), width: Width::B4 }
     );
     // Reversals are tiled, vectorized, with the tile's sides grown to the vector side.
-    let Work::Tiled { params, tile: Tile::Vectorized, width: Width::B4 } =
+    let Work::Tiled { params, tile: Tile::Vectorized, width: Some(Width::B4) } =
         plan(&[16; 6], &[5, 4, 3, 2, 1, 0], Width::B4)
     else {
         panic!("not tiled")
@@ -89,12 +89,27 @@ fn the_issues_cases_get_the_work_the_module_promises() {
         panic!("not flat")
     };
     assert_eq!((params.cols.len, params.cols.dims, params.tiles_across), (1009, 1, 16));
-    let Work::Tiled { params, tile: Tile::Flat, width: Width::B8 } =
+    let Work::Tiled { params, tile: Tile::Flat, width: Some(Width::B8) } =
         plan(&[133, 357, 307, 4], &[2, 1, 0, 3], Width::B2)
     else {
         panic!("not flat in 8-byte words")
     };
     assert_eq!((params.rows.len, params.rows.dims, params.tiles_down, params.batch.count), (133, 1, 2, 357));
+    // Its `f32` kin keeps a run of 16 bytes: the flat tile of vectors, 32 × 32 (five tiles
+    // down, ten across), not a gather of one-vector rows; 8-byte aligned tensors gather 8-byte
+    // words.
+    let f32_kin = PermutePlan::new(&[133, 357, 307, 4], &[2, 1, 0, 3], Width::B4).unwrap();
+    let Work::Tiled { params, tile: Tile::Flat, width: None } = f32_kin.work else {
+        panic!("not the flat tile of vectors: {f32_kin}")
+    };
+    assert_eq!((params.rows.len, params.cols.len, params.batch.count), (133, 307, 357));
+    assert_eq!((1 << params.row_shift, 1 << params.col_shift, params.tiles_down, params.tiles_across), (32, 32, 5, 10));
+    assert_eq!(params.pitch, 33);
+    assert!(f32_kin.to_string().ends_with("133 rows × 307 columns (357 batch indices) of 16-byte words in 17850 tiles of 32 × 32, one element per access"), "{f32_kin}");
+    assert!(matches!(
+        PermutePlan::for_alignment(&[133, 357, 307, 4], &[2, 1, 0, 3], Width::B4, 8).unwrap().work,
+        Work::Rows { width: Some(Width::B8), .. }
+    ));
     // Three channels, NCHW to NHWC and back: skinny transposes of 3 × 82944 matrices.
     let Work::Skinny { params, interleave: true, width: Width::B4, word: 16 } =
         plan(&[256, 3, 288, 288], &[0, 2, 3, 1], Width::B4)
@@ -154,7 +169,7 @@ fn interpret(plan: &PermutePlan, src: &[u8]) -> Vec<u8> {
         }
         Work::Tiled { params, width, tile } => {
             // Tile by tile, as the blocks take them.
-            let bytes = width.bytes() as u32;
+            let bytes = width.map_or(16, Width::bytes) as u32;
             let side = tuned::side(bytes) as u64;
             let (tall, wide) = match tile {
                 Tile::Vectorized => (side, side),
@@ -172,7 +187,7 @@ fn interpret(plan: &PermutePlan, src: &[u8]) -> Vec<u8> {
                 let (bs, bd, r0, c0) = params.tile(block, tall, wide);
                 for r in r0..(r0 + tall).min(params.rows.len) {
                     for c in c0..(c0 + wide).min(params.cols.len) {
-                        put(bd + params.cols.offset(c) + r, bs + params.rows.offset(r) + c, width.bytes() as u64);
+                        put(bd + params.cols.offset(c) + r, bs + params.rows.offset(r) + c, bytes as u64);
                     }
                 }
             }
@@ -224,7 +239,9 @@ fn check_plan_aligned(dims: &[usize], perm: &[usize], width: Width, alignment: u
     let (word, vectors) = match &plan.work {
         Work::Empty | Work::Copy => (width.bytes() as u64, false),
         Work::Transpose { width, .. } => (width.bytes() as u64, true),
-        Work::Tiled { width, tile, .. } => (width.bytes() as u64, *tile != Tile::Flat),
+        Work::Tiled { width, tile, .. } => {
+            (width.map_or(16, Width::bytes) as u64, *tile != Tile::Flat || width.is_none())
+        }
         Work::Skinny { word, .. } => (*word as u64, *word == 16),
         Work::Rows { width, .. } => (width.map_or(16, |w| w.bytes()) as u64, width.is_none()),
     };
