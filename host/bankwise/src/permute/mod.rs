@@ -131,6 +131,17 @@ impl Gpu {
         src: DeviceSlice<'_, T>,
         dst: DeviceSliceMut<'_, T>,
     ) -> Result<()> {
+        self.run_permute_plan_with(plan, src, dst, Offsets::Fitted)
+    }
+
+    /// [`Gpu::run_permute_plan`], with the tiles' offsets chosen by `offsets`.
+    fn run_permute_plan_with<T: Element>(
+        &self,
+        plan: &PermutePlan,
+        src: DeviceSlice<'_, T>,
+        dst: DeviceSliceMut<'_, T>,
+        offsets: Offsets,
+    ) -> Result<()> {
         let (from, to) = (src, dst);
         match &plan.work {
             Work::Empty => Ok(()),
@@ -159,11 +170,21 @@ impl Gpu {
                 }
             }
             Work::Tiled { params, tile, width } => match width {
-                Some(Width::B1) => self.permute_tiled::<u8>(params, *tile, as_words::<T, u8>(from), as_words_mut(to)),
-                Some(Width::B2) => self.permute_tiled::<u16>(params, *tile, as_words::<T, u16>(from), as_words_mut(to)),
-                Some(Width::B4) => self.permute_tiled::<u32>(params, *tile, as_words::<T, u32>(from), as_words_mut(to)),
-                Some(Width::B8) => self.permute_tiled::<u64>(params, *tile, as_words::<T, u64>(from), as_words_mut(to)),
-                None => self.permute_tiled_vectors(params, *tile, as_words::<T, u32>(from), as_words_mut(to)),
+                Some(Width::B1) => {
+                    self.permute_tiled::<u8>(params, (*tile, offsets), as_words::<T, u8>(from), as_words_mut(to))
+                }
+                Some(Width::B2) => {
+                    self.permute_tiled::<u16>(params, (*tile, offsets), as_words::<T, u16>(from), as_words_mut(to))
+                }
+                Some(Width::B4) => {
+                    self.permute_tiled::<u32>(params, (*tile, offsets), as_words::<T, u32>(from), as_words_mut(to))
+                }
+                Some(Width::B8) => {
+                    self.permute_tiled::<u64>(params, (*tile, offsets), as_words::<T, u64>(from), as_words_mut(to))
+                }
+                None => {
+                    self.permute_tiled_vectors(params, (*tile, offsets), as_words::<T, u32>(from), as_words_mut(to))
+                }
             },
             Work::Rows { params, width } => match width {
                 Some(Width::B1) => self.permute_rows(params, as_words::<T, u8>(from), as_words_mut(to), <u8>::ROWS),
@@ -183,12 +204,12 @@ impl Gpu {
     fn permute_tiled<W: PermuteWord + Element>(
         &self,
         params: &bankwise_builtin::permute::Tiled,
-        tile: Tile,
+        (tile, offsets): (Tile, Offsets),
         src: DeviceSlice<'_, W>,
         mut dst: DeviceSliceMut<'_, W>,
     ) -> Result<()> {
         // 32-bit offsets where every one fits: fewer than 2³² elements.
-        let small = src.len() < 1 << 32;
+        let small = src.len() < 1 << 32 && offsets == Offsets::Fitted;
         // The flat tiles' shared memory is their shape's, given at launch; the other entries
         // declare theirs.
         let (kernel, shared_bytes) = match tile {
@@ -221,7 +242,7 @@ impl Gpu {
     fn permute_tiled_vectors(
         &self,
         params: &bankwise_builtin::permute::Tiled,
-        tile: Tile,
+        (tile, offsets): (Tile, Offsets),
         src: DeviceSlice<'_, u32>,
         mut dst: DeviceSliceMut<'_, u32>,
     ) -> Result<()> {
@@ -229,7 +250,7 @@ impl Gpu {
             return Err(Error::PermutePlanUnfit { what: format!("no {tile:?} tiles of 16-byte vectors") });
         }
         // 32-bit offsets where every one fits: fewer than 2³² vectors.
-        let small = src.len() / 4 < 1 << 32;
+        let small = src.len() / 4 < 1 << 32 && offsets == Offsets::Fitted;
         let kernel = if small {
             crate::builtin::permute::permute_tiled_flat_v4
         } else {
@@ -293,6 +314,16 @@ impl Gpu {
     }
 }
 
+/// Which offsets the tiled entries take: 32-bit ones where they fit (the `_large_` entries
+/// past 2³² words), or 64-bit ones always, so that the `_large_` entries, which no tensor that
+/// fits one GPU's memory reaches in 16-byte words, run in tests on small tensors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Offsets {
+    Fitted,
+    #[cfg_attr(not(test), allow(dead_code))]
+    Wide,
+}
+
 /// Runs `launch(first, count)` over `blocks` blocks in launches of at most
 /// [`plan::MAX_BLOCKS`] (the grid's x limit), block `first` of the work being each launch's
 /// block 0.
@@ -315,4 +346,36 @@ fn as_words<T: Element, U>(src: DeviceSlice<'_, T>) -> DeviceSlice<'_, U> {
 /// [`as_words`], for the slice a kernel writes.
 fn as_words_mut<T: Element, U>(dst: DeviceSliceMut<'_, T>) -> DeviceSliceMut<'_, U> {
     view_mut(dst).expect("the plan's word divides the tensor and the buffer is aligned")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cpu;
+
+    /// The tiles' `_large_` entries (64-bit offsets), forced on small tensors on the emulator:
+    /// the flat tile in every width and in 16-byte vectors, and the unaligned tile, bit for bit
+    /// against `cpu::permute`.
+    #[test]
+    fn large_tile_entries_permute_small_tensors_on_the_emulator() {
+        fn one<T: Element + PartialEq + std::fmt::Debug>(dims: &[usize], perm: &[usize], values: fn(usize) -> T) {
+            let gpu = Gpu::emulator().unwrap();
+            let n: usize = dims.iter().product();
+            let host: Vec<T> = (0..n).map(values).collect();
+            let plan = PermutePlan::new(dims, perm, T::WIDTH).unwrap();
+            assert!(matches!(plan.work, Work::Tiled { .. }), "{plan}");
+            let src = gpu.upload(&host).unwrap();
+            let mut dst = gpu.alloc_zeros::<T>(n).unwrap();
+            gpu.run_permute_plan_with(&plan, src.slice(..).unwrap(), dst.slice_mut(..).unwrap(), Offsets::Wide)
+                .unwrap();
+            assert_eq!(gpu.download(&dst).unwrap(), cpu::permute(&host, dims, perm).unwrap(), "{plan}");
+        }
+        // The flat tile of vectors, 32 × 32 and 4 rows tall; of single elements, with tables.
+        one::<f32>(&[37, 5, 41, 4], &[2, 1, 0, 3], |i| i as f32);
+        one::<u8>(&[9, 70, 16], &[1, 0, 2], |i| (i * 7) as u8);
+        one::<u16>(&[3, 5, 7, 11], &[3, 1, 2, 0], |i| i as u16);
+        one::<f64>(&[5, 7, 3, 9], &[2, 0, 3, 1], |i| i as f64);
+        // The unaligned tile.
+        one::<f32>(&[131, 3, 131], &[2, 1, 0], |i| i as f32);
+    }
 }
