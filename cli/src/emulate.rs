@@ -1,5 +1,6 @@
 //! `bankwise emulate`: runs one kernel on the CPU emulator (no GPU needed), on random data,
-//! checks it against the CPU reference, and prints each shared-memory access site's requests,
+//! checks it against the CPU reference (bit for bit, or within the derived bound of a float
+//! sum or matrix multiply), and prints each shared-memory access site's requests,
 //! wavefronts and wavefronts per request (the bank model's counts, as Nsight Compute's
 //! `l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}` would give them on an H100), each
 //! global access site's requests and 32-byte sectors (coalescing), and any race between
@@ -11,6 +12,7 @@ use std::io::IsTerminal;
 
 use anyhow::{Context, Result, bail};
 use bankwise::banks::{Geometry, analyze, render_text};
+use bankwise::matmul::{Float, MatmulKernel, MatmulShape};
 use bankwise::reduce::{Operation, Reducible};
 use bankwise::runtime::LaunchReport;
 use bankwise::runtime::bankwise_emu::{AccessOp, GlobalSiteStats, costliest_map};
@@ -25,9 +27,9 @@ pub const UNSYNCED: &str = "reduce_unrolled_warp_unsynced";
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The kernel: a rung of the transpose or reduction ladder (`transpose_tiled`,
-    /// `reduce_shuffle`, …), `copy_bytes`, or the teaching kernel `reduce_unrolled_warp_unsynced`
-    /// (see --list).
+    /// The kernel: a rung of the transpose, reduction or matrix multiply ladder
+    /// (`transpose_tiled`, `reduce_shuffle`, `matmul_warptile`, …), `copy_bytes`, or the teaching
+    /// kernel `reduce_unrolled_warp_unsynced` (see --list).
     #[arg(required_unless_present = "list")]
     kernel: Option<String>,
     /// List the kernels it can run.
@@ -39,8 +41,11 @@ pub struct Args {
     /// Elements for reductions; bytes for `copy_bytes` [default: 65536].
     #[arg(long)]
     len: Option<usize>,
+    /// `C = A·B`'s shape for matrix multiplies, as MxNxK [default: 128x128x64].
+    #[arg(long, value_parser = parse_dims)]
+    dims: Option<MatmulShape>,
     /// Element type: u8, u16, f16, bf16, f32, f64 for transposes; f32, f64, i32, u32, i64, u64 for
-    /// reductions [default: f32].
+    /// reductions; f32, f64 for matrix multiplies [default: f32].
     #[arg(long = "type")]
     ty: Option<String>,
     /// The reduction's operation: sum, min or max [default: sum].
@@ -76,8 +81,11 @@ impl Args {
             list: false,
             shape: None,
             len: None,
+            dims: None,
             // Only the kernels that take a type get one (the others would refuse it).
-            ty: (kernel.starts_with("transpose") || kernel.starts_with("reduce") && kernel != UNSYNCED)
+            ty: (kernel.starts_with("transpose")
+                || kernel.starts_with("matmul")
+                || kernel.starts_with("reduce") && kernel != UNSYNCED)
                 .then(|| ty.into()),
             op: None,
             json: false,
@@ -93,6 +101,10 @@ impl Args {
         self.len.unwrap_or(1 << 16)
     }
 
+    fn dims(&self) -> MatmulShape {
+        self.dims.unwrap_or(MatmulShape::new(128, 128, 64))
+    }
+
     fn ty(&self) -> &str {
         self.ty.as_deref().unwrap_or("f32")
     }
@@ -105,10 +117,12 @@ impl Args {
     fn check_options_for(&self, kernel: &str) -> Result<()> {
         let transpose = kernel.starts_with("transpose");
         let reduction = kernel.starts_with("reduce") && kernel != UNSYNCED;
+        let matmul = kernel.starts_with("matmul");
         let ignored: Vec<&str> = [
             ("--shape", self.shape.is_some() && !transpose),
-            ("--len", self.len.is_some() && transpose),
-            ("--type", self.ty.is_some() && !(transpose || reduction)),
+            ("--len", self.len.is_some() && (transpose || matmul)),
+            ("--dims", self.dims.is_some() && !matmul),
+            ("--type", self.ty.is_some() && !(transpose || reduction || matmul)),
             ("--op", self.op.is_some() && !reduction),
         ]
         .into_iter()
@@ -117,7 +131,7 @@ impl Args {
         if !ignored.is_empty() {
             bail!(
                 "`{kernel}` takes no {} (transposes take --shape and --type; reductions --len, --type \
-                 and --op; copy_bytes and {UNSYNCED} --len)",
+                 and --op; matrix multiplies --dims and --type; copy_bytes and {UNSYNCED} --len)",
                 ignored.join(" or ")
             );
         }
@@ -131,6 +145,7 @@ pub fn kernels() -> Vec<&'static str> {
     names.extend(TransposeKernel::ALL.iter().map(|k| k.name()));
     names.extend(ReduceKernel::ALL.iter().map(|k| k.name()));
     names.push(UNSYNCED);
+    names.extend(MatmulKernel::ALL.iter().map(|k| k.name()));
     names
 }
 
@@ -241,6 +256,9 @@ fn describe(kernel: &str, args: &Args) -> String {
         format!("{} {}", args.ty(), args.shape())
     } else if kernel.starts_with("reduce") {
         format!("{} {} of {} elements", args.ty(), args.op(), args.len())
+    } else if kernel.starts_with("matmul") {
+        let d = args.dims();
+        format!("{} C = A·B, {}×{}×{}", args.ty(), d.m, d.n, d.k)
     } else {
         format!("{} bytes", args.len())
     }
@@ -359,6 +377,12 @@ pub fn emulate(gpu: &Gpu, kernel: &str, args: &Args) -> Result<Outcome> {
         exact(&gpu.download(&dst)?, &data)
     } else if kernel == UNSYNCED {
         unsynced(gpu, args.len())?
+    } else if let Some(k) = MatmulKernel::ALL.into_iter().find(|k| k.name() == kernel) {
+        match args.ty() {
+            "f32" => matmul::<f32>(gpu, k, args.dims())?,
+            "f64" => matmul::<f64>(gpu, k, args.dims())?,
+            t => bail!("matrix multiplies take --type f32 or f64, not {t}"),
+        }
     } else {
         let k = ReduceKernel::ALL.into_iter().find(|k| k.name() == kernel).context("a known kernel")?;
         macro_rules! by_op {
@@ -423,6 +447,42 @@ fn transpose<T: Element + Exact + 'static>(
     gpu.fill_bytes(&mut dst, 0xA5)?;
     gpu.transpose_with(kernel, &src, &mut dst, shape)?;
     Ok(exact(&gpu.download(&dst)?, &cpu::transpose(&data, shape)?))
+}
+
+/// `C = A·B` by one rung, on random inputs in [-1, 1), `C` poisoned with NaN (β = 0: never
+/// read), against the float64 reference within its derived bound (`cpu::matmul`).
+fn matmul<T: Float + 'static>(gpu: &Gpu, kernel: MatmulKernel, shape: MatmulShape) -> Result<Result<(), String>> {
+    let (a, b) = (random::<T>(shape.m * shape.k, 5), random::<T>(shape.k * shape.n, 6));
+    let c = vec![T::from_f64(f64::NAN); shape.m * shape.n];
+    let (want, bound) = cpu::matmul(T::from_f64(1.0), &a, &b, T::from_f64(0.0), &c, shape)?;
+    let (a_dev, b_dev, mut c_dev) = (gpu.upload(&a)?, gpu.upload(&b)?, gpu.upload(&c)?);
+    gpu.matmul_with(kernel, T::from_f64(1.0), &a_dev, &b_dev, T::from_f64(0.0), &mut c_dev, shape)?;
+    let got = gpu.download(&c_dev)?;
+    let worst = got.iter().zip(want.iter().zip(&bound)).enumerate().find(|(_, (g, (w, tol)))| {
+        let g: f64 = (**g).into();
+        (g - **w).abs() > **tol || g.is_nan()
+    });
+    Ok(match worst {
+        None => Ok(()),
+        Some((at, (g, (w, tol)))) => {
+            let g: f64 = (*g).into();
+            Err(format!("C[{}][{}] is {g}, the reference {w} ± {tol}", at / shape.n, at % shape.n))
+        }
+    })
+}
+
+/// `MxNxK`, each at least 1.
+fn parse_dims(s: &str) -> Result<MatmulShape, String> {
+    let parts: Vec<&str> = s.split(['x', '×']).collect();
+    let [m, n, k] = parts[..] else {
+        return Err(format!("{s:?} is not MxNxK (such as 128x128x64)"));
+    };
+    let one = |x: &str| match x.trim().parse::<usize>() {
+        Ok(0) => Err(format!("{s:?}: every dimension must be at least 1")),
+        Ok(v) => Ok(v),
+        Err(e) => Err(format!("{s:?}: {x:?} is not a count: {e}")),
+    };
+    Ok(MatmulShape::new(one(m)?, one(n)?, one(k)?))
 }
 
 fn reduce<T, O: Operation<T>>(gpu: &Gpu, kernel: ReduceKernel, op: O, n: usize) -> Result<Result<(), String>>
@@ -553,8 +613,13 @@ mod tests {
         assert_eq!(check("transpose_tiled --shape 64x96 --type f64"), Ok(()));
         assert_eq!(check("reduce_shuffle --len 1000 --type u64 --op max"), Ok(()));
         assert_eq!(check("copy_bytes --len 4096"), Ok(()));
+        assert_eq!(check("matmul_tiled --dims 33x17x5 --type f64"), Ok(()));
         for (line, named) in [
             ("transpose_tiled --len 5", "--len"),
+            ("transpose_tiled --dims 4x4x4", "--dims"),
+            ("matmul_warptile --len 5", "--len"),
+            ("matmul_warptile --shape 4x4", "--shape"),
+            ("matmul_warptile --op sum", "--op"),
             ("transpose_padded --op max", "--op"),
             ("reduce_shuffle --shape 4x4", "--shape"),
             ("copy_bytes --type f64", "--type"),
@@ -564,6 +629,27 @@ mod tests {
             assert!(e.contains(&format!("takes no {named}")), "{line}: {e}");
         }
         assert!(check("--list transpose_tiled").is_err(), "--list with a kernel");
+        for bad in ["matmul_tiled --dims 4x4", "matmul_tiled --dims 0x4x4", "matmul_tiled --dims 4xax4"] {
+            assert!(check(bad).is_err(), "{bad}");
+        }
         assert!(check("transpose_tiled --json --draw").is_err(), "--draw is not drawn in JSON");
+    }
+
+    /// Every matrix multiply rung, `f32` and `f64`, at a shape no tile divides: correct on the
+    /// emulator, with shared-memory sites for every rung past the first two.
+    #[test]
+    fn every_matmul_rung_emulates_correctly() {
+        let gpu = bankwise::Gpu::emulator().unwrap();
+        for kernel in bankwise::matmul::MatmulKernel::ALL {
+            for ty in ["f32", "f64"] {
+                let mut args = Args::defaults(kernel.name(), ty, None);
+                args.dims = Some(super::parse_dims("37x41x19").unwrap());
+                let outcome = super::emulate(&gpu, kernel.name(), &args).unwrap();
+                assert_eq!(outcome.correct, Ok(()), "{} {ty}", kernel.name());
+                let shared = super::sites(&outcome.launches).len();
+                let staged = !matches!(kernel.name(), "matmul_naive" | "matmul_coalesced");
+                assert_eq!(shared > 0, staged, "{} {ty}: {shared} shared sites", kernel.name());
+            }
+        }
     }
 }

@@ -91,8 +91,8 @@ enum Cmd {
     /// access site's requests and wavefronts, and any race (`bankwise emulate`).
     #[command(disable_help_flag = true)]
     Emulate {
-        /// Passed to `bankwise emulate` (KERNEL, --list, --shape RxC, --len N, --type T,
-        /// --op OP, --json, --draw).
+        /// Passed to `bankwise emulate` (KERNEL, --list, --shape RxC, --len N, --dims MxNxK,
+        /// --type T, --op OP, --json, --draw).
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
