@@ -414,10 +414,10 @@ fn flat_offsets_tables<T: Plain, const SMALL: bool>(
 }
 
 /// The words [`permute_tiled_flat`] moves, with their accesses: elements of 1 to 8 bytes as
-/// themselves, and 16-byte vectors as `ld.global.v4.u32`/`st.global.v4.u32` and four `u32`s
-/// of shared memory that the compiler merges into `STS.128`/`LDS.128`. A plain copy of a
-/// 16-byte struct lowers to two 8-byte accesses, and on shared memory two `LDS.64` of a
-/// quarter warp's rows meet twice the bank groups one `LDS.128` does.
+/// themselves, 16-byte vectors as `ld.global.v4.u32`/`st.global.v4.u32` (a plain copy of a
+/// 16-byte struct lowers to two 8-byte accesses). With the vectors in registers, the tile's
+/// plain accesses (the defaults of `read_tile`, `write_tile`) compile to `STS.128`/`LDS.128`;
+/// two `LDS.64` would meet twice the bank groups of a quarter warp's rows.
 pub trait FlatWord: Plain {
     /// Reads the word at global address `p`.
     ///
