@@ -471,7 +471,7 @@ fn matmul<T: Float + 'static>(gpu: &Gpu, kernel: MatmulKernel, shape: MatmulShap
     })
 }
 
-/// `MxNxK`, each at least 1.
+/// `MxNxK`, each at least 1, with `M·K`, `K·N` and `M·N` elements in the address space.
 fn parse_dims(s: &str) -> Result<MatmulShape, String> {
     let parts: Vec<&str> = s.split(['x', '×']).collect();
     let [m, n, k] = parts[..] else {
@@ -482,7 +482,13 @@ fn parse_dims(s: &str) -> Result<MatmulShape, String> {
         Ok(v) => Ok(v),
         Err(e) => Err(format!("{s:?}: {x:?} is not a count: {e}")),
     };
-    Ok(MatmulShape::new(one(m)?, one(n)?, one(k)?))
+    let (m, n, k) = (one(m)?, one(n)?, one(k)?);
+    for (a, b) in [(m, k), (k, n), (m, n)] {
+        if a.checked_mul(b).and_then(|e| e.checked_mul(8)).is_none() {
+            return Err(format!("{s:?}: a {a} × {b} matrix overflows the address space"));
+        }
+    }
+    Ok(MatmulShape::new(m, n, k))
 }
 
 fn reduce<T, O: Operation<T>>(gpu: &Gpu, kernel: ReduceKernel, op: O, n: usize) -> Result<Result<(), String>>
@@ -629,7 +635,12 @@ mod tests {
             assert!(e.contains(&format!("takes no {named}")), "{line}: {e}");
         }
         assert!(check("--list transpose_tiled").is_err(), "--list with a kernel");
-        for bad in ["matmul_tiled --dims 4x4", "matmul_tiled --dims 0x4x4", "matmul_tiled --dims 4xax4"] {
+        for bad in [
+            "matmul_tiled --dims 4x4",
+            "matmul_tiled --dims 0x4x4",
+            "matmul_tiled --dims 4xax4",
+            "matmul_tiled --dims 4294967296x4294967296x1",
+        ] {
             assert!(check(bad).is_err(), "{bad}");
         }
         assert!(check("transpose_tiled --json --draw").is_err(), "--draw is not drawn in JSON");
