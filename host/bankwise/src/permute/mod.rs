@@ -206,7 +206,7 @@ impl Gpu {
         params: &bankwise_builtin::permute::Tiled,
         (tile, offsets): (Tile, Offsets),
         src: DeviceSlice<'_, W>,
-        mut dst: DeviceSliceMut<'_, W>,
+        dst: DeviceSliceMut<'_, W>,
     ) -> Result<()> {
         // 32-bit offsets where every one fits: fewer than 2³² elements.
         let small = src.len() < 1 << 32 && offsets == Offsets::Fitted;
@@ -225,15 +225,33 @@ impl Gpu {
                 (kernel, bankwise_builtin::permute::flat_shared_bytes(params, size_of::<W>() as u32, small))
             }
         };
+        // Safety: the vectorized entries are planned only where both groups span whole vectors,
+        // the unaligned ones only for groups of one axis, and the slices start where their
+        // buffers do (16-byte aligned: the plan was made for their alignment).
+        unsafe { self.launch_tiles(params, kernel, shared_bytes, src, dst) }
+    }
+
+    /// Launches `kernel` over `params`' tiles, in launches of at most [`plan::MAX_BLOCKS`]
+    /// blocks of [`tuned::THREADS`] threads, each with `shared_bytes` of dynamic shared memory.
+    ///
+    /// # Safety
+    /// `kernel` is the entry the plan chose for these tiles (its conditions on the groups and
+    /// the slices' alignment hold) and `shared_bytes` what it needs for their shape.
+    unsafe fn launch_tiles<W: Element>(
+        &self,
+        params: &bankwise_builtin::permute::Tiled,
+        kernel: bankwise_runtime::KernelEntry<bankwise_builtin::permute::TiledParams<W>>,
+        shared_bytes: u32,
+        src: DeviceSlice<'_, W>,
+        mut dst: DeviceSliceMut<'_, W>,
+    ) -> Result<()> {
         in_launches(params.tiles(), |first, blocks| {
             let launch = Launch { shared_bytes, ..Launch::new(kernel, (blocks, 1, 1), (tuned::THREADS, 1, 1)) };
             let p = bankwise_builtin::permute::Tiled { first_tile: first, ..*params };
-            // Safety: the plan's groups and batch span exactly the tensor, which both slices hold
-            // (checked against the plan's element count); the launch takes tiles `first ..
-            // first + blocks` of them; the vectorized entries are planned only where both groups
-            // span whole vectors, the unaligned ones only for groups of one axis, and the slices
-            // start where their buffers do (16-byte aligned: the plan was made for their
-            // alignment).
+            // Safety: the plan's groups and batch span exactly the tensor in words of `W` (16-byte
+            // vectors as four `u32`s), which both slices hold (checked against the plan's element
+            // count); the launch takes tiles `first .. first + blocks` of them; the entry's own
+            // conditions are this function's contract.
             unsafe { self.launch(launch, (dst.slice_mut(..)?, src, p)) }
         })
     }
@@ -244,7 +262,7 @@ impl Gpu {
         params: &bankwise_builtin::permute::Tiled,
         (tile, offsets): (Tile, Offsets),
         src: DeviceSlice<'_, u32>,
-        mut dst: DeviceSliceMut<'_, u32>,
+        dst: DeviceSliceMut<'_, u32>,
     ) -> Result<()> {
         if tile != Tile::Flat {
             return Err(Error::PermutePlanUnfit { what: format!("no {tile:?} tiles of 16-byte vectors") });
@@ -257,16 +275,9 @@ impl Gpu {
             crate::builtin::permute::permute_tiled_flat_large_v4
         };
         let shared_bytes = bankwise_builtin::permute::flat_shared_bytes(params, 16, small);
-        in_launches(params.tiles(), |first, blocks| {
-            let launch = Launch { shared_bytes, ..Launch::new(kernel, (blocks, 1, 1), (tuned::THREADS, 1, 1)) };
-            let p = bankwise_builtin::permute::Tiled { first_tile: first, ..*params };
-            // Safety: the plan's groups and batch span exactly the tensor in vectors, which both
-            // slices hold (checked against the plan's element count: four `u32`s a vector); the
-            // launch takes tiles `first .. first + blocks` of them with the shared memory their
-            // shape needs; the slices start where their buffers do, 16-byte aligned (vectors are
-            // planned only for that alignment).
-            unsafe { self.launch(launch, (dst.slice_mut(..)?, src, p)) }
-        })
+        // Safety: the shared memory is the flat tile's for this shape, and the slices start
+        // where their buffers do, 16-byte aligned (vectors are planned only for that alignment).
+        unsafe { self.launch_tiles(params, kernel, shared_bytes, src, dst) }
     }
 
     fn permute_skinny<W: PermuteWord + Element>(
